@@ -1,0 +1,144 @@
+//! The contract between a game's rules and everything that drives them.
+
+use crate::rng::Rng;
+use serde::{de::DeserializeOwned, Serialize};
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// A seat at the table: 0 is the first to act.
+pub type Seat = usize;
+
+/// The most seats any game in the arena has.
+pub const MAX_SEATS: usize = 8;
+
+/// A set of seats as a bit mask (bit `i` is seat `i`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct SeatSet(pub u8);
+
+impl SeatSet {
+    /// The empty set.
+    pub const EMPTY: SeatSet = SeatSet(0);
+    /// Seats `0..n`.
+    pub fn all(n: usize) -> Self {
+        SeatSet(((1u16 << n) - 1) as u8)
+    }
+    /// Just `seat`.
+    pub fn single(seat: Seat) -> Self {
+        SeatSet(1 << seat)
+    }
+    /// Whether `seat` is in the set.
+    #[inline]
+    pub fn contains(self, seat: Seat) -> bool {
+        self.0 & (1 << seat) != 0
+    }
+    /// Adds `seat`.
+    #[inline]
+    pub fn insert(&mut self, seat: Seat) {
+        self.0 |= 1 << seat;
+    }
+    /// Removes `seat`.
+    #[inline]
+    pub fn remove(&mut self, seat: Seat) {
+        self.0 &= !(1 << seat);
+    }
+    /// How many seats are in the set.
+    #[inline]
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+    /// Whether the set is empty.
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// The seats, lowest first.
+    pub fn iter(self) -> impl Iterator<Item = Seat> {
+        (0..8).filter(move |&i| self.contains(i))
+    }
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    /// The rules decided it (last player standing, a samurai struck down...).
+    Decided,
+    /// The turn cap was reached; the winners are whoever the rules say survive it.
+    TurnCap,
+    /// Ended from outside the rules (a runner's limit, an arbiter's decision).
+    Adjudicated,
+}
+
+/// The result of a finished game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+pub struct Outcome {
+    /// The seats that won; several for a shared win or a draw, none when all lose.
+    pub winners: SeatSet,
+    /// How the game ended.
+    pub ending: Ending,
+    /// Turns played.
+    pub turns: u32,
+}
+
+/// A choice that is not among the legal ones, or made when no decision is pending.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("illegal choice: {0}")]
+pub struct IllegalChoice(pub String);
+
+/// A game's rules as a pure state machine: no I/O, no bots, no clock.
+///
+/// Sequential decisions only: a simultaneous-move game asks its players one
+/// after the other and keeps earlier answers hidden until all are in.
+pub trait Game: Clone + Send + Debug + 'static {
+    /// One answer to one decision.
+    type Choice: Copy + Eq + Hash + Debug + Send + Sync + Serialize + DeserializeOwned + 'static;
+    /// The rule options that fix a variant of the game.
+    type Rules: Clone + Debug + Send + Sync + Serialize + 'static;
+    /// Everything one seat may see, owned and comparable (for the leak tests).
+    type Observation: Eq + Debug;
+
+    /// The game's short name (`coup`, `samurai`).
+    const NAME: &'static str;
+
+    /// Seat counts the rules allow.
+    fn seats_allowed(rules: &Self::Rules) -> std::ops::RangeInclusive<usize>;
+
+    /// A new game for `seats` players whose chance events all follow `seed`.
+    fn new_game(rules: &Self::Rules, seats: usize, seed: u64) -> Self;
+
+    /// How many seats the game has.
+    fn seats(&self) -> usize;
+
+    /// The seat whose decision is pending, or `None` once the game is over.
+    fn to_move(&self) -> Option<Seat>;
+
+    /// Appends the legal choices of the pending decision to `out` (never empty while a
+    /// decision is pending).
+    fn legal_choices(&self, out: &mut Vec<Self::Choice>);
+
+    /// Applies the pending seat's choice.
+    fn apply(&mut self, choice: Self::Choice) -> Result<(), IllegalChoice>;
+
+    /// The pending seat forfeits the game (a crash, a time-out, an illegal answer).
+    fn forfeit(&mut self, seat: Seat);
+
+    /// Ends a running game from outside the rules, with the given winners.
+    fn adjudicate(&mut self, winners: SeatSet);
+
+    /// The result, once the game is over.
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// What `seat` may see now.
+    fn observe(&self, seat: Seat) -> Self::Observation;
+
+    /// Reorders everything `viewer` cannot see (others' hidden cards, the deck,
+    /// undisclosed simultaneous moves) at random: `observe(viewer)` must not change.
+    fn shuffle_hidden(&mut self, viewer: Seat, rng: &mut Rng);
+
+    /// Checks the rules' invariants (conservation of cards, no negative coins...).
+    fn check_invariants(&self) -> Result<(), String>;
+
+    /// Turns played so far.
+    fn turns(&self) -> u32;
+}

@@ -1,0 +1,24 @@
+//! Game-agnostic pieces of the koth arena.
+//!
+//! A game implements [`Game`] as a pure state machine; bots are driven through
+//! [`Agent`]s; a [`Tournament`] plays a [`Schedule`] of games on every core and
+//! returns [`Standings`] that are identical for any thread count.
+#![warn(missing_docs)]
+
+pub mod conformance;
+pub mod game;
+pub mod rng;
+pub mod runner;
+pub mod schedule;
+pub mod scoring;
+pub mod stats;
+
+pub use game::{Ending, Game, IllegalChoice, Outcome, Seat, SeatSet, MAX_SEATS};
+pub use rng::Rng;
+pub use runner::{
+    play_game, Agent, AgentFactory, Entrant, EntrantStats, Fault, GameRecord, Observer, Progress,
+    Quiet, RecordLevel, RunSummary, Standings, Tournament,
+};
+pub use schedule::Schedule;
+pub use scoring::Scoring;
+pub use stats::Sample;

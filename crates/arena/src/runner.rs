@@ -1,0 +1,544 @@
+//! Playing games: one game with a set of agents, or a whole tournament on every core.
+//!
+//! Results are deterministic for any thread count: game `i` depends only on
+//! (master seed, `i`), games are grouped in fixed chunks whose size depends only
+//! on the number of games, and chunk results are merged in chunk order.
+
+use crate::game::{Ending, Game, Outcome, Seat, SeatSet};
+use crate::rng::derive_seed;
+use crate::schedule::Schedule;
+use crate::scoring::{result_of, Result3, Scoring};
+use crate::stats::Sample;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+/// Why a bot lost a game by misbehaving.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fault {
+    /// A short reason, e.g. `timeout after 1000 ms` or `illegal choice "Tax"`.
+    pub reason: String,
+    /// The last lines the bot wrote to stderr, when it is a program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr_tail: Option<String>,
+}
+
+impl Fault {
+    /// A fault with a reason and no stderr.
+    pub fn new(reason: impl Into<String>) -> Self {
+        Fault { reason: reason.into(), stderr_tail: None }
+    }
+}
+
+/// Something that makes decisions for one seat: the adapter between a game and a
+/// bot (in-process, external program, person). Adapters are trusted code: they
+/// get the whole state and must show their bot only that seat's view.
+pub trait Agent<G: Game>: Send {
+    /// A game begins; `seed` is this seat's own random stream for the game.
+    fn start(&mut self, _game: &G, _seat: Seat, _seed: u64) -> Result<(), Fault> {
+        Ok(())
+    }
+    /// Chooses one of `legal` for `seat`, the seat to move.
+    fn decide(&mut self, game: &G, seat: Seat, legal: &[G::Choice]) -> Result<G::Choice, Fault>;
+    /// The game is over (normally or not).
+    fn finish(&mut self, _game: &G, _seat: Seat) {}
+}
+
+/// Makes a fresh agent for one parallel slot (`slot` is the worker's number).
+pub type AgentFactory<G> = Arc<dyn Fn(usize) -> Result<Box<dyn Agent<G>>, String> + Send + Sync>;
+
+/// A named entrant of a tournament.
+pub struct Entrant<G: Game> {
+    /// The name shown in standings (unique within a tournament).
+    pub name: String,
+    /// Makes the entrant's agent for a worker.
+    pub factory: AgentFactory<G>,
+}
+
+impl<G: Game> Clone for Entrant<G> {
+    fn clone(&self) -> Self {
+        Entrant { name: self.name.clone(), factory: self.factory.clone() }
+    }
+}
+
+impl<G: Game> Entrant<G> {
+    /// An entrant from a closure building its agent.
+    pub fn new<F>(name: impl Into<String>, make: F) -> Self
+    where
+        F: Fn(usize) -> Result<Box<dyn Agent<G>>, String> + Send + Sync + 'static,
+    {
+        Entrant { name: name.into(), factory: Arc::new(make) }
+    }
+}
+
+/// De-duplicates names the way seed 003 does: `honest`, `honest 2`, `honest 3`.
+///
+/// ```
+/// let names = koth_arena::runner::dedup_names(&["honest", "static", "honest"]);
+/// assert_eq!(names, ["honest", "static", "honest 2"]);
+/// ```
+pub fn dedup_names<S: AsRef<str>>(names: &[S]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(names.len());
+    for n in names {
+        let base = n.as_ref();
+        let mut name = base.to_string();
+        let mut k = 2;
+        while out.contains(&name) {
+            name = format!("{base} {k}");
+            k += 1;
+        }
+        out.push(name);
+    }
+    out
+}
+
+/// How much of every game a run keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecordLevel {
+    /// No per-game records, only standings.
+    #[default]
+    None,
+    /// Results: seats, winners, scores, forfeits.
+    Results,
+    /// Results and every choice, so the game can be replayed.
+    Full,
+}
+
+/// A forfeit, as recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForfeitRecord {
+    /// The seat that forfeited.
+    pub seat: Seat,
+    /// The entrant at that seat.
+    pub entrant: usize,
+    /// The reason and the program's stderr tail.
+    pub fault: Fault,
+}
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "C: serde::de::DeserializeOwned"))]
+pub struct GameRecord<C> {
+    /// The game's number in the tournament.
+    pub index: u64,
+    /// The seed the game was played with.
+    pub seed: u64,
+    /// Entrant at each seat.
+    pub seats: Vec<usize>,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Score of each seat.
+    pub scores: Vec<f64>,
+    /// Forfeits, in the order they happened.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forfeits: Vec<ForfeitRecord>,
+    /// Every choice made, in order (with [`RecordLevel::Full`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choices: Option<Vec<C>>,
+}
+
+/// Numbers for one entrant.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EntrantStats {
+    /// The entrant's name.
+    pub name: String,
+    /// Score per game.
+    pub score: Sample,
+    /// Games won alone.
+    pub wins: u64,
+    /// Games shared with other winners, or won by nobody.
+    pub draws: u64,
+    /// Games someone else won.
+    pub losses: u64,
+    /// Games forfeited.
+    pub forfeits: u64,
+}
+
+impl EntrantStats {
+    /// Games played.
+    pub fn games(&self) -> u64 {
+        self.score.n
+    }
+}
+
+/// Standings of a tournament so far.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Standings {
+    /// Per entrant, in entrant order.
+    pub entrants: Vec<EntrantStats>,
+    /// `pair[a * n + b]`: a's score in the games where a and b sat together.
+    pub pair: Vec<Sample>,
+    /// Games counted.
+    pub games: u64,
+    /// Decisions made in those games.
+    pub decisions: u64,
+}
+
+impl Standings {
+    /// Empty standings for entrants with these names.
+    pub fn new(names: &[String]) -> Self {
+        let n = names.len();
+        Standings {
+            entrants: names
+                .iter()
+                .map(|name| EntrantStats { name: name.clone(), ..Default::default() })
+                .collect(),
+            pair: vec![Sample::default(); n * n],
+            games: 0,
+            decisions: 0,
+        }
+    }
+
+    /// Counts one game.
+    pub fn add<C>(&mut self, rec: &GameRecord<C>, decisions: u64) {
+        let n = self.entrants.len();
+        self.games += 1;
+        self.decisions += decisions;
+        for (seat, &e) in rec.seats.iter().enumerate() {
+            let st = &mut self.entrants[e];
+            st.score.add(rec.scores[seat]);
+            match result_of(rec.outcome.winners, seat) {
+                Result3::Win => st.wins += 1,
+                Result3::Draw => st.draws += 1,
+                Result3::Loss => st.losses += 1,
+            }
+            for &other in &rec.seats {
+                if other != e {
+                    self.pair[e * n + other].add(rec.scores[seat]);
+                }
+            }
+        }
+        for f in &rec.forfeits {
+            self.entrants[f.entrant].forfeits += 1;
+        }
+    }
+
+    /// Adds another partial standings of the same entrants.
+    pub fn merge(&mut self, other: &Standings) {
+        self.games += other.games;
+        self.decisions += other.decisions;
+        for (a, b) in self.entrants.iter_mut().zip(&other.entrants) {
+            a.score.merge(&b.score);
+            a.wins += b.wins;
+            a.draws += b.draws;
+            a.losses += b.losses;
+            a.forfeits += b.forfeits;
+        }
+        for (a, b) in self.pair.iter_mut().zip(&other.pair) {
+            a.merge(b);
+        }
+    }
+
+    /// Entrant indices, best first: by total score, then mean, then name.
+    pub fn ranking(&self) -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..self.entrants.len()).collect();
+        idx.sort_by(|&a, &b| {
+            let (x, y) = (&self.entrants[a], &self.entrants[b]);
+            y.score
+                .sum
+                .total_cmp(&x.score.sum)
+                .then(y.score.mean().total_cmp(&x.score.mean()))
+                .then(x.name.cmp(&y.name))
+        });
+        idx
+    }
+}
+
+/// Plays one game to its end with one agent per seat and returns its record and
+/// the number of decisions made. Agents that fail, panic or answer an illegal
+/// choice forfeit; the game goes on without them.
+pub fn play_game<G: Game>(
+    game: &mut G,
+    agents: &mut [&mut dyn Agent<G>],
+    entrants: &[usize],
+    index: u64,
+    seed: u64,
+    scoring: Scoring,
+    level: RecordLevel,
+    legal: &mut Vec<G::Choice>,
+) -> (GameRecord<G::Choice>, u64) {
+    let seats = game.seats();
+    let mut forfeits = Vec::new();
+    let mut choices = if level == RecordLevel::Full { Some(Vec::with_capacity(256)) } else { None };
+    for (seat, agent) in agents.iter_mut().enumerate() {
+        let r = catch_unwind(AssertUnwindSafe(|| agent.start(game, seat, derive_seed(seed, 1 + seat as u64))));
+        if let Some(fault) = fault_of(r) {
+            game.forfeit(seat);
+            forfeits.push(ForfeitRecord { seat, entrant: entrants[seat], fault });
+        }
+    }
+    let mut decisions = 0u64;
+    while let Some(seat) = game.to_move() {
+        legal.clear();
+        game.legal_choices(legal);
+        decisions += 1;
+        let agent = &mut agents[seat];
+        let answer = catch_unwind(AssertUnwindSafe(|| agent.decide(game, seat, legal)));
+        let fault = match answer {
+            Ok(Ok(c)) if legal.contains(&c) => {
+                if let Err(e) = game.apply(c) {
+                    // A legal choice the state refuses is an engine bug: end the game
+                    // rather than loop, and say so in the record.
+                    Some(Fault::new(format!("engine refused a legal choice {c:?}: {e}")))
+                } else {
+                    if let Some(v) = choices.as_mut() {
+                        v.push(c);
+                    }
+                    None
+                }
+            }
+            Ok(Ok(c)) => Some(Fault::new(format!("illegal choice {c:?}"))),
+            Ok(Err(f)) => Some(f),
+            Err(p) => Some(Fault::new(format!("panicked: {}", panic_message(&p)))),
+        };
+        if let Some(fault) = fault {
+            game.forfeit(seat);
+            forfeits.push(ForfeitRecord { seat, entrant: entrants[seat], fault });
+        }
+    }
+    for (seat, agent) in agents.iter_mut().enumerate() {
+        let _ = catch_unwind(AssertUnwindSafe(|| agent.finish(game, seat)));
+    }
+    let outcome = game.outcome().unwrap_or(Outcome {
+        winners: SeatSet::EMPTY,
+        ending: Ending::Adjudicated,
+        turns: game.turns(),
+    });
+    let scores = scoring.scores(seats, &outcome)[..seats].to_vec();
+    let rec = GameRecord { index, seed, seats: entrants.to_vec(), outcome, scores, forfeits, choices };
+    (rec, decisions)
+}
+
+fn fault_of(r: std::thread::Result<Result<(), Fault>>) -> Option<Fault> {
+    match r {
+        Ok(Ok(())) => None,
+        Ok(Err(f)) => Some(f),
+        Err(p) => Some(Fault::new(format!("panicked: {}", panic_message(&p)))),
+    }
+}
+
+fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".into()
+    }
+}
+
+/// Everything that defines a tournament.
+pub struct Tournament<G: Game> {
+    /// The rule options.
+    pub rules: G::Rules,
+    /// The entrants, with unique names.
+    pub entrants: Vec<Entrant<G>>,
+    /// Who plays whom.
+    pub schedule: Schedule,
+    /// How games are scored.
+    pub scoring: Scoring,
+    /// The master seed.
+    pub seed: u64,
+    /// Worker threads (parallel game slots).
+    pub threads: usize,
+    /// What to keep of every game.
+    pub records: RecordLevel,
+}
+
+/// Progress of a running tournament.
+#[derive(Clone, Debug)]
+pub struct Progress<'a> {
+    /// Games finished (merged) so far.
+    pub done: u64,
+    /// Games in the run.
+    pub total: u64,
+    /// Time since the run began.
+    pub elapsed: Duration,
+    /// Standings so far.
+    pub standings: &'a Standings,
+}
+
+/// What a caller sees while a tournament runs, on the calling thread.
+pub trait Observer<C> {
+    /// A game finished; called in game order.
+    fn on_record(&mut self, _record: &GameRecord<C>) {}
+    /// Called after each batch of games.
+    fn on_progress(&mut self, _progress: &Progress<'_>) {}
+}
+
+/// An observer that does nothing.
+pub struct Quiet;
+impl<C> Observer<C> for Quiet {}
+
+/// A finished (or stopped) run.
+#[derive(Clone, Debug)]
+pub struct RunSummary {
+    /// The standings.
+    pub standings: Standings,
+    /// The games played, as a range of indices.
+    pub played: Range<u64>,
+    /// Whether every game in the requested range was played.
+    pub complete: bool,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// Games per chunk: depends only on the number of games, never on threads, so that
+/// floating-point sums are merged in the same order on every machine.
+fn chunk_size(total: u64) -> u64 {
+    (total / 256).clamp(1, 512)
+}
+
+struct Chunk<C> {
+    id: u64,
+    standings: Standings,
+    records: Vec<GameRecord<C>>,
+}
+
+impl<G: Game> Tournament<G> {
+    /// Entrant names, in entrant order.
+    pub fn names(&self) -> Vec<String> {
+        self.entrants.iter().map(|e| e.name.clone()).collect()
+    }
+
+    /// Number of games in the whole schedule.
+    pub fn total_games(&self) -> u64 {
+        self.schedule.len(self.entrants.len())
+    }
+
+    /// Plays every game of the schedule.
+    pub fn run(&self, observer: &mut dyn Observer<G::Choice>) -> RunSummary {
+        self.run_range(0..self.total_games(), observer, &AtomicBool::new(false))
+    }
+
+    /// Plays games `range` of the schedule on `threads` workers; stops early (after the
+    /// games already started) when `stop` becomes true.
+    pub fn run_range(
+        &self,
+        range: Range<u64>,
+        observer: &mut dyn Observer<G::Choice>,
+        stop: &AtomicBool,
+    ) -> RunSummary {
+        let start = Instant::now();
+        let names = self.names();
+        let total = range.end.saturating_sub(range.start);
+        let chunk = chunk_size(total);
+        let chunks = total.div_ceil(chunk);
+        let next = AtomicU64::new(0);
+        let threads = self.threads.max(1).min(chunks.max(1) as usize);
+        let (tx, rx) = mpsc::sync_channel::<Chunk<G::Choice>>(threads * 4);
+        let mut standings = Standings::new(&names);
+        let mut merged = 0u64;
+        std::thread::scope(|scope| {
+            for slot in 0..threads {
+                let tx = tx.clone();
+                let next = &next;
+                let names = &names;
+                let range = range.clone();
+                scope.spawn(move || {
+                    let mut agents: Vec<Option<Box<dyn Agent<G>>>> =
+                        (0..self.entrants.len()).map(|_| None).collect();
+                    let mut seating = Vec::new();
+                    let mut legal = Vec::with_capacity(64);
+                    loop {
+                        if stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let id = next.fetch_add(1, Ordering::Relaxed);
+                        if id >= chunks {
+                            break;
+                        }
+                        let lo = range.start + id * chunk;
+                        let hi = (lo + chunk).min(range.end);
+                        let mut part = Chunk { id, standings: Standings::new(names), records: Vec::new() };
+                        for index in lo..hi {
+                            let (rec, decisions) =
+                                self.play_index(index, slot, &mut agents, &mut seating, &mut legal);
+                            part.standings.add(&rec, decisions);
+                            if self.records != RecordLevel::None {
+                                part.records.push(rec);
+                            }
+                        }
+                        if tx.send(part).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(tx);
+            let mut pending: BTreeMap<u64, Chunk<G::Choice>> = BTreeMap::new();
+            let mut want = 0u64;
+            for part in rx {
+                pending.insert(part.id, part);
+                while let Some(part) = pending.remove(&want) {
+                    standings.merge(&part.standings);
+                    merged += part.standings.games;
+                    for r in &part.records {
+                        observer.on_record(r);
+                    }
+                    want += 1;
+                    observer.on_progress(&Progress {
+                        done: merged,
+                        total,
+                        elapsed: start.elapsed(),
+                        standings: &standings,
+                    });
+                }
+            }
+        });
+        RunSummary {
+            standings,
+            played: range.start..range.start + merged,
+            complete: merged == total,
+            elapsed: start.elapsed(),
+        }
+    }
+
+    /// Plays game `index` of the schedule with a worker's agents.
+    fn play_index(
+        &self,
+        index: u64,
+        slot: usize,
+        agents: &mut [Option<Box<dyn Agent<G>>>],
+        seating: &mut Vec<usize>,
+        legal: &mut Vec<G::Choice>,
+    ) -> (GameRecord<G::Choice>, u64) {
+        let n = self.entrants.len();
+        self.schedule.seating(n, self.seed, index, seating);
+        let seed = derive_seed(self.seed, index);
+        let mut game = G::new_game(&self.rules, seating.len(), seed);
+        for &e in seating.iter() {
+            if agents[e].is_none() {
+                // A factory that fails leaves a stand-in that forfeits, so the
+                // failure is recorded per game instead of stopping the run.
+                agents[e] = Some(match (self.entrants[e].factory)(slot) {
+                    Ok(a) => a,
+                    Err(msg) => Box::new(Broken(msg)),
+                });
+            }
+        }
+        // Borrow each seat's agent mutably; entrants at a table are distinct.
+        let mut pool: Vec<Option<&mut Box<dyn Agent<G>>>> = agents.iter_mut().map(|a| a.as_mut()).collect();
+        let mut refs: Vec<&mut dyn Agent<G>> = Vec::with_capacity(seating.len());
+        for &e in seating.iter() {
+            refs.push(pool[e].take().expect("each entrant sits once per table").as_mut());
+        }
+        play_game(&mut game, &mut refs, seating, index, seed, self.scoring, self.records, legal)
+    }
+}
+
+/// Stands in for an agent that could not be made: forfeits at the start.
+struct Broken(String);
+impl<G: Game> Agent<G> for Broken {
+    fn start(&mut self, _: &G, _: Seat, _: u64) -> Result<(), Fault> {
+        Err(Fault::new(format!("could not start: {}", self.0)))
+    }
+    fn decide(&mut self, _: &G, _: Seat, _: &[G::Choice]) -> Result<G::Choice, Fault> {
+        Err(Fault::new(format!("could not start: {}", self.0)))
+    }
+}
