@@ -55,7 +55,7 @@ impl Sample {
     /// let mut s = Sample::default();
     /// for x in [1.0, -1.0, 1.0, -1.0] { s.add(x); }
     /// assert_eq!(s.mean(), 0.0);
-    /// assert!((s.ci95() - 1.96 * (4.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12);
+    /// assert!((s.ci95() - 1.959963984540054 * (4.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12);
     /// ```
     pub fn ci95(&self) -> f64 {
         if self.n < 2 {

@@ -1,0 +1,1 @@
+//! Coup. Work in progress.

@@ -1,0 +1,1 @@
+//! External bot processes. Work in progress.

@@ -1,0 +1,1 @@
+//! Ultimate Samurai Showdown (seed 002). Work in progress.
