@@ -120,6 +120,15 @@ pub trait Game: Clone + Send + Debug + 'static {
     /// Applies the pending seat's choice.
     fn apply(&mut self, choice: Self::Choice) -> Result<(), IllegalChoice>;
 
+    /// Applies a choice the caller has just taken from [`Game::legal_choices`]; games
+    /// may skip re-checking it. The default checks anyway.
+    #[inline]
+    fn apply_legal(&mut self, choice: Self::Choice) {
+        if let Err(e) = self.apply(choice) {
+            panic!("a choice from legal_choices was refused: {e}");
+        }
+    }
+
     /// The pending seat forfeits the game (a crash, a time-out, an illegal answer).
     fn forfeit(&mut self, seat: Seat);
 

@@ -281,16 +281,11 @@ pub fn play_game<G: Game>(
         let answer = catch_unwind(AssertUnwindSafe(|| agent.decide(game, seat, legal)));
         let fault = match answer {
             Ok(Ok(c)) if legal.contains(&c) => {
-                if let Err(e) = game.apply(c) {
-                    // A legal choice the state refuses is an engine bug: end the game
-                    // rather than loop, and say so in the record.
-                    Some(Fault::new(format!("engine refused a legal choice {c:?}: {e}")))
-                } else {
-                    if let Some(v) = choices.as_mut() {
-                        v.push(c);
-                    }
-                    None
+                game.apply_legal(c);
+                if let Some(v) = choices.as_mut() {
+                    v.push(c);
                 }
+                None
             }
             Ok(Ok(c)) => Some(Fault::new(format!("illegal choice {c:?}"))),
             Ok(Err(f)) => Some(f),

@@ -1,1 +1,53 @@
-//! Coup. Work in progress.
+//! Coup for 2–6 players: the rules as a pure state machine ([`State`]), what each
+//! player may see ([`View`]), the two rule sets ([`Rules::standard`],
+//! [`Rules::ppcg`]), the [`Bot`] trait for Rust authors and the built-in bots.
+//!
+//! ```
+//! use koth_coup::{bots, BotAgent, Rules, State};
+//! use koth_arena::{play_game, Agent, RecordLevel, Scoring};
+//!
+//! let mut game = State::new(Rules::standard(), 3, 7);
+//! let mut a = BotAgent(bots::builtin("honest").unwrap());
+//! let mut b = BotAgent(bots::builtin("counter").unwrap());
+//! let mut c = BotAgent(bots::builtin("random").unwrap());
+//! let mut seats: Vec<&mut dyn Agent<State>> = vec![&mut a, &mut b, &mut c];
+//! let (record, _) = play_game(&mut game, &mut seats, &[0, 1, 2], 0, 7, Scoring::ZeroSum, RecordLevel::None, &mut Vec::new());
+//! assert_eq!(record.outcome.winners.len(), 1);
+//! ```
+#![warn(missing_docs)]
+
+mod action;
+mod bot;
+pub mod bots;
+mod card;
+mod choice;
+mod event;
+mod game;
+mod hand;
+pub mod narrate;
+mod rules;
+mod state;
+mod view;
+
+pub use action::{Action, ActionKind};
+pub use bot::{dispatch, Bot, BotAgent, LegalActions};
+pub use card::{full_deck, Card, COPIES, DECK_SIZE};
+pub use choice::{Choice, Keep};
+pub use event::Event;
+pub use hand::Hand;
+pub use rules::{Preset, Rules};
+pub use state::{Pending, State, MAX_PLAYERS};
+pub use view::{Observation, View};
+
+use koth_arena::{Agent, Entrant};
+
+/// An arena entrant playing a built-in bot under `display` name, or `None` for an
+/// unknown bot name.
+pub fn builtin_entrant(bot: &str, display: impl Into<String>) -> Option<Entrant<State>> {
+    bots::builtin(bot)?;
+    let bot = bot.to_string();
+    Some(Entrant::new(display, move |_slot| {
+        let b = bots::builtin(&bot).ok_or_else(|| format!("no built-in bot {bot}"))?;
+        Ok(Box::new(BotAgent(b)) as Box<dyn Agent<State>>)
+    }))
+}

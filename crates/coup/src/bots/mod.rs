@@ -1,0 +1,57 @@
+//! The built-in bots, and helpers for writing strategies.
+
+mod bluffer;
+mod challenger;
+mod counter;
+mod economist;
+mod honest;
+mod random;
+mod sense;
+
+pub use bluffer::Bluffer;
+pub use challenger::Challenger;
+pub use counter::Counter;
+pub use economist::Economist;
+pub use honest::Honest;
+pub use random::RandomBot;
+pub use sense::{card_value, chance_holds, least_valuable, strongest, best_keep};
+
+use crate::bot::Bot;
+
+/// Income every turn, never challenges or blocks (seed 003's `StaticBot`): the
+/// trait's defaults.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Static;
+impl Bot for Static {}
+
+/// The built-in bots: name and a one-line description.
+pub const BUILTINS: [(&str, &str); 8] = [
+    ("static", "Income every turn; never challenges or blocks (seed 003's StaticBot)"),
+    ("honest", "claims only cards it holds, blocks when it truly can"),
+    ("random", "uniform over the legal choices"),
+    ("counter", "card counter: challenges claims its hand and the revealed cards make unlikely"),
+    ("bluffer", "aggressive liar: taxes, assassinates and blocks whatever it holds"),
+    ("economist", "cautious: never bluffs, builds coins and coups"),
+    ("challenger", "challenges every claim while it can afford to (seed 000's Challenger)"),
+    ("skeptic", "card counter that bluffs a Duke when few are left to catch it"),
+];
+
+/// A new built-in bot by name.
+///
+/// ```
+/// assert!(koth_coup::bots::builtin("honest").is_some());
+/// assert!(koth_coup::bots::builtin("nobody").is_none());
+/// ```
+pub fn builtin(name: &str) -> Option<Box<dyn Bot>> {
+    Some(match name {
+        "static" => Box::new(Static),
+        "honest" => Box::new(Honest),
+        "random" => Box::new(RandomBot::default()),
+        "counter" => Box::new(Counter::careful()),
+        "bluffer" => Box::new(Bluffer::default()),
+        "economist" => Box::new(Economist),
+        "challenger" => Box::new(Challenger),
+        "skeptic" => Box::new(Counter::bold()),
+        _ => return None,
+    })
+}

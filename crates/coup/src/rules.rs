@@ -1,0 +1,96 @@
+//! Rule options and the two presets.
+
+use serde::{Deserialize, Serialize};
+
+/// The named rule sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    /// [`Rules::standard`].
+    Standard,
+    /// [`Rules::ppcg`].
+    Ppcg,
+}
+
+/// The options that fix a variant of Coup.
+///
+/// ```
+/// use koth_coup::Rules;
+/// let r = Rules::preset("ppcg").unwrap();
+/// assert_eq!(r.starting_coins, 1);
+/// assert!(!r.challenge_and_block);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rules {
+    /// The preset these options started from, for records.
+    pub preset: Preset,
+    /// Coins each player starts with.
+    pub starting_coins: u8,
+    /// The official two-player variant gives the first player this many instead.
+    pub first_player_coins: Option<u8>,
+    /// Whether a player may challenge an action and then also block it (standard);
+    /// if not, a player answers an action once: challenge, block or pass (ppcg).
+    pub challenge_and_block: bool,
+    /// Whether a revealed Ambassador that wins a challenged Exchange stays in hand
+    /// (ppcg) instead of going back to the deck for a replacement.
+    pub exchange_keeps_revealed_ambassador: bool,
+    /// Coins at the start of a turn that force a Coup.
+    pub forced_coup_coins: u8,
+    /// Turns after which the game ends with every survivor a winner.
+    pub turn_cap: u32,
+    /// Fewest seats.
+    pub min_seats: u8,
+    /// Most seats.
+    pub max_seats: u8,
+}
+
+impl Rules {
+    /// The published game, as seeds 003 and 004 play it: 2–6 players, 2 coins each.
+    pub const fn standard() -> Rules {
+        Rules {
+            preset: Preset::Standard,
+            starting_coins: 2,
+            first_player_coins: None,
+            challenge_and_block: true,
+            exchange_keeps_revealed_ambassador: false,
+            forced_coup_coins: 10,
+            turn_cap: 1000,
+            min_seats: 2,
+            max_seats: 6,
+        }
+    }
+
+    /// The two-player challenge of seed 000: 1 coin each, one answer per action, a
+    /// revealed Ambassador kept in a challenged Exchange.
+    pub const fn ppcg() -> Rules {
+        Rules {
+            preset: Preset::Ppcg,
+            starting_coins: 1,
+            first_player_coins: None,
+            challenge_and_block: false,
+            exchange_keeps_revealed_ambassador: true,
+            forced_coup_coins: 10,
+            turn_cap: 1000,
+            min_seats: 2,
+            max_seats: 2,
+        }
+    }
+
+    /// A preset by name: `standard` or `ppcg`.
+    pub fn preset(name: &str) -> Option<Rules> {
+        match name {
+            "standard" => Some(Rules::standard()),
+            "ppcg" => Some(Rules::ppcg()),
+            _ => None,
+        }
+    }
+
+    /// The preset names.
+    pub const PRESETS: [&'static str; 2] = ["standard", "ppcg"];
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules::standard()
+    }
+}

@@ -1,0 +1,894 @@
+//! The rules of Coup as a pure state machine (specs/coup.md).
+
+use crate::action::Action;
+use crate::card::{full_deck, Card, COPIES, DECK_SIZE};
+use crate::choice::{Choice, Keep};
+use crate::event::Event;
+use crate::hand::Hand;
+use crate::rules::Rules;
+use koth_arena::{Ending, IllegalChoice, Outcome, Rng, Seat, SeatSet};
+
+/// The most players at a table.
+pub const MAX_PLAYERS: usize = 6;
+
+/// The decision the game is waiting for, as everyone sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pending {
+    /// `actor` chooses an action.
+    Action {
+        /// Whose turn it is.
+        actor: Seat,
+    },
+    /// `asker` may challenge `actor`'s claim (and, under one-answer rules, the
+    /// target may block here instead).
+    ChallengeAction {
+        /// Who acts.
+        actor: Seat,
+        /// The action claimed.
+        action: Action,
+        /// Who is asked.
+        asker: Seat,
+    },
+    /// `asker` may block `actor`'s action.
+    Block {
+        /// Who acts.
+        actor: Seat,
+        /// The action.
+        action: Action,
+        /// Who is asked.
+        asker: Seat,
+    },
+    /// `asker` may challenge `blocker`'s claim of `card`.
+    ChallengeBlock {
+        /// Who acts.
+        actor: Seat,
+        /// The action blocked.
+        action: Action,
+        /// Who blocked.
+        blocker: Seat,
+        /// The card the blocker claims.
+        card: Card,
+        /// Who is asked.
+        asker: Seat,
+    },
+    /// `actor` chooses the cards to keep after an Exchange.
+    Exchange {
+        /// Who exchanges.
+        actor: Seat,
+    },
+    /// `player` chooses an influence to lose.
+    LoseInfluence {
+        /// Who loses one.
+        player: Seat,
+    },
+    /// The game is over.
+    Over,
+}
+
+impl Pending {
+    /// The seat to decide, if any.
+    pub fn seat(self) -> Option<Seat> {
+        match self {
+            Pending::Action { actor } | Pending::Exchange { actor } => Some(actor),
+            Pending::ChallengeAction { asker, .. }
+            | Pending::Block { asker, .. }
+            | Pending::ChallengeBlock { asker, .. } => Some(asker),
+            Pending::LoseInfluence { player } => Some(player),
+            Pending::Over => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Then {
+    AfterActionChallenge,
+    Effect,
+    BlockStands,
+    EndTurn,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Action,
+    ChallengeAction { asker: Seat },
+    Block { asker: Seat },
+    ChallengeBlock { asker: Seat },
+    Exchange,
+    Lose { player: Seat, then: Then },
+    Over,
+}
+
+/// One game of Coup.
+///
+/// ```
+/// use koth_coup::{State, Rules, Choice, Action};
+/// let mut g = State::new(Rules::standard(), 3, 42);
+/// assert_eq!(g.pending(), koth_coup::Pending::Action { actor: 0 });
+/// g.apply(Choice::Act(Action::Income)).unwrap();
+/// assert_eq!(g.coins(0), 3);
+/// ```
+#[derive(Clone, Debug)]
+pub struct State {
+    rules: Rules,
+    n: u8,
+    hands: [Hand; MAX_PLAYERS],
+    revealed: [Hand; MAX_PLAYERS],
+    coins: [u8; MAX_PLAYERS],
+    deck: [Card; DECK_SIZE],
+    deck_len: u8,
+    alive: SeatSet,
+    phase: Phase,
+    actor: Seat,
+    action: Action,
+    blocker: Seat,
+    block_card: Card,
+    target_answered: bool,
+    drawn: [Card; 2],
+    turns: u32,
+    outcome: Option<Outcome>,
+    log: Vec<Event>,
+    rng: Rng,
+}
+
+impl State {
+    /// Deals a new game for `players` seats (clamped to 2..=6) from `seed`.
+    pub fn new(rules: Rules, players: usize, seed: u64) -> State {
+        let n = players.clamp(2, MAX_PLAYERS);
+        let mut rng = Rng::new(seed);
+        let mut deck = full_deck();
+        rng.shuffle(&mut deck);
+        let mut s = State {
+            rules,
+            n: n as u8,
+            hands: [Hand::EMPTY; MAX_PLAYERS],
+            revealed: [Hand::EMPTY; MAX_PLAYERS],
+            coins: [0; MAX_PLAYERS],
+            deck,
+            deck_len: DECK_SIZE as u8,
+            alive: SeatSet::all(n),
+            phase: Phase::Action,
+            actor: 0,
+            action: Action::Income,
+            blocker: 0,
+            block_card: Card::Duke,
+            target_answered: false,
+            drawn: [Card::Ambassador; 2],
+            turns: 0,
+            outcome: None,
+            log: Vec::with_capacity(256),
+            rng,
+        };
+        for seat in 0..n {
+            for _ in 0..2 {
+                let c = s.draw();
+                s.hands[seat].push(c);
+            }
+            s.coins[seat] = rules.starting_coins;
+        }
+        if let Some(c) = rules.first_player_coins {
+            s.coins[0] = c;
+        }
+        s.log.push(Event::Turn { actor: 0, number: 0 });
+        s
+    }
+
+    /// A game set up by hand, for tests and puzzles: `hands[i]` are seat i's cards,
+    /// `deck` is the deck from bottom to top (drawn from the end). The cards must
+    /// add up to the full deck.
+    pub fn from_setup(rules: Rules, hands: &[&[Card]], coins: &[u8], deck: &[Card], seed: u64) -> Result<State, String> {
+        let n = hands.len();
+        if !(2..=MAX_PLAYERS).contains(&n) || coins.len() != n {
+            return Err(format!("{n} hands and {} coin counts: need 2 to 6 of each", coins.len()));
+        }
+        let mut s = State::new(rules, n, seed);
+        let mut count = [0usize; 5];
+        for (i, h) in hands.iter().enumerate() {
+            if h.is_empty() || h.len() > 2 {
+                return Err(format!("seat {i} holds {} cards", h.len()));
+            }
+            s.hands[i] = Hand::of(h);
+            s.coins[i] = coins[i];
+            for &c in h.iter() {
+                count[c.index()] += 1;
+            }
+        }
+        let mut deck_arr = [Card::Ambassador; DECK_SIZE];
+        deck_arr[..deck.len()].copy_from_slice(deck);
+        for &c in deck {
+            count[c.index()] += 1;
+        }
+        s.deck = deck_arr;
+        s.deck_len = deck.len() as u8;
+        // Missing cards are the face-up losses of one-card hands, assigned in card order.
+        for (seat, h) in hands.iter().enumerate() {
+            if h.len() == 1 {
+                let c = Card::ALL.into_iter().find(|c| count[c.index()] < COPIES).ok_or("more cards than the deck holds")?;
+                count[c.index()] += 1;
+                s.revealed[seat].push(c);
+            }
+        }
+        if count.iter().any(|&k| k != COPIES) {
+            return Err(format!("cards must add up to 3 of each: {count:?}"));
+        }
+        Ok(s)
+    }
+
+    // ----- what anyone may see -----
+
+    /// The rule options.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+    /// Number of seats.
+    pub fn players(&self) -> usize {
+        self.n as usize
+    }
+    /// Coins of `seat`.
+    pub fn coins(&self, seat: Seat) -> u8 {
+        self.coins[seat]
+    }
+    /// Face-down cards of `seat` (influence).
+    pub fn influence(&self, seat: Seat) -> usize {
+        self.hands[seat].len()
+    }
+    /// Face-up (lost) cards of `seat`.
+    pub fn revealed(&self, seat: Seat) -> &[Card] {
+        self.revealed[seat].cards()
+    }
+    /// Whether `seat` still has influence.
+    pub fn is_alive(&self, seat: Seat) -> bool {
+        self.alive.contains(seat)
+    }
+    /// The seats still in the game.
+    pub fn alive(&self) -> SeatSet {
+        self.alive
+    }
+    /// Cards in the deck.
+    pub fn deck_size(&self) -> usize {
+        self.deck_len as usize
+    }
+    /// The public log.
+    pub fn log(&self) -> &[Event] {
+        &self.log
+    }
+    /// Turns completed.
+    pub fn turns(&self) -> u32 {
+        self.turns
+    }
+    /// Whose turn it is.
+    pub fn actor(&self) -> Seat {
+        self.actor
+    }
+    /// The result, once over.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+    /// Whether the game is over.
+    pub fn is_over(&self) -> bool {
+        self.phase == Phase::Over
+    }
+
+    /// The pending decision.
+    pub fn pending(&self) -> Pending {
+        match self.phase {
+            Phase::Action => Pending::Action { actor: self.actor },
+            Phase::ChallengeAction { asker } => Pending::ChallengeAction { actor: self.actor, action: self.action, asker },
+            Phase::Block { asker } => Pending::Block { actor: self.actor, action: self.action, asker },
+            Phase::ChallengeBlock { asker } => Pending::ChallengeBlock {
+                actor: self.actor,
+                action: self.action,
+                blocker: self.blocker,
+                card: self.block_card,
+                asker,
+            },
+            Phase::Exchange => Pending::Exchange { actor: self.actor },
+            Phase::Lose { player, .. } => Pending::LoseInfluence { player },
+            Phase::Over => Pending::Over,
+        }
+    }
+
+    /// The seat to decide, if any.
+    #[inline]
+    pub fn to_move(&self) -> Option<Seat> {
+        self.pending().seat()
+    }
+
+    // ----- hidden information: only views and trusted adapters use these -----
+
+    /// The face-down cards of `seat`. Hidden from other players: bots get it only
+    /// for their own seat, through their view.
+    pub fn hand(&self, seat: Seat) -> &[Card] {
+        self.hands[seat].cards()
+    }
+
+    /// The two cards drawn in the Exchange being decided (hidden from all but the actor).
+    pub fn drawn(&self) -> Option<[Card; 2]> {
+        (self.phase == Phase::Exchange).then_some(self.drawn)
+    }
+
+    /// The deck, bottom to top (hidden).
+    pub fn deck(&self) -> &[Card] {
+        &self.deck[..self.deck_len as usize]
+    }
+
+    // ----- legal choices -----
+
+    /// Appends the legal choices of the pending decision.
+    pub fn legal_choices(&self, out: &mut Vec<Choice>) {
+        match self.phase {
+            Phase::Action => self.legal_actions(out),
+            Phase::ChallengeAction { asker } => {
+                out.push(Choice::Pass);
+                out.push(Choice::Challenge);
+                if self.may_block_in_challenge_round(asker) {
+                    for &c in self.action.blockers() {
+                        out.push(Choice::Block(c));
+                    }
+                }
+            }
+            Phase::Block { .. } => {
+                out.push(Choice::Pass);
+                for &c in self.action.blockers() {
+                    out.push(Choice::Block(c));
+                }
+            }
+            Phase::ChallengeBlock { .. } => {
+                out.push(Choice::Pass);
+                out.push(Choice::Challenge);
+            }
+            Phase::Exchange => self.legal_keeps(out),
+            Phase::Lose { player, .. } => {
+                let h = self.hands[player];
+                for (i, &c) in h.cards().iter().enumerate() {
+                    if !h.cards()[..i].contains(&c) {
+                        out.push(Choice::Lose(c));
+                    }
+                }
+            }
+            Phase::Over => {}
+        }
+    }
+
+    fn legal_actions(&self, out: &mut Vec<Choice>) {
+        let me = self.actor;
+        let coins = self.coins[me];
+        let forced = coins >= self.rules.forced_coup_coins;
+        if !forced {
+            out.extend([
+                Choice::Act(Action::Income),
+                Choice::Act(Action::ForeignAid),
+                Choice::Act(Action::Tax),
+                Choice::Act(Action::Exchange),
+            ]);
+        }
+        for t in self.opponents(me) {
+            if !forced {
+                if self.coins[t] > 0 {
+                    out.push(Choice::Act(Action::Steal(t)));
+                }
+                if coins >= 3 {
+                    out.push(Choice::Act(Action::Assassinate(t)));
+                }
+            }
+            if coins >= 7 {
+                out.push(Choice::Act(Action::Coup(t)));
+            }
+        }
+    }
+
+    fn legal_keeps(&self, out: &mut Vec<Choice>) {
+        let h = self.hands[self.actor];
+        let mut pool = [Card::Ambassador; 4];
+        let k = h.len();
+        pool[..k].copy_from_slice(h.cards());
+        pool[k] = self.drawn[0];
+        pool[k + 1] = self.drawn[1];
+        let pool = &pool[..k + 2];
+        let start = out.len();
+        let mut push = |keep: Keep| {
+            let c = Choice::Keep(keep);
+            if !out[start..].contains(&c) {
+                out.push(c);
+            }
+        };
+        if k == 1 {
+            for &c in pool {
+                push(Keep::new(&[c]).expect("one card"));
+            }
+        } else {
+            for i in 0..pool.len() {
+                for j in i + 1..pool.len() {
+                    push(Keep::new(&[pool[i], pool[j]]).expect("two cards"));
+                }
+            }
+        }
+    }
+
+    fn may_block_in_challenge_round(&self, asker: Seat) -> bool {
+        !self.rules.challenge_and_block && self.action.target() == Some(asker) && !self.action.blockers().is_empty()
+    }
+
+    /// Live seats other than `me`, in seat order after `me`.
+    pub fn opponents(&self, me: Seat) -> impl Iterator<Item = Seat> + '_ {
+        let n = self.n as usize;
+        (1..n).map(move |i| (me + i) % n).filter(move |&s| self.alive.contains(s))
+    }
+
+    fn next_live_after(&self, s: Seat) -> Seat {
+        let n = self.n as usize;
+        for i in 1..=n {
+            let t = (s + i) % n;
+            if self.alive.contains(t) {
+                return t;
+            }
+        }
+        s
+    }
+
+    /// Whether `choice` answers the pending decision legally.
+    pub fn is_legal(&self, choice: Choice) -> bool {
+        let mut v = Vec::with_capacity(24);
+        self.legal_choices(&mut v);
+        v.contains(&choice)
+    }
+
+    // ----- applying choices -----
+
+    /// Applies the pending seat's choice.
+    pub fn apply(&mut self, choice: Choice) -> Result<(), IllegalChoice> {
+        if !self.is_legal(choice) {
+            return Err(IllegalChoice(format!("{choice:?} does not answer {:?}", self.pending())));
+        }
+        self.apply_unchecked(choice);
+        Ok(())
+    }
+
+    /// Applies a choice known to be legal (from [`State::legal_choices`]).
+    pub(crate) fn apply_unchecked(&mut self, choice: Choice) {
+        match (self.phase, choice) {
+            (Phase::Action, Choice::Act(a)) => self.act(a),
+            (Phase::ChallengeAction { asker }, Choice::Pass) => {
+                self.log.push(Event::NoChallenge { player: asker });
+                if self.action.target() == Some(asker) {
+                    self.target_answered = true;
+                }
+                let next = self.next_live_after(asker);
+                if next == self.actor {
+                    self.after_action_challenge();
+                } else {
+                    self.phase = Phase::ChallengeAction { asker: next };
+                }
+            }
+            (Phase::ChallengeAction { asker }, Choice::Challenge) => {
+                if self.action.target() == Some(asker) {
+                    self.target_answered = true;
+                }
+                self.challenge_action(asker);
+            }
+            (Phase::ChallengeAction { asker }, Choice::Block(card)) => {
+                self.target_answered = true;
+                self.block(asker, card);
+            }
+            (Phase::Block { asker }, Choice::Pass) => {
+                self.log.push(Event::NoBlock { player: asker });
+                self.block_passed(asker);
+            }
+            (Phase::Block { asker }, Choice::Block(card)) => self.block(asker, card),
+            (Phase::ChallengeBlock { asker }, Choice::Pass) => {
+                self.log.push(Event::NoChallenge { player: asker });
+                let next = self.next_live_after(asker);
+                if next == self.blocker {
+                    self.then(Then::BlockStands);
+                } else {
+                    self.phase = Phase::ChallengeBlock { asker: next };
+                }
+            }
+            (Phase::ChallengeBlock { asker }, Choice::Challenge) => self.challenge_block(asker),
+            (Phase::Exchange, Choice::Keep(k)) => self.keep(k),
+            (Phase::Lose { player, then }, Choice::Lose(card)) => self.lose_card(player, card, then),
+            _ => unreachable!("apply_unchecked given an illegal choice"),
+        }
+    }
+
+    fn act(&mut self, a: Action) {
+        let me = self.actor;
+        self.action = a;
+        self.target_answered = false;
+        self.coins[me] -= a.cost();
+        self.log.push(Event::Act { actor: me, action: a });
+        match a {
+            Action::Income => {
+                self.gain(me, 1);
+                self.end_turn();
+            }
+            Action::Coup(t) => self.lose(t, Then::EndTurn),
+            Action::ForeignAid => self.phase = Phase::Block { asker: self.next_live_after(me) },
+            _ => self.phase = Phase::ChallengeAction { asker: self.next_live_after(me) },
+        }
+    }
+
+    fn gain(&mut self, seat: Seat, coins: u8) {
+        self.coins[seat] += coins;
+        self.log.push(Event::Gain { player: seat, coins });
+    }
+
+    fn challenge_action(&mut self, challenger: Seat) {
+        let claim = self.action.claim().expect("only claims are challenged");
+        let actor = self.actor;
+        self.log.push(Event::Challenge { challenger, claimant: actor, card: claim });
+        if self.hands[actor].contains(claim) {
+            let keep = self.rules.exchange_keeps_revealed_ambassador && self.action == Action::Exchange;
+            self.reveal(actor, claim, !keep);
+            self.lose(challenger, Then::AfterActionChallenge);
+        } else {
+            self.log.push(Event::CaughtBluffing { player: actor, card: claim });
+            let refund = self.action.cost();
+            if refund > 0 {
+                self.coins[actor] += refund;
+                self.log.push(Event::Refund { player: actor, coins: refund });
+            }
+            self.lose(actor, Then::EndTurn);
+        }
+    }
+
+    /// A truthful claimant shows the card; it goes back, the deck is shuffled, and a
+    /// replacement is drawn (return, shuffle, draw).
+    fn reveal(&mut self, player: Seat, card: Card, replace: bool) {
+        self.log.push(Event::Reveal { player, card, replaced: replace });
+        if replace {
+            let i = self.hands[player].cards().iter().position(|&c| c == card).expect("revealed card in hand");
+            self.deck[self.deck_len as usize] = card;
+            self.deck_len += 1;
+            self.shuffle_deck();
+            let new = self.draw();
+            self.hands[player].set(i, new);
+        }
+    }
+
+    fn after_action_challenge(&mut self) {
+        match self.action {
+            Action::Steal(t) | Action::Assassinate(t) => {
+                if self.alive.contains(t) && (self.rules.challenge_and_block || !self.target_answered) {
+                    self.phase = Phase::Block { asker: t };
+                } else {
+                    self.effect();
+                }
+            }
+            _ => self.effect(),
+        }
+    }
+
+    fn block(&mut self, blocker: Seat, card: Card) {
+        self.blocker = blocker;
+        self.block_card = card;
+        self.log.push(Event::Block { blocker, card });
+        self.phase = Phase::ChallengeBlock { asker: self.next_live_after(blocker) };
+    }
+
+    fn block_passed(&mut self, asker: Seat) {
+        if self.action == Action::ForeignAid {
+            let next = self.next_live_after(asker);
+            if next == self.actor {
+                self.effect();
+            } else {
+                self.phase = Phase::Block { asker: next };
+            }
+        } else {
+            self.effect();
+        }
+    }
+
+    fn challenge_block(&mut self, challenger: Seat) {
+        let (blocker, card) = (self.blocker, self.block_card);
+        self.log.push(Event::Challenge { challenger, claimant: blocker, card });
+        if self.hands[blocker].contains(card) {
+            self.reveal(blocker, card, true);
+            self.lose(challenger, Then::BlockStands);
+        } else {
+            self.log.push(Event::CaughtBluffing { player: blocker, card });
+            self.lose(blocker, Then::Effect);
+        }
+    }
+
+    fn effect(&mut self) {
+        let me = self.actor;
+        match self.action {
+            Action::ForeignAid => {
+                self.gain(me, 2);
+                self.end_turn();
+            }
+            Action::Tax => {
+                self.gain(me, 3);
+                self.end_turn();
+            }
+            Action::Steal(t) => {
+                if self.alive.contains(t) {
+                    let k = self.coins[t].min(2);
+                    self.coins[t] -= k;
+                    self.coins[me] += k;
+                    self.log.push(Event::Steal { thief: me, victim: t, coins: k });
+                }
+                self.end_turn();
+            }
+            Action::Assassinate(t) => self.lose(t, Then::EndTurn),
+            Action::Exchange => {
+                self.drawn = [self.draw(), self.draw()];
+                self.phase = Phase::Exchange;
+            }
+            Action::Income | Action::Coup(_) => self.end_turn(),
+        }
+    }
+
+    fn keep(&mut self, k: Keep) {
+        let me = self.actor;
+        let mut rest: [Card; 4] = [Card::Ambassador; 4];
+        let mut n = 0;
+        for &c in self.hands[me].cards().iter().chain(self.drawn.iter()) {
+            rest[n] = c;
+            n += 1;
+        }
+        let mut rest_len = n;
+        for &c in k.cards() {
+            let i = rest[..rest_len].iter().position(|&x| x == c).expect("kept card in pool");
+            rest[i] = rest[rest_len - 1];
+            rest_len -= 1;
+        }
+        self.hands[me] = Hand::of(k.cards());
+        for &c in &rest[..rest_len] {
+            self.deck[self.deck_len as usize] = c;
+            self.deck_len += 1;
+        }
+        self.shuffle_deck();
+        self.log.push(Event::Exchanged { player: me });
+        self.end_turn();
+    }
+
+    /// `player` must lose an influence, then the turn goes on with `then`.
+    fn lose(&mut self, player: Seat, then: Then) {
+        if self.alive.contains(player) {
+            self.phase = Phase::Lose { player, then };
+        } else {
+            self.then(then);
+        }
+    }
+
+    fn lose_card(&mut self, player: Seat, card: Card, then: Then) {
+        self.hands[player].remove(card);
+        self.revealed[player].push(card);
+        self.log.push(Event::LoseInfluence { player, card });
+        if self.hands[player].is_empty() {
+            self.eliminate(player);
+            if self.is_over() {
+                return;
+            }
+        }
+        self.then(then);
+    }
+
+    fn eliminate(&mut self, player: Seat) {
+        self.alive.remove(player);
+        self.log.push(Event::Eliminated { player });
+        if self.alive.len() <= 1 {
+            self.finish(Ending::Decided);
+        }
+    }
+
+    fn then(&mut self, then: Then) {
+        if !self.alive.contains(self.actor) {
+            // The actor is out (lost a challenge of their own claim, or forfeited).
+            self.end_turn();
+            return;
+        }
+        match then {
+            Then::AfterActionChallenge => self.after_action_challenge(),
+            Then::Effect => self.effect(),
+            Then::BlockStands => {
+                self.log.push(Event::Blocked { blocker: self.blocker });
+                self.end_turn();
+            }
+            Then::EndTurn => self.end_turn(),
+        }
+    }
+
+    fn end_turn(&mut self) {
+        if self.is_over() {
+            return;
+        }
+        self.turns += 1;
+        if self.turns >= self.rules.turn_cap {
+            self.finish(Ending::TurnCap);
+            return;
+        }
+        self.actor = self.next_live_after(self.actor);
+        self.phase = Phase::Action;
+        self.log.push(Event::Turn { actor: self.actor, number: self.turns });
+    }
+
+    fn finish(&mut self, ending: Ending) {
+        self.phase = Phase::Over;
+        self.outcome = Some(Outcome { winners: self.alive, ending, turns: self.turns });
+    }
+
+    fn draw(&mut self) -> Card {
+        self.deck_len -= 1;
+        self.deck[self.deck_len as usize]
+    }
+
+    fn shuffle_deck(&mut self) {
+        let len = self.deck_len as usize;
+        self.rng.shuffle(&mut self.deck[..len]);
+    }
+
+    fn return_drawn(&mut self) {
+        for c in self.drawn {
+            self.deck[self.deck_len as usize] = c;
+            self.deck_len += 1;
+        }
+        self.shuffle_deck();
+        self.phase = Phase::Action;
+    }
+
+    /// `seat` forfeits: all its influence is revealed and it is out; the game goes on
+    /// for the others.
+    pub fn forfeit(&mut self, seat: Seat) {
+        if self.is_over() || seat >= self.n as usize || !self.alive.contains(seat) {
+            return;
+        }
+        let pending = self.to_move();
+        self.log.push(Event::Forfeit { player: seat });
+        while let Some(&c) = self.hands[seat].cards().first() {
+            self.hands[seat].remove(c);
+            self.revealed[seat].push(c);
+            self.log.push(Event::LoseInfluence { player: seat, card: c });
+        }
+        if seat == self.actor && self.phase == Phase::Exchange {
+            self.return_drawn();
+        }
+        self.eliminate(seat);
+        if self.is_over() {
+            return;
+        }
+        if seat == self.actor {
+            if let Phase::Lose { player, .. } = self.phase {
+                if player != seat {
+                    // Someone else is losing an influence on the forfeiter's turn; let
+                    // them, the turn then ends (see `then`).
+                    return;
+                }
+            }
+            self.end_turn();
+            return;
+        }
+        if pending != Some(seat) {
+            // Askers skip the dead, so nothing else needs fixing.
+            return;
+        }
+        match self.phase {
+            Phase::ChallengeAction { asker } => {
+                let next = self.next_live_after(asker);
+                if next == self.actor {
+                    self.after_action_challenge();
+                } else {
+                    self.phase = Phase::ChallengeAction { asker: next };
+                }
+            }
+            Phase::Block { asker } => self.block_passed(asker),
+            Phase::ChallengeBlock { asker } => {
+                if asker == self.blocker {
+                    self.effect();
+                } else {
+                    let next = self.next_live_after(asker);
+                    if next == self.blocker {
+                        self.then(Then::BlockStands);
+                    } else {
+                        self.phase = Phase::ChallengeBlock { asker: next };
+                    }
+                }
+            }
+            Phase::Lose { then, .. } => self.then(then),
+            Phase::Action | Phase::Exchange | Phase::Over => {}
+        }
+    }
+
+    /// Ends the game from outside the rules with these winners.
+    pub fn adjudicate(&mut self, winners: SeatSet) {
+        if self.is_over() {
+            return;
+        }
+        if self.phase == Phase::Exchange {
+            self.return_drawn();
+        }
+        self.phase = Phase::Over;
+        self.outcome = Some(Outcome { winners, ending: Ending::Adjudicated, turns: self.turns });
+    }
+
+    // ----- checks -----
+
+    /// Checks the invariants: 15 cards conserved, hands and losses add up to two per
+    /// player, the pending seat is alive, the outcome matches the phase.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut count = [0usize; 5];
+        let n = self.n as usize;
+        for s in 0..n {
+            let (h, r) = (self.hands[s], self.revealed[s]);
+            if h.len() + r.len() != 2 {
+                return Err(format!("seat {s} has {} in hand and {} revealed", h.len(), r.len()));
+            }
+            if self.alive.contains(s) != !h.is_empty() {
+                return Err(format!("seat {s}: alive {} with {} cards", self.alive.contains(s), h.len()));
+            }
+            for &c in h.cards().iter().chain(r.cards()) {
+                count[c.index()] += 1;
+            }
+            if self.coins[s] > 40 {
+                return Err(format!("seat {s} has {} coins (underflow?)", self.coins[s]));
+            }
+        }
+        for &c in self.deck() {
+            count[c.index()] += 1;
+        }
+        if self.phase == Phase::Exchange {
+            for c in self.drawn {
+                count[c.index()] += 1;
+            }
+        }
+        if count.iter().any(|&k| k != COPIES) {
+            return Err(format!("cards not conserved: {count:?}"));
+        }
+        if self.alive.0 >> n != 0 {
+            return Err("a seat beyond the table is alive".into());
+        }
+        match self.to_move() {
+            Some(s) if !self.alive.contains(s) => return Err(format!("seat {s} is asked but out")),
+            Some(_) if self.outcome.is_some() => return Err("an outcome while a decision is pending".into()),
+            None if self.outcome.is_none() => return Err("over without an outcome".into()),
+            _ => {}
+        }
+        if !self.is_over() && !self.alive.contains(self.actor) {
+            return Err(format!("the actor {} is out", self.actor));
+        }
+        Ok(())
+    }
+
+    /// Moves every card `viewer` cannot see (others' hands, the deck, cards another
+    /// player drew in an Exchange) at random, keeping hand sizes.
+    pub fn shuffle_hidden(&mut self, viewer: Seat, rng: &mut Rng) {
+        let mut pool = [Card::Ambassador; DECK_SIZE];
+        let mut k = 0;
+        let n = self.n as usize;
+        let exchange_hidden = self.phase == Phase::Exchange && self.actor != viewer;
+        for s in (0..n).filter(|&s| s != viewer) {
+            for &c in self.hands[s].cards() {
+                pool[k] = c;
+                k += 1;
+            }
+        }
+        for &c in self.deck() {
+            pool[k] = c;
+            k += 1;
+        }
+        if exchange_hidden {
+            pool[k] = self.drawn[0];
+            pool[k + 1] = self.drawn[1];
+            k += 2;
+        }
+        rng.shuffle(&mut pool[..k]);
+        let mut it = pool[..k].iter().copied();
+        for s in (0..n).filter(|&s| s != viewer) {
+            let len = self.hands[s].len();
+            let mut h = Hand::EMPTY;
+            for _ in 0..len {
+                h.push(it.next().expect("pool holds every hidden card"));
+            }
+            self.hands[s] = h;
+        }
+        for i in 0..self.deck_len as usize {
+            self.deck[i] = it.next().expect("pool holds the deck");
+        }
+        if exchange_hidden {
+            self.drawn = [it.next().expect("drawn"), it.next().expect("drawn")];
+        }
+        // The future shuffles are hidden too.
+        self.rng = Rng::new(rng.next_u64());
+    }
+}

@@ -1,0 +1,429 @@
+//! Persistent bots speaking a line protocol over stdin/stdout.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::spawn::{prepare, spawn_error};
+use crate::sys::{self, ReadOutcome, Tail};
+use crate::{Command, Exit, STDERR_TAIL};
+
+/// Errors talking to a [`BotProcess`].
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    /// The bot could not be started (message names the program and the reason).
+    #[error("cannot start bot: {0}")]
+    Spawn(String),
+    /// `read_line` got no complete line in time, or `send_line` could not hand the line to
+    /// a bot that stopped reading its input within the write timeout.
+    #[error("bot did not respond within {0:?}")]
+    Timeout(Duration),
+    /// The bot wrote this many bytes without a newline, more than `max_len`.
+    #[error("bot wrote a line longer than allowed ({0} bytes without newline)")]
+    LineTooLong(usize),
+    /// End of file: the bot exited, was killed, or closed its stdout/stdin.
+    #[error("bot closed the connection (exited or closed its output)")]
+    Closed,
+    /// Unexpected I/O error.
+    #[error("I/O error talking to bot: {0}")]
+    Io(String),
+}
+
+/// Default time `send_line` waits for a bot that is not reading its input.
+pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A long-lived bot process speaking lines over stdin/stdout.
+///
+/// * stdout is read in the caller's thread with `ppoll` + a buffered reader (no thread hop,
+///   a round trip costs three system calls of our own);
+/// * stderr is drained continuously by one small helper thread into a 4 KiB tail, so a bot
+///   flooding stderr never blocks;
+/// * stdin is non-blocking: `send_line` gives up after [`BotProcess::write_timeout`].
+///
+/// The bot runs in its own process group; [`BotProcess::kill`] (also run on drop) SIGKILLs
+/// the whole group and reaps the bot.
+pub struct BotProcess {
+    child: std::process::Child,
+    pid: libc::pid_t,
+    stdin: Option<OwnedFd>,
+    stdout: Option<OwnedFd>,
+    buf: Vec<u8>,
+    /// Start of unconsumed data in `buf`.
+    pos: usize,
+    /// `buf[pos..scan]` is known to contain no newline.
+    scan: usize,
+    /// Skipping the remainder of an over-long line.
+    discarding: bool,
+    eof: bool,
+    wbuf: Vec<u8>,
+    write_timeout: Duration,
+    stderr: Arc<Mutex<Tail>>,
+    stderr_stop: Option<OwnedFd>,
+    stderr_thread: Option<JoinHandle<()>>,
+    exit: Option<Exit>,
+    reaped: bool,
+}
+
+impl std::fmt::Debug for BotProcess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BotProcess")
+            .field("pid", &self.pid)
+            .field("exit", &self.exit)
+            .finish_non_exhaustive()
+    }
+}
+
+const READ_CHUNK: usize = 64 * 1024;
+
+impl BotProcess {
+    /// Starts the bot (process group, limits and sandbox from `cmd`).
+    pub fn spawn(cmd: &Command) -> Result<BotProcess, ProcessError> {
+        let mut prepared = prepare(cmd, &[]).map_err(ProcessError::Spawn)?;
+        prepared
+            .cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = prepared
+            .cmd
+            .spawn()
+            .map_err(|e| ProcessError::Spawn(spawn_error(cmd, &e)))?;
+        drop(prepared);
+        let pid = child.id() as libc::pid_t;
+        let kill_now = |child: &mut std::process::Child, msg: String| {
+            sys::kill_group(pid);
+            let _ = child.kill();
+            let _ = child.wait();
+            ProcessError::Spawn(msg)
+        };
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(kill_now(&mut child, "pipes missing".into()));
+        };
+        let stdin = OwnedFd::from(stdin);
+        let stdout = OwnedFd::from(stdout);
+        let stderr = OwnedFd::from(stderr);
+        for fd in [&stdin, &stdout] {
+            if let Err(e) = sys::set_nonblocking(fd.as_raw_fd()) {
+                return Err(kill_now(&mut child, format!("fcntl: {e}")));
+            }
+        }
+        let (stop_r, stop_w) = match sys::pipe() {
+            Ok(p) => p,
+            Err(e) => return Err(kill_now(&mut child, format!("pipe: {e}"))),
+        };
+        let tail = Arc::new(Mutex::new(Tail::new(STDERR_TAIL)));
+        let tail2 = Arc::clone(&tail);
+        let thread = std::thread::Builder::new()
+            .name(format!("bot-{pid}-stderr"))
+            .stack_size(64 * 1024)
+            .spawn(move || stderr_loop(stderr, stop_r, tail2));
+        let thread = match thread {
+            Ok(t) => t,
+            Err(e) => return Err(kill_now(&mut child, format!("stderr thread: {e}"))),
+        };
+        Ok(BotProcess {
+            child,
+            pid,
+            stdin: Some(stdin),
+            stdout: Some(stdout),
+            buf: Vec::with_capacity(READ_CHUNK),
+            pos: 0,
+            scan: 0,
+            discarding: false,
+            eof: false,
+            wbuf: Vec::new(),
+            write_timeout: DEFAULT_WRITE_TIMEOUT,
+            stderr: tail,
+            stderr_stop: Some(stop_w),
+            stderr_thread: Some(thread),
+            exit: None,
+            reaped: false,
+        })
+    }
+
+    /// Process id (also the process-group id) of the bot.
+    pub fn pid(&self) -> u32 {
+        self.pid as u32
+    }
+
+    /// How long `send_line` waits for a bot that does not read its input.
+    pub fn write_timeout(&self) -> Duration {
+        self.write_timeout
+    }
+
+    /// Sets how long `send_line` may wait for pipe space (default 10 s).
+    pub fn set_write_timeout(&mut self, timeout: Duration) {
+        self.write_timeout = timeout;
+    }
+
+    /// Writes `line` followed by `'\n'` (the text is sent verbatim: embedded newlines make
+    /// several protocol lines). Returns [`ProcessError::Closed`] if the bot is gone and
+    /// [`ProcessError::Timeout`] if it stopped reading for longer than the write timeout
+    /// (part of the line may then have been written: treat the bot as broken).
+    pub fn send_line(&mut self, line: &str) -> Result<(), ProcessError> {
+        self.wbuf.clear();
+        self.wbuf.extend_from_slice(line.as_bytes());
+        self.wbuf.push(b'\n');
+        let Some(fd) = &self.stdin else {
+            return Err(ProcessError::Closed);
+        };
+        let raw = fd.as_raw_fd();
+        let mut off = 0;
+        let mut deadline: Option<Option<Instant>> = None;
+        while off < self.wbuf.len() {
+            let rest = &self.wbuf[off..];
+            // SAFETY: valid buffer and length.
+            let r = unsafe { libc::write(raw, rest.as_ptr().cast(), rest.len()) };
+            if r > 0 {
+                off += r as usize;
+                continue;
+            }
+            let e = sys::last_err();
+            match e.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::EAGAIN) => {
+                    let d = *deadline
+                        .get_or_insert_with(|| Instant::now().checked_add(self.write_timeout));
+                    let mut fds = [sys::pollfd(fd, libc::POLLOUT)];
+                    match sys::poll_until(&mut fds, d) {
+                        Ok(0) => return Err(ProcessError::Timeout(self.write_timeout)),
+                        Ok(_) => {
+                            if fds[0].revents & (libc::POLLERR | libc::POLLHUP) != 0
+                                && fds[0].revents & libc::POLLOUT == 0
+                            {
+                                self.stdin = None;
+                                return Err(ProcessError::Closed);
+                            }
+                        }
+                        Err(e) => return Err(ProcessError::Io(e.to_string())),
+                    }
+                }
+                Some(libc::EPIPE) => {
+                    self.stdin = None;
+                    return Err(ProcessError::Closed);
+                }
+                _ => return Err(ProcessError::Io(e.to_string())),
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes the bot's standard input (it sees end-of-file).
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Reads one line (without the trailing `"\n"` or `"\r\n"`), waiting at most `timeout`.
+    ///
+    /// * [`ProcessError::Timeout`]: no complete line in time (a partial line stays
+    ///   buffered and is completed by a later call);
+    /// * [`ProcessError::LineTooLong`]: more than `max_len` bytes before the newline; the
+    ///   rest of that line is skipped by the next calls;
+    /// * [`ProcessError::Closed`]: end of file and no buffered data (a final line without
+    ///   newline is returned once before that).
+    ///
+    /// Invalid UTF-8 is replaced (lossy).
+    pub fn read_line(&mut self, timeout: Duration, max_len: usize) -> Result<String, ProcessError> {
+        let deadline = Instant::now().checked_add(timeout);
+        loop {
+            if let Some(r) = self.take_line(max_len) {
+                return r;
+            }
+            if self.eof {
+                let len = self.buf.len() - self.pos;
+                if len > 0 && !self.discarding {
+                    let s = line_string(&self.buf[self.pos..]);
+                    self.pos = self.buf.len();
+                    self.scan = self.pos;
+                    return Ok(s);
+                }
+                return Err(ProcessError::Closed);
+            }
+            let Some(fd) = &self.stdout else {
+                return Err(ProcessError::Closed);
+            };
+            let raw = fd.as_raw_fd();
+            let mut fds = [sys::pollfd(fd, libc::POLLIN)];
+            match sys::poll_until(&mut fds, deadline) {
+                Ok(0) => return Err(ProcessError::Timeout(timeout)),
+                Ok(_) => {}
+                Err(e) => return Err(ProcessError::Io(e.to_string())),
+            }
+            self.fill(raw)?;
+        }
+    }
+
+    /// Reads what is available into the buffer.
+    fn fill(&mut self, raw: libc::c_int) -> Result<(), ProcessError> {
+        if self.pos == self.buf.len() {
+            self.buf.clear();
+            self.pos = 0;
+            self.scan = 0;
+        } else if self.pos > 0 && self.buf.capacity() - self.buf.len() < READ_CHUNK / 4 {
+            self.buf.drain(..self.pos);
+            self.scan -= self.pos;
+            self.pos = 0;
+        }
+        self.buf.reserve(READ_CHUNK);
+        let len = self.buf.len();
+        let spare = self.buf.capacity() - len;
+        loop {
+            // SAFETY: reading into the vector's reserved, uninitialised tail; only the
+            // `n` bytes the kernel wrote are then exposed through `set_len`.
+            let r = unsafe { libc::read(raw, self.buf.as_mut_ptr().add(len).cast(), spare) };
+            if r > 0 {
+                // SAFETY: `r <= spare` bytes were initialised by read(2).
+                unsafe { self.buf.set_len(len + r as usize) };
+                return Ok(());
+            }
+            if r == 0 {
+                self.eof = true;
+                return Ok(());
+            }
+            let e = sys::last_err();
+            match e.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::EAGAIN) => return Ok(()),
+                _ => return Err(ProcessError::Io(e.to_string())),
+            }
+        }
+    }
+
+    /// A complete line (or over-long error) from the buffer, if there is one.
+    fn take_line(&mut self, max_len: usize) -> Option<Result<String, ProcessError>> {
+        loop {
+            let nl = self.buf[self.scan..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map(|i| self.scan + i);
+            if self.discarding {
+                match nl {
+                    Some(i) => {
+                        self.pos = i + 1;
+                        self.scan = self.pos;
+                        self.discarding = false;
+                        continue;
+                    }
+                    None => {
+                        self.pos = self.buf.len();
+                        self.scan = self.pos;
+                        return None;
+                    }
+                }
+            }
+            return match nl {
+                Some(i) => {
+                    let mut end = i;
+                    if end > self.pos && self.buf[end - 1] == b'\r' {
+                        end -= 1;
+                    }
+                    let len = end - self.pos;
+                    let start = self.pos;
+                    self.pos = i + 1;
+                    self.scan = self.pos;
+                    if len > max_len {
+                        Some(Err(ProcessError::LineTooLong(len)))
+                    } else {
+                        Some(Ok(line_string(&self.buf[start..end])))
+                    }
+                }
+                None => {
+                    self.scan = self.buf.len();
+                    let len = self.buf.len() - self.pos;
+                    if len > max_len {
+                        self.pos = self.buf.len();
+                        self.scan = self.pos;
+                        self.discarding = true;
+                        Some(Err(ProcessError::LineTooLong(len)))
+                    } else {
+                        None
+                    }
+                }
+            };
+        }
+    }
+
+    /// Last ~4 KiB the bot wrote to stderr (lossy UTF-8), collected continuously.
+    pub fn stderr_tail(&self) -> String {
+        match self.stderr.lock() {
+            Ok(t) => t.text(),
+            Err(p) => p.into_inner().text(),
+        }
+    }
+
+    /// The bot's exit status if it has terminated (non-blocking). Until [`kill`] the bot
+    /// is not reaped, so its process group can still be killed.
+    ///
+    /// [`kill`]: BotProcess::kill
+    pub fn exit_status(&mut self) -> Option<Exit> {
+        if self.exit.is_none() && !self.reaped {
+            self.exit = sys::peek_exit(self.pid);
+        }
+        self.exit.clone()
+    }
+
+    /// SIGKILLs the bot's whole process group, reaps the bot and stops the stderr reader.
+    /// Idempotent; also done on drop.
+    pub fn kill(&mut self) {
+        if !self.reaped {
+            if self.exit.is_none() {
+                self.exit = sys::peek_exit(self.pid);
+            }
+            sys::kill_group(self.pid);
+            let _ = self.child.kill();
+            if let Ok(st) = self.child.wait() {
+                if self.exit.is_none() {
+                    self.exit = Some(sys::exit_from_status(st));
+                }
+            }
+            self.reaped = true;
+            // Again, in case a group member forked while we were killing.
+            sys::kill_group(self.pid);
+        }
+        self.stdin = None;
+        self.stdout = None;
+        self.eof = true;
+        self.stderr_stop = None;
+        if let Some(t) = self.stderr_thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for BotProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn line_string(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
+fn stderr_loop(fd: OwnedFd, stop: OwnedFd, tail: Arc<Mutex<Tail>>) {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let mut fds = [sys::pollfd(&fd, libc::POLLIN), sys::pollfd(&stop, libc::POLLIN)];
+        if sys::poll_until(&mut fds, None).is_err() || fds[1].revents != 0 {
+            return;
+        }
+        if fds[0].revents == 0 {
+            continue;
+        }
+        match sys::read_once(fd.as_raw_fd(), &mut buf) {
+            Ok(ReadOutcome::Data(n)) => match tail.lock() {
+                Ok(mut t) => t.push(&buf[..n]),
+                Err(p) => p.into_inner().push(&buf[..n]),
+            },
+            Ok(ReadOutcome::WouldBlock) => {}
+            Ok(ReadOutcome::Eof) | Err(_) => return,
+        }
+    }
+}

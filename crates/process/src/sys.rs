@@ -1,0 +1,228 @@
+//! Thin, panic-free wrappers around the raw system calls this crate uses.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::time::{Duration, Instant};
+
+use crate::Exit;
+
+/// `errno` of the last failed call, as an `io::Error` (no allocation).
+pub(crate) fn last_err() -> io::Error {
+    io::Error::last_os_error()
+}
+
+/// Puts `fd` into non-blocking mode.
+pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor we own; no memory is passed.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 {
+            return Err(last_err());
+        }
+        if libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(last_err());
+        }
+    }
+    Ok(())
+}
+
+/// A close-on-exec pipe: (read end, write end).
+pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: `fds` is a valid array of two ints.
+    let r = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    if r != 0 {
+        return Err(last_err());
+    }
+    // SAFETY: pipe2 just returned two fresh descriptors that nobody else owns.
+    unsafe { Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))) }
+}
+
+/// A pidfd for `pid` (Linux 5.3+), used only to wake `poll` when the process exits.
+pub(crate) fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
+    // SAFETY: plain syscall with integer arguments.
+    let r = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if r < 0 {
+        None
+    } else {
+        // SAFETY: the kernel returned a fresh descriptor.
+        Some(unsafe { OwnedFd::from_raw_fd(r as RawFd) })
+    }
+}
+
+/// SIGKILL every process of the process group `pgid` (ignores errors: the group may be gone).
+pub(crate) fn kill_group(pgid: libc::pid_t) {
+    if pgid <= 1 {
+        return;
+    }
+    // SAFETY: plain syscall; a negative pid addresses the process group.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+}
+
+/// Has `pid` (our child) terminated? Does not reap it, so its pid stays reserved and
+/// its process group can still be signalled.
+pub(crate) fn peek_exit(pid: libc::pid_t) -> Option<Exit> {
+    // SAFETY: zeroed siginfo_t is a valid value; waitid fills it in.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        loop {
+            let r = libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            );
+            if r == 0 {
+                break;
+            }
+            if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            return None;
+        }
+        if info.si_pid() == 0 {
+            return None;
+        }
+        let status = info.si_status();
+        Some(match info.si_code {
+            libc::CLD_EXITED => Exit::Code(status),
+            _ => Exit::Signal(status),
+        })
+    }
+}
+
+/// Converts a std exit status.
+pub(crate) fn exit_from_status(st: std::process::ExitStatus) -> Exit {
+    use std::os::unix::process::ExitStatusExt;
+    match (st.code(), st.signal()) {
+        (Some(c), _) => Exit::Code(c),
+        (None, Some(s)) => Exit::Signal(s),
+        (None, None) => Exit::Code(-1),
+    }
+}
+
+fn to_timespec(d: Duration) -> libc::timespec {
+    libc::timespec {
+        tv_sec: d.as_secs().min(i32::MAX as u64) as libc::time_t,
+        tv_nsec: d.subsec_nanos() as libc::c_long,
+    }
+}
+
+/// `ppoll` until `deadline` (None = forever). Returns the number of ready descriptors
+/// (0 on timeout). Retries on EINTR.
+pub(crate) fn poll_until(fds: &mut [libc::pollfd], deadline: Option<Instant>) -> io::Result<usize> {
+    loop {
+        let ts = deadline.map(|d| to_timespec(d.saturating_duration_since(Instant::now())));
+        let tsp = ts.as_ref().map_or(std::ptr::null(), |t| t as *const libc::timespec);
+        // SAFETY: `fds` is a valid slice of pollfd; `tsp` is null or points to a live timespec.
+        let r = unsafe {
+            libc::ppoll(
+                fds.as_mut_ptr(),
+                fds.len() as libc::nfds_t,
+                tsp,
+                std::ptr::null(),
+            )
+        };
+        if r >= 0 {
+            return Ok(r as usize);
+        }
+        let e = last_err();
+        if e.raw_os_error() != Some(libc::EINTR) {
+            return Err(e);
+        }
+    }
+}
+
+pub(crate) fn pollfd(fd: &impl AsRawFd, events: libc::c_short) -> libc::pollfd {
+    libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events,
+        revents: 0,
+    }
+}
+
+/// Outcome of one `read`.
+pub(crate) enum ReadOutcome {
+    Data(usize),
+    Eof,
+    WouldBlock,
+}
+
+/// One `read(2)` into `buf`, retrying on EINTR. Errors other than EAGAIN are treated as EOF
+/// by callers that only care whether the stream is still alive.
+pub(crate) fn read_once(fd: RawFd, buf: &mut [u8]) -> io::Result<ReadOutcome> {
+    loop {
+        // SAFETY: `buf` is a valid writable buffer of `buf.len()` bytes.
+        let r = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if r > 0 {
+            return Ok(ReadOutcome::Data(r as usize));
+        }
+        if r == 0 {
+            return Ok(ReadOutcome::Eof);
+        }
+        let e = last_err();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EAGAIN) => return Ok(ReadOutcome::WouldBlock),
+            _ => return Err(e),
+        }
+    }
+}
+
+/// Last `cap` bytes of a byte stream.
+#[derive(Debug)]
+pub(crate) struct Tail {
+    buf: Vec<u8>,
+    cap: usize,
+}
+
+impl Tail {
+    pub(crate) fn new(cap: usize) -> Tail {
+        Tail {
+            buf: Vec::new(),
+            cap,
+        }
+    }
+
+    pub(crate) fn push(&mut self, data: &[u8]) {
+        if data.len() >= self.cap {
+            self.buf.clear();
+            self.buf.extend_from_slice(&data[data.len() - self.cap..]);
+            return;
+        }
+        self.buf.extend_from_slice(data);
+        if self.buf.len() > 2 * self.cap {
+            let cut = self.buf.len() - self.cap;
+            self.buf.drain(..cut);
+        }
+    }
+
+    pub(crate) fn text(&self) -> String {
+        let start = self.buf.len().saturating_sub(self.cap);
+        String::from_utf8_lossy(&self.buf[start..]).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tail;
+
+    #[test]
+    fn tail_keeps_last_bytes() {
+        let mut t = Tail::new(4);
+        t.push(b"ab");
+        assert_eq!(t.text(), "ab");
+        t.push(b"cdef");
+        assert_eq!(t.text(), "cdef");
+        t.push(b"g");
+        assert_eq!(t.text(), "defg");
+        for _ in 0..100 {
+            t.push(b"xy");
+        }
+        assert_eq!(t.text(), "xyxy");
+        t.push(b"0123456789");
+        assert_eq!(t.text(), "6789");
+    }
+}

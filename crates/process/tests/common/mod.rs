@@ -1,0 +1,71 @@
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use koth_process::{Command, Limits, Sandbox};
+
+pub fn bot(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/bots")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A fresh, empty directory for one test.
+pub fn temp_dir(tag: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "koth-process-test-{}-{}-{tag}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create temp dir");
+    d
+}
+
+pub fn py(script: &str) -> Command {
+    Command::new(["python3".to_string(), bot(script)], temp_dir("py"))
+}
+
+pub fn sh(script: &str) -> Command {
+    Command::new(["sh", "-c", script], temp_dir("sh"))
+}
+
+pub fn unsandboxed(mut c: Command) -> Command {
+    c.sandbox = Sandbox::Off;
+    c.limits = Limits::standard();
+    c
+}
+
+/// True once `pid` no longer exists or is a zombie (dead, waiting for init to reap it).
+pub fn dead(pid: u32) -> bool {
+    let stat = match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(s) => s,
+        Err(_) => return true,
+    };
+    // state is the field after the ")" of the command name
+    match stat.rfind(')') {
+        Some(i) => matches!(stat[i + 1..].trim_start().chars().next(), Some('Z') | Some('X')),
+        None => true,
+    }
+}
+
+/// Waits up to 2 s for `pid` to be dead.
+pub fn wait_dead(pid: u32) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(2) {
+        if dead(pid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    dead(pid)
+}
+
+pub fn is_root() -> bool {
+    unsafe { libc::geteuid() == 0 }
+}
