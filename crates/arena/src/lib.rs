@@ -7,6 +7,7 @@
 
 pub mod conformance;
 pub mod game;
+pub mod programs;
 pub mod rng;
 pub mod runner;
 pub mod schedule;

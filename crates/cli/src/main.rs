@@ -1,1 +1,32 @@
-fn main() {}
+//! `koth`: a king-of-the-hill arena for programming games.
+
+mod coup_cmd;
+mod output;
+
+use clap::{Parser, Subcommand};
+
+/// Run bots against each other under exact rules, fast, fairly and reproducibly.
+#[derive(Parser, Debug)]
+#[command(name = "koth", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Coup for 2–6 players: play one narrated game, or loop many and rank the bots.
+    #[command(subcommand)]
+    Coup(coup_cmd::CoupCmd),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Cmd::Coup(c) => coup_cmd::run(c),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(2);
+    }
+}

@@ -387,6 +387,9 @@ impl BotProcess {
         self.stdin = None;
         self.stdout = None;
         self.eof = true;
+        self.buf.clear();
+        self.pos = 0;
+        self.scan = 0;
         self.stderr_stop = None;
         if let Some(t) = self.stderr_thread.take() {
             let _ = t.join();
@@ -410,7 +413,10 @@ fn line_string(bytes: &[u8]) -> String {
 fn stderr_loop(fd: OwnedFd, stop: OwnedFd, tail: Arc<Mutex<Tail>>) {
     let mut buf = vec![0u8; 16 * 1024];
     loop {
-        let mut fds = [sys::pollfd(&fd, libc::POLLIN), sys::pollfd(&stop, libc::POLLIN)];
+        let mut fds = [
+            sys::pollfd(&fd, libc::POLLIN),
+            sys::pollfd(&stop, libc::POLLIN),
+        ];
         if sys::poll_until(&mut fds, None).is_err() || fds[1].revents != 0 {
             return;
         }

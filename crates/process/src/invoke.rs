@@ -61,7 +61,12 @@ impl InvokeResult {
 /// `timeout` plus a ~100 ms grace period) and never panics, whatever the program does:
 /// endless output without newline (kept up to `max_stdout`, the rest drained and
 /// discarded), stderr floods (last 4 KiB kept), forked children holding the pipes open.
-pub fn invoke(cmd: &Command, args: &[String], timeout: Duration, max_stdout: usize) -> InvokeResult {
+pub fn invoke(
+    cmd: &Command,
+    args: &[String],
+    timeout: Duration,
+    max_stdout: usize,
+) -> InvokeResult {
     let start = Instant::now();
     let fail = |msg: String| InvokeResult {
         exit: Exit::SpawnFailed(msg),

@@ -68,9 +68,7 @@ fn detect() -> SandboxSupport {
     } else {
         match UserNsMaps::new() {
             Ok(maps) if probe_child(|| maps.enter()) => {
-                notes.push(
-                    "network: isolated (unprivileged user + network namespace)".to_string(),
-                );
+                notes.push("network: isolated (unprivileged user + network namespace)".to_string());
                 Some(NetMode::UserNs)
             }
             _ => {
@@ -162,7 +160,8 @@ impl UserNsMaps {
     pub(crate) fn new() -> io::Result<UserNsMaps> {
         // SAFETY: trivial getters.
         let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-        let c = |s: &str| CString::new(s).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e));
+        let c =
+            |s: &str| CString::new(s).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e));
         Ok(UserNsMaps {
             setgroups_path: c("/proc/self/setgroups")?,
             uid_map_path: c("/proc/self/uid_map")?,
@@ -291,8 +290,12 @@ pub(crate) fn ruleset_fd(abi: u32, dirs: &[&Path]) -> io::Result<OwnedFd> {
     // SAFETY: fresh descriptor from the kernel (landlock rulesets are O_CLOEXEC).
     let ruleset = unsafe { OwnedFd::from_raw_fd(r as RawFd) };
     for dir in dirs {
-        add_path_rule(&ruleset, dir, handled)
-            .map_err(|e| io::Error::new(e.kind(), format!("landlock rule for {}: {e}", dir.display())))?;
+        add_path_rule(&ruleset, dir, handled).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("landlock rule for {}: {e}", dir.display()),
+            )
+        })?;
     }
     let file_rights = FS_WRITE_FILE | (handled & FS_TRUNCATE);
     add_path_rule(&ruleset, Path::new("/dev/null"), file_rights)

@@ -74,7 +74,10 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
             cmd.cwd.as_path()
         };
         let fd = sandbox::ruleset_fd(landlock_abi, &[cwd]).map_err(|e| {
-            format!("sandbox: cannot confine writes to {}: {e}", cmd.cwd.display())
+            format!(
+                "sandbox: cannot confine writes to {}: {e}",
+                cmd.cwd.display()
+            )
         })?;
         if !cmd.env.iter().any(|(k, _)| k == "TMPDIR") {
             // Temporary files can only be created beneath the bot's directory.
@@ -142,8 +145,5 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
 /// Human-readable spawn error.
 pub(crate) fn spawn_error(cmd: &Command, e: &std::io::Error) -> String {
     let program = cmd.program.first().map(String::as_str).unwrap_or("");
-    format!(
-        "cannot start {program:?} in {}: {e}",
-        cmd.cwd.display()
-    )
+    format!("cannot start {program:?} in {}: {e}", cmd.cwd.display())
 }

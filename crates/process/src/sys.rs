@@ -77,10 +77,13 @@ pub(crate) fn peek_exit(pid: libc::pid_t) -> Option<Exit> {
             if r == 0 {
                 break;
             }
-            if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-                continue;
+            match io::Error::last_os_error().raw_os_error() {
+                Some(libc::EINTR) => continue,
+                // Someone else reaped it (e.g. the host set SIGCHLD to SIG_IGN): it is
+                // gone, with an unknown status.
+                Some(libc::ECHILD) => return Some(Exit::Code(-1)),
+                _ => return None,
             }
-            return None;
         }
         if info.si_pid() == 0 {
             return None;
@@ -115,7 +118,9 @@ fn to_timespec(d: Duration) -> libc::timespec {
 pub(crate) fn poll_until(fds: &mut [libc::pollfd], deadline: Option<Instant>) -> io::Result<usize> {
     loop {
         let ts = deadline.map(|d| to_timespec(d.saturating_duration_since(Instant::now())));
-        let tsp = ts.as_ref().map_or(std::ptr::null(), |t| t as *const libc::timespec);
+        let tsp = ts
+            .as_ref()
+            .map_or(std::ptr::null(), |t| t as *const libc::timespec);
         // SAFETY: `fds` is a valid slice of pollfd; `tsp` is null or points to a live timespec.
         let r = unsafe {
             libc::ppoll(

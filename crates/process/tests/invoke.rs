@@ -61,15 +61,24 @@ fn sleep_forever_times_out() {
     let el = t.elapsed();
     assert_eq!(r.exit, Exit::TimedOut);
     assert!(el >= Duration::from_millis(300), "{el:?}");
-    assert!(el < Duration::from_millis(300 + 250), "took {el:?}");
+    assert!(el < Duration::from_millis(300 + 600), "took {el:?}");
 }
 
 #[test]
 fn busy_loop_times_out() {
     let t = Instant::now();
-    let r = invoke(&sh("while :; do :; done"), &[], Duration::from_millis(200), 1024);
+    let r = invoke(
+        &sh("while :; do :; done"),
+        &[],
+        Duration::from_millis(200),
+        1024,
+    );
     assert_eq!(r.exit, Exit::TimedOut);
-    assert!(t.elapsed() < Duration::from_millis(450), "took {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_millis(900),
+        "took {:?}",
+        t.elapsed()
+    );
 }
 
 #[test]
@@ -80,7 +89,11 @@ fn huge_output_without_newline_is_truncated() {
     assert_eq!(r.stdout.len(), 10_000);
     assert!(r.stdout_truncated);
     assert!(r.stdout.iter().all(|&b| b == 0));
-    assert!(t.elapsed() < Duration::from_secs(5), "took {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        t.elapsed()
+    );
 }
 
 #[test]
@@ -106,7 +119,11 @@ fn stderr_flood_keeps_tail() {
     let r = invoke(&py("stderr_flood.py"), &["20".into()], T, 1024);
     assert_eq!(r.exit, Exit::Code(0));
     assert_eq!(r.stdout_lossy(), "done\n");
-    assert!(r.stderr_tail.ends_with("END-OF-FLOOD\n"), "{:?}", &r.stderr_tail);
+    assert!(
+        r.stderr_tail.ends_with("END-OF-FLOOD\n"),
+        "{:?}",
+        &r.stderr_tail
+    );
     assert!(r.stderr_tail.len() <= 4096 && r.stderr_tail.len() > 1000);
 }
 
@@ -184,12 +201,46 @@ fn relative_program_resolved_in_cwd() {
 
 #[test]
 fn many_invocations_leave_no_zombies_or_fds() {
-    let fds_before = std::fs::read_dir("/proc/self/fd").map(|d| d.count()).unwrap_or(0);
+    let fds_before = std::fs::read_dir("/proc/self/fd")
+        .map(|d| d.count())
+        .unwrap_or(0);
     for i in 0..50 {
         let r = invoke(&sh("echo $0"), &[], T, 64);
         assert_eq!(r.exit, Exit::Code(0), "run {i}");
     }
-    let fds_after = std::fs::read_dir("/proc/self/fd").map(|d| d.count()).unwrap_or(0);
+    let fds_after = std::fs::read_dir("/proc/self/fd")
+        .map(|d| d.count())
+        .unwrap_or(0);
     // Other tests run concurrently and open fds too; allow slack but catch a leak per call.
     assert!(fds_after < fds_before + 20, "{fds_before} -> {fds_after}");
+}
+
+#[test]
+fn extreme_timeouts() {
+    let r = invoke(&sh("echo hi"), &[], Duration::MAX, usize::MAX);
+    assert_eq!(r.exit, Exit::Code(0));
+    assert_eq!(r.stdout, b"hi\n");
+    let t = Instant::now();
+    let r = invoke(&sh("sleep 1000"), &[], Duration::ZERO, 0);
+    assert_eq!(r.exit, Exit::TimedOut);
+    assert!(t.elapsed() < Duration::from_millis(300));
+    let r = invoke(&sh("echo hi"), &[], T, 0);
+    assert!(r.stdout.is_empty() && r.stdout_truncated);
+}
+
+#[test]
+fn closed_pipes_but_still_running_times_out() {
+    let t = Instant::now();
+    let r = invoke(
+        &sh("exec >&- 2>&-; sleep 1000"),
+        &[],
+        Duration::from_millis(200),
+        10,
+    );
+    assert_eq!(r.exit, Exit::TimedOut);
+    assert!(
+        t.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        t.elapsed()
+    );
 }

@@ -8,12 +8,15 @@
 //!   tournament entrants.
 //! - [`protocol`]: the original command line for external programs, and
 //!   [`programs`]: the list file of a tournament of programs.
+//! - [`ExternalSamurai`]: a program of the original challenge, run once per turn
+//!   through `koth_process`; [`program_entrants`] makes a field of a list file.
 //! - [`narrate_turn`] and [`narrate_end`]: a duel in words.
 #![warn(missing_docs)]
 
 mod action;
 mod bot;
 mod builtin;
+mod external;
 mod narrate;
 pub mod programs;
 pub mod protocol;
@@ -27,6 +30,7 @@ pub use bot::{entrant, Samurai, SamuraiAgent};
 pub use builtin::{
     builtin, entrants, Bower, Copycat, Guardian, Predictor, RandomSamurai, Ronin, Waiter, BUILTIN_NAMES,
 };
+pub use external::{program_entrants, ExternalOptions, ExternalSamurai, Note, NoteSink};
 pub use narrate::{narrate_end, narrate_turn, narrate_turn_with};
 pub use rules::Rules;
 pub use state::{EndReason, Observation, SamuraiState, State};

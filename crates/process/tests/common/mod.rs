@@ -49,7 +49,10 @@ pub fn dead(pid: u32) -> bool {
     };
     // state is the field after the ")" of the command name
     match stat.rfind(')') {
-        Some(i) => matches!(stat[i + 1..].trim_start().chars().next(), Some('Z') | Some('X')),
+        Some(i) => matches!(
+            stat[i + 1..].trim_start().chars().next(),
+            Some('Z') | Some('X')
+        ),
         None => true,
     }
 }

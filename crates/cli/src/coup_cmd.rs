@@ -1,0 +1,265 @@
+//! `koth coup play` and `koth coup loop`.
+
+use crate::output::{self, Bar, Columns, Summary};
+use anyhow::{bail, Result};
+use clap::{Args, Subcommand};
+use koth_arena::runner::dedup_names;
+use koth_arena::{Agent, Entrant, RecordLevel, Schedule, Scoring, Tournament};
+use koth_coup::narrate::{describe, status, Tone};
+use koth_coup::{bots, builtin_entrant, BotAgent, Rules, State};
+use owo_colors::OwoColorize;
+use std::path::PathBuf;
+
+/// Coup for 2–6 players.
+#[derive(Subcommand, Debug)]
+pub enum CoupCmd {
+    /// Narrate one game, turn by turn.
+    Play(PlayArgs),
+    /// Play many games among built-in bots and rank them (zero-sum scoring).
+    Loop(LoopArgs),
+    /// List the built-in bots.
+    Bots,
+}
+
+/// Options of `koth coup play`.
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    /// Bots at the table, in seat order, comma-separated (2 to 6).
+    #[arg(long, value_delimiter = ',', default_value = "honest,counter,bluffer,economist")]
+    pub bots: Vec<String>,
+    /// Seed of the deal and the bots' randomness (random if left out).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Rule set: standard or ppcg.
+    #[arg(long, default_value = "standard")]
+    pub rules: String,
+    /// Hide the players' face-down cards (show only what a player at the table sees).
+    #[arg(long)]
+    pub hide_cards: bool,
+    /// Shuffle the seats instead of seating the bots in the order given.
+    #[arg(long)]
+    pub shuffle_seats: bool,
+}
+
+/// Options of `koth coup loop`.
+#[derive(Args, Debug)]
+pub struct LoopArgs {
+    /// Games to play.
+    #[arg(long, default_value_t = 100_000)]
+    pub games: u64,
+    /// Bots in the tournament, comma-separated; a name twice means two seats of it.
+    #[arg(long, value_delimiter = ',', default_value = "static,honest,random,counter,bluffer,economist,challenger,skeptic")]
+    pub bots: Vec<String>,
+    /// Master seed (random if left out; printed so the run can be repeated).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Seats per game (default: min(6, bots)); with more bots, each game seats a random draw.
+    #[arg(long)]
+    pub table_size: Option<usize>,
+    /// Worker threads (default: every core). Results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Rule set: standard or ppcg.
+    #[arg(long, default_value = "standard")]
+    pub rules: String,
+    /// Turns before a game ends with every survivor a winner.
+    #[arg(long)]
+    pub turn_cap: Option<u32>,
+    /// Write the leaderboard, seed, rules and timing as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub summary_json: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Runs a `koth coup` command.
+pub fn run(cmd: CoupCmd) -> Result<()> {
+    match cmd {
+        CoupCmd::Play(a) => play(a),
+        CoupCmd::Loop(a) => run_loop(a),
+        CoupCmd::Bots => {
+            for (name, about) in bots::BUILTINS {
+                println!("{name:<12} {about}");
+            }
+            Ok(())
+        }
+    }
+}
+
+fn rules_named(name: &str) -> Result<Rules> {
+    Rules::preset(name).ok_or_else(|| anyhow::anyhow!("unknown rule set {name:?}: use one of {}", Rules::PRESETS.join(", ")))
+}
+
+fn check_bots(names: &[String]) -> Result<()> {
+    for n in names {
+        if bots::builtin(n).is_none() {
+            let known: Vec<&str> = bots::BUILTINS.iter().map(|b| b.0).collect();
+            bail!("unknown bot {n:?}: the built-in bots are {}", known.join(", "));
+        }
+    }
+    Ok(())
+}
+
+/// The entrants for a list of built-in bot names, de-duplicated as seed 003 does.
+pub fn entrants(names: &[String]) -> Result<Vec<Entrant<State>>> {
+    check_bots(names)?;
+    let display = dedup_names(names);
+    Ok(names
+        .iter()
+        .zip(display)
+        .map(|(bot, shown)| builtin_entrant(bot, shown).expect("checked above"))
+        .collect())
+}
+
+fn run_loop(a: LoopArgs) -> Result<()> {
+    let mut rules = rules_named(&a.rules)?;
+    if let Some(cap) = a.turn_cap {
+        if cap == 0 {
+            bail!("--turn-cap must be at least 1");
+        }
+        rules.turn_cap = cap;
+    }
+    if a.bots.len() < 2 {
+        bail!("a tournament needs at least 2 bots, got {}", a.bots.len());
+    }
+    let entrants = entrants(&a.bots)?;
+    let max = rules.max_seats as usize;
+    let table = a.table_size.unwrap_or(entrants.len().min(max));
+    if table < rules.min_seats as usize || table > max {
+        bail!("--table-size {table} is outside {}..={} for the {} rules", rules.min_seats, max, a.rules);
+    }
+    if table > entrants.len() {
+        bail!("--table-size {table} needs at least {table} bots, got {}", entrants.len());
+    }
+    let seed = a.seed.unwrap_or_else(output::fresh_seed);
+    let threads = output::threads(a.threads);
+    let t = Tournament {
+        rules,
+        entrants,
+        schedule: Schedule::RandomTables { games: a.games, table },
+        scoring: Scoring::ZeroSum,
+        seed,
+        threads,
+        records: RecordLevel::None,
+    };
+    eprintln!(
+        "Coup ({} rules): {} games, {} bots, {} per table, seed {}, {} thread{}",
+        a.rules,
+        a.games,
+        t.entrants.len(),
+        table,
+        seed,
+        threads,
+        if threads == 1 { "" } else { "s" }
+    );
+    let mut bar = Bar::new(a.games, a.quiet);
+    let summary = t.run_range(0..a.games, &mut bar, output::ctrl_c_flag());
+    bar.finish();
+    println!("{}", output::leaderboard(&summary.standings, Columns::ZeroSum));
+    println!("{}", output::run_line(&summary, seed, threads));
+    if let Some(path) = &a.summary_json {
+        Summary::new("coup", &t.rules, seed, &t.schedule, t.scoring, threads, &summary).write(path)?;
+        println!("summary written to {}", path.display());
+    }
+    Ok(())
+}
+
+fn play(a: PlayArgs) -> Result<()> {
+    let rules = rules_named(&a.rules)?;
+    let n = a.bots.len();
+    if n < rules.min_seats as usize || n > rules.max_seats as usize {
+        bail!("the {} rules seat {} to {} players, got {n} bots", a.rules, rules.min_seats, rules.max_seats);
+    }
+    check_bots(&a.bots)?;
+    let seed = a.seed.unwrap_or_else(output::fresh_seed);
+    let mut order: Vec<usize> = (0..n).collect();
+    if a.shuffle_seats {
+        koth_arena::Rng::new(seed ^ 0x5EA7).shuffle(&mut order);
+    }
+    let bot_names: Vec<String> = order.iter().map(|&i| a.bots[i].clone()).collect();
+    let names = dedup_names(&bot_names);
+    let mut agents: Vec<BotAgent> =
+        bot_names.iter().map(|b| BotAgent(bots::builtin(b).expect("checked"))).collect();
+    let mut game = State::new(rules, n, seed);
+    println!("{}", format!("Coup, {} rules, seed {seed}: {}", a.rules, names.join(", ")).bold());
+    if !a.hide_cards {
+        for (s, name) in names.iter().enumerate() {
+            let cards: Vec<String> = game.hand(s).iter().map(|c| c.to_string()).collect();
+            println!("  {name} is dealt {}", cards.join(" and ").dimmed());
+        }
+    }
+    for (s, agent) in agents.iter_mut().enumerate() {
+        agent.start(&game, s, koth_arena::rng::derive_seed(seed, 1 + s as u64)).ok();
+    }
+    let mut legal = Vec::new();
+    let mut shown = 0;
+    shown = narrate(&game, &names, shown, a.hide_cards);
+    while let Some(seat) = game.to_move() {
+        legal.clear();
+        game.legal_choices(&mut legal);
+        match agents[seat].decide(&game, seat, &legal) {
+            Ok(c) if legal.contains(&c) => game.apply(c)?,
+            Ok(c) => {
+                println!("{}", format!("{} answered an illegal choice {c:?} and forfeits", names[seat]).red());
+                game.forfeit(seat);
+            }
+            Err(f) => {
+                println!("{}", format!("{} forfeits: {}", names[seat], f.reason).red());
+                game.forfeit(seat);
+            }
+        }
+        shown = narrate(&game, &names, shown, a.hide_cards);
+    }
+    for (s, agent) in agents.iter_mut().enumerate() {
+        agent.finish(&game, s);
+    }
+    let o = game.outcome().expect("the game is over");
+    let winners: Vec<&str> = o.winners.iter().map(|s| names[s].as_str()).collect();
+    let how = match o.ending {
+        koth_arena::Ending::TurnCap => format!(" (turn cap of {} reached: every survivor wins)", rules.turn_cap),
+        _ => String::new(),
+    };
+    println!(
+        "\n{} {} after {} turns{how}",
+        if winners.len() == 1 { "Winner:" } else { "Winners:" }.bold(),
+        winners.join(", ").green().bold(),
+        o.turns
+    );
+    Ok(())
+}
+
+/// Prints the log from `from` on, then the table's state; returns the new length.
+fn narrate(game: &State, names: &[String], from: usize, hide: bool) -> usize {
+    let log = game.log();
+    if from == log.len() {
+        return from;
+    }
+    for e in &log[from..] {
+        let (tone, text) = describe(e, names);
+        match tone {
+            Tone::Turn => println!("\n{}", text.bold().underline()),
+            Tone::Claim => println!("  {}", text.cyan()),
+            Tone::Challenge => println!("  {}", text.yellow().bold()),
+            Tone::Block => println!("  {}", text.magenta()),
+            Tone::Reveal => println!("  {}", text.green()),
+            Tone::Loss => println!("  {}", text.red()),
+            Tone::Gain => println!("  {}", text.green()),
+            Tone::Out => println!("  {}", text.red().bold()),
+            Tone::Quiet => println!("  {}", text.dimmed()),
+        }
+    }
+    let mut line = status(game, names);
+    if !hide {
+        let hands: Vec<String> = (0..game.players())
+            .filter(|&s| game.is_alive(s))
+            .map(|s| {
+                let cards: Vec<String> = game.hand(s).iter().map(|c| c.to_string()).collect();
+                format!("{}: {}", names[s], cards.join("+"))
+            })
+            .collect();
+        line = format!("{line}\n    hidden: {}", hands.join("  "));
+    }
+    println!("    {}", line.dimmed());
+    log.len()
+}

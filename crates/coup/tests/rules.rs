@@ -1,0 +1,404 @@
+//! Golden tests: every rule case of specs/coup.md as a short scripted game.
+
+use koth_arena::{Ending, SeatSet};
+use koth_coup::Card::{self, *};
+use koth_coup::{Action, Choice, Event, Keep, Pending, Rules, State};
+
+/// A game from explicit hands, coins and deck (bottom to top).
+fn setup(rules: Rules, hands: &[&[Card]], coins: &[u8], deck: &[Card]) -> State {
+    State::from_setup(rules, hands, coins, deck, 1).unwrap()
+}
+
+/// The rest of the deck for `hands`: all cards not dealt.
+fn rest(hands: &[&[Card]]) -> Vec<Card> {
+    let mut d = koth_coup::full_deck().to_vec();
+    for h in hands {
+        for c in h.iter() {
+            let i = d.iter().position(|x| x == c).unwrap();
+            d.remove(i);
+        }
+    }
+    d
+}
+
+fn std_game(hands: &[&[Card]], coins: &[u8]) -> State {
+    setup(Rules::standard(), hands, coins, &rest(hands))
+}
+
+fn play(g: &mut State, choices: &[Choice]) {
+    for (i, &c) in choices.iter().enumerate() {
+        g.apply(c).unwrap_or_else(|e| panic!("step {i}: {e}; pending {:?}", g.pending()));
+        g.check_invariants().unwrap();
+    }
+}
+
+fn legal(g: &State) -> Vec<Choice> {
+    let mut v = Vec::new();
+    g.legal_choices(&mut v);
+    v
+}
+
+use Choice::{Block, Challenge, Lose, Pass};
+fn act(a: Action) -> Choice {
+    Choice::Act(a)
+}
+
+#[test]
+fn failed_challenge_of_an_assassinate_costs_the_target_two_influence() {
+    let mut g = std_game(&[&[Assassin, Duke], &[Captain, Contessa]], &[3, 2]);
+    play(&mut g, &[act(Action::Assassinate(1)), Challenge]);
+    assert!(g.log().contains(&Event::Reveal { player: 0, card: Assassin, replaced: true }));
+    assert_eq!(g.pending(), Pending::LoseInfluence { player: 1 });
+    play(&mut g, &[Lose(Captain)]);
+    // Standard rules: the target may still block after losing the challenge.
+    assert_eq!(g.pending(), Pending::Block { actor: 0, action: Action::Assassinate(1), asker: 1 });
+    play(&mut g, &[Pass, Lose(Contessa)]);
+    assert_eq!(g.influence(1), 0);
+    let o = g.outcome().unwrap();
+    assert_eq!(o.winners, SeatSet::single(0));
+    assert_eq!(o.ending, Ending::Decided);
+    assert_eq!(g.coins(0), 0, "the assassination was paid");
+}
+
+#[test]
+fn a_target_may_block_after_losing_a_challenge() {
+    let mut g = std_game(&[&[Assassin, Duke], &[Captain, Contessa]], &[3, 2]);
+    play(&mut g, &[act(Action::Assassinate(1)), Challenge, Lose(Captain), Block(Contessa), Pass]);
+    assert_eq!(g.influence(1), 1);
+    assert!(g.log().contains(&Event::Blocked { blocker: 1 }));
+    assert_eq!(g.coins(0), 0, "coins stay spent when blocked");
+}
+
+#[test]
+fn a_caught_contessa_bluff_costs_two_influence() {
+    let mut g = std_game(&[&[Assassin, Duke], &[Captain, Ambassador]], &[3, 2]);
+    play(&mut g, &[act(Action::Assassinate(1)), Pass, Block(Contessa), Challenge]);
+    assert!(g.log().contains(&Event::CaughtBluffing { player: 1, card: Contessa }));
+    play(&mut g, &[Lose(Captain)]);
+    // The block fails, the assassination goes on.
+    assert_eq!(g.pending(), Pending::LoseInfluence { player: 1 });
+    play(&mut g, &[Lose(Ambassador)]);
+    assert_eq!(g.outcome().unwrap().winners, SeatSet::single(0));
+}
+
+#[test]
+fn assassinate_coins_are_refunded_when_the_claim_is_caught() {
+    let mut g = std_game(&[&[Captain, Duke], &[Captain, Contessa], &[Duke, Duke]], &[3, 2, 2]);
+    play(&mut g, &[act(Action::Assassinate(1))]);
+    assert_eq!(g.coins(0), 0, "paid on declaring");
+    play(&mut g, &[Pass, Challenge]);
+    assert!(g.log().contains(&Event::Refund { player: 0, coins: 3 }));
+    assert_eq!(g.coins(0), 3);
+    play(&mut g, &[Lose(Captain)]);
+    assert_eq!(g.influence(1), 2, "the action failed");
+    assert_eq!(g.pending(), Pending::Action { actor: 1 });
+}
+
+#[test]
+fn assassinate_coins_are_not_refunded_when_blocked() {
+    let mut g = std_game(&[&[Assassin, Duke], &[Captain, Contessa]], &[3, 2]);
+    play(&mut g, &[act(Action::Assassinate(1)), Pass, Block(Contessa), Pass]);
+    assert_eq!(g.coins(0), 0);
+    assert_eq!(g.influence(1), 2);
+    assert_eq!(g.pending(), Pending::Action { actor: 1 });
+}
+
+#[test]
+fn a_blocked_assassination_with_a_real_contessa_costs_the_challenger() {
+    let mut g = std_game(&[&[Assassin, Duke], &[Captain, Contessa]], &[3, 2]);
+    play(&mut g, &[act(Action::Assassinate(1)), Pass, Block(Contessa), Challenge]);
+    assert!(g.log().contains(&Event::Reveal { player: 1, card: Contessa, replaced: true }));
+    assert_eq!(g.pending(), Pending::LoseInfluence { player: 0 });
+    play(&mut g, &[Lose(Duke)]);
+    assert_eq!(g.influence(1), 2);
+    assert!(g.log().contains(&Event::Blocked { blocker: 1 }));
+}
+
+#[test]
+fn steal_from_a_one_coin_player_takes_one() {
+    let mut g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[2, 1]);
+    play(&mut g, &[act(Action::Steal(1)), Pass, Pass]);
+    assert_eq!((g.coins(0), g.coins(1)), (3, 0));
+    assert!(g.log().contains(&Event::Steal { thief: 0, victim: 1, coins: 1 }));
+    let mut g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[2, 5]);
+    play(&mut g, &[act(Action::Steal(1)), Pass, Pass]);
+    assert_eq!((g.coins(0), g.coins(1)), (4, 3));
+}
+
+#[test]
+fn steal_needs_a_target_with_coins() {
+    let g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[2, 0]);
+    assert!(!legal(&g).contains(&act(Action::Steal(1))));
+    assert!(g.clone().apply(act(Action::Steal(1))).is_err());
+}
+
+#[test]
+fn steal_can_be_blocked_with_captain_or_ambassador() {
+    let g = {
+        let mut g = std_game(&[&[Captain, Duke], &[Ambassador, Contessa]], &[2, 4]);
+        play(&mut g, &[act(Action::Steal(1)), Pass]);
+        g
+    };
+    assert_eq!(legal(&g), vec![Pass, Block(Captain), Block(Ambassador)]);
+    let mut g2 = g.clone();
+    play(&mut g2, &[Block(Ambassador), Pass]);
+    assert_eq!((g2.coins(0), g2.coins(1)), (2, 4));
+}
+
+#[test]
+fn a_truthful_revealed_card_returns_to_the_deck_and_is_replaced() {
+    // The deck holds no Duke: the replacement can only be a Duke if the revealed one
+    // went back first (return, shuffle, draw).
+    let hands: [&[Card]; 2] = [&[Duke, Captain], &[Duke, Duke]];
+    let deck = rest(&hands);
+    assert!(!deck.contains(&Duke));
+    let mut drew_duke_back = 0;
+    let mut drew_other = 0;
+    for seed in 0..200 {
+        let mut g = State::from_setup(Rules::standard(), &hands, &[2, 2], &deck, seed).unwrap();
+        play(&mut g, &[act(Action::Tax), Challenge]);
+        assert_eq!(g.deck_size(), deck.len(), "returned one, drew one");
+        assert_eq!(g.influence(0), 2, "a player revealing to win keeps their influence count");
+        match g.hand(0).iter().filter(|&&c| c == Duke).count() {
+            1 => drew_duke_back += 1,
+            0 => drew_other += 1,
+            n => panic!("{n} dukes"),
+        }
+        assert!(g.hand(0).contains(&Captain));
+        play(&mut g, &[Lose(Duke)]);
+        assert_eq!(g.coins(0), 5, "the action goes on");
+        assert_eq!(g.revealed(1), [Duke], "lost cards stay face up, out of the deck");
+    }
+    assert!(drew_duke_back > 0 && drew_other > 0, "{drew_duke_back} {drew_other}");
+}
+
+#[test]
+fn forced_coup_at_ten_coins() {
+    let g = std_game(&[&[Captain, Duke], &[Captain, Contessa], &[Duke, Assassin]], &[10, 2, 2]);
+    assert_eq!(legal(&g), vec![act(Action::Coup(1)), act(Action::Coup(2))]);
+    let g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[9, 2]);
+    assert!(legal(&g).contains(&act(Action::Income)));
+    assert!(legal(&g).contains(&act(Action::Coup(1))));
+}
+
+#[test]
+fn coup_costs_seven_and_assassinate_three() {
+    let g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[6, 2]);
+    let l = legal(&g);
+    assert!(!l.contains(&act(Action::Coup(1))));
+    assert!(l.contains(&act(Action::Assassinate(1))));
+    let g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[2, 2]);
+    assert!(!legal(&g).contains(&act(Action::Assassinate(1))));
+    let mut g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[7, 2]);
+    play(&mut g, &[act(Action::Coup(1))]);
+    assert_eq!(g.coins(0), 0);
+    assert_eq!(legal(&g), vec![Lose(Captain), Lose(Contessa)]);
+    play(&mut g, &[Lose(Contessa)]);
+    assert_eq!(g.revealed(1), [Contessa]);
+}
+
+#[test]
+fn exchange_keeps_the_hand_size() {
+    let hands: [&[Card]; 2] = [&[Ambassador, Duke], &[Captain, Contessa]];
+    let mut g = std_game(&hands, &[2, 2]);
+    let deck_before = g.deck_size();
+    play(&mut g, &[act(Action::Exchange), Pass]);
+    let drawn = g.drawn().unwrap();
+    let options = legal(&g);
+    assert!(options.iter().all(|c| matches!(c, Choice::Keep(k) if k.cards().len() == 2)));
+    // Four cards give at most six pairs.
+    assert!(!options.is_empty() && options.len() <= 6);
+    let keep = Keep::new(&[drawn[0], drawn[1]]).unwrap();
+    play(&mut g, &[Choice::Keep(keep)]);
+    assert_eq!(g.influence(0), 2);
+    assert_eq!(g.deck_size(), deck_before);
+    let mut held = g.hand(0).to_vec();
+    held.sort();
+    let mut want = drawn.to_vec();
+    want.sort();
+    assert_eq!(held, want);
+
+    // With one influence, keep one card of three.
+    let mut g = setup(Rules::standard(), &[&[Ambassador], &[Captain, Contessa]], &[2, 2], &rest(&[&[Ambassador, Duke], &[Captain, Contessa]]));
+    play(&mut g, &[act(Action::Exchange), Pass]);
+    assert!(legal(&g).iter().all(|c| matches!(c, Choice::Keep(k) if k.cards().len() == 1)));
+    let first = legal(&g)[0];
+    play(&mut g, &[first]);
+    assert_eq!(g.influence(0), 1);
+}
+
+#[test]
+fn a_bad_keep_is_refused() {
+    let mut g = std_game(&[&[Ambassador, Duke], &[Captain, Contessa]], &[2, 2]);
+    play(&mut g, &[act(Action::Exchange), Pass]);
+    let drawn = g.drawn().unwrap();
+    let pool = [Ambassador, Duke, drawn[0], drawn[1]];
+    let absent = Card::ALL.into_iter().find(|c| !pool.contains(c)).unwrap();
+    // A card from outside hand and drawn, too few cards, or two copies of one held once.
+    let twice = [Ambassador, Duke].into_iter().find(|c| pool.iter().filter(|&x| x == c).count() == 1).unwrap();
+    let bad = [Keep::new(&[absent, Duke]).unwrap(), Keep::new(&[Duke]).unwrap(), Keep::new(&[twice, twice]).unwrap()];
+    for k in bad {
+        assert!(g.clone().apply(Choice::Keep(k)).is_err(), "{k:?} must be refused");
+    }
+}
+
+#[test]
+fn foreign_aid_may_be_blocked_by_any_player_in_seat_order() {
+    let hands: [&[Card]; 4] = [&[Captain, Ambassador], &[Captain, Contessa], &[Duke, Assassin], &[Duke, Contessa]];
+    let mut g = std_game(&hands, &[2, 2, 2, 2]);
+    play(&mut g, &[act(Action::ForeignAid)]);
+    assert_eq!(g.pending(), Pending::Block { actor: 0, action: Action::ForeignAid, asker: 1 });
+    play(&mut g, &[Pass]);
+    assert_eq!(g.pending(), Pending::Block { actor: 0, action: Action::ForeignAid, asker: 2 });
+    play(&mut g, &[Block(Duke)]);
+    // Every other live player, the actor included, may challenge the block, in seat
+    // order after the blocker.
+    let askers: Vec<usize> = (0..3)
+        .map(|_| {
+            let a = match g.pending() {
+                Pending::ChallengeBlock { asker, .. } => asker,
+                p => panic!("{p:?}"),
+            };
+            play(&mut g, &[Pass]);
+            a
+        })
+        .collect();
+    assert_eq!(askers, [3, 0, 1]);
+    assert!(g.log().contains(&Event::Blocked { blocker: 2 }));
+    assert_eq!(g.coins(0), 2);
+    assert_eq!(g.pending(), Pending::Action { actor: 1 });
+}
+
+#[test]
+fn foreign_aid_unblocked_gives_two() {
+    let mut g = std_game(&[&[Captain, Ambassador], &[Captain, Contessa], &[Duke, Assassin]], &[2, 2, 2]);
+    play(&mut g, &[act(Action::ForeignAid), Pass, Pass]);
+    assert_eq!(g.coins(0), 4);
+}
+
+#[test]
+fn challenges_are_asked_in_seat_order_after_the_actor() {
+    let hands: [&[Card]; 4] = [&[Captain, Ambassador], &[Captain, Contessa], &[Duke, Assassin], &[Duke, Contessa]];
+    let mut g = std_game(&hands, &[2, 2, 2, 2]);
+    play(&mut g, &[act(Action::Income), act(Action::Tax)]);
+    let mut askers = Vec::new();
+    while let Pending::ChallengeAction { asker, .. } = g.pending() {
+        askers.push(asker);
+        play(&mut g, &[Pass]);
+    }
+    assert_eq!(askers, [2, 3, 0]);
+    assert_eq!(g.coins(1), 5);
+}
+
+#[test]
+fn dead_players_are_never_asked() {
+    let hands: [&[Card]; 3] = [&[Captain, Ambassador], &[Captain, Contessa], &[Duke, Assassin]];
+    let mut g = std_game(&hands, &[7, 2, 2]);
+    play(&mut g, &[act(Action::Coup(1)), Lose(Captain)]);
+    // Seat 1 still in with one card; coup again later. Kill seat 1 through a lost
+    // challenge instead: seat 1 challenges seat 2's true Duke.
+    play(&mut g, &[act(Action::Income), act(Action::Tax), Pass, Challenge, Lose(Contessa)]);
+    assert!(!g.is_alive(1));
+    // Seat 2's tax goes on; seat 0 is the only one left to ask.
+    assert_eq!(g.coins(2), 5);
+    assert_eq!(g.pending(), Pending::Action { actor: 0 });
+    play(&mut g, &[act(Action::Tax)]);
+    assert_eq!(g.pending(), Pending::ChallengeAction { actor: 0, action: Action::Tax, asker: 2 });
+}
+
+#[test]
+fn the_turn_cap_ends_with_every_survivor_a_winner() {
+    let mut rules = Rules::standard();
+    rules.turn_cap = 4;
+    let hands: [&[Card]; 3] = [&[Captain, Ambassador], &[Captain, Contessa], &[Duke, Assassin]];
+    let mut g = setup(rules, &hands, &[2, 2, 2], &rest(&hands));
+    play(&mut g, &[act(Action::Income), act(Action::Income), act(Action::Income)]);
+    assert!(!g.is_over());
+    play(&mut g, &[act(Action::Income)]);
+    let o = g.outcome().unwrap();
+    assert_eq!(o.ending, Ending::TurnCap);
+    assert_eq!(o.winners, SeatSet::all(3));
+    assert_eq!(o.turns, 4);
+}
+
+#[test]
+fn forfeit_reveals_everything_and_the_game_goes_on() {
+    let hands: [&[Card]; 3] = [&[Captain, Ambassador], &[Captain, Contessa], &[Duke, Assassin]];
+    let mut g = std_game(&hands, &[2, 2, 2]);
+    play(&mut g, &[act(Action::Tax)]);
+    // Seat 1 is asked and forfeits: it is out, the round moves on to seat 2.
+    g.forfeit(1);
+    g.check_invariants().unwrap();
+    assert_eq!(g.revealed(1), [Captain, Contessa]);
+    assert_eq!(g.pending(), Pending::ChallengeAction { actor: 0, action: Action::Tax, asker: 2 });
+    play(&mut g, &[Pass]);
+    assert_eq!(g.coins(0), 5);
+    assert_eq!(g.pending(), Pending::Action { actor: 2 });
+    g.forfeit(2);
+    assert_eq!(g.outcome().unwrap().winners, SeatSet::single(0));
+}
+
+#[test]
+fn answers_out_of_turn_are_refused() {
+    let mut g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[2, 2]);
+    for c in [Pass, Challenge, Block(Duke), Lose(Captain)] {
+        assert!(g.apply(c).is_err());
+    }
+    play(&mut g, &[act(Action::Tax)]);
+    assert!(g.apply(act(Action::Income)).is_err());
+    assert!(g.apply(Block(Duke)).is_err(), "Tax cannot be blocked");
+}
+
+// ----- the ppcg rule set -----
+
+#[test]
+fn ppcg_starts_with_one_coin_and_two_players() {
+    let g = State::new(Rules::ppcg(), 2, 5);
+    assert_eq!((g.coins(0), g.coins(1)), (1, 1));
+    assert_eq!(g.influence(0), 2);
+}
+
+#[test]
+fn ppcg_target_answers_once_challenge_or_block() {
+    let hands: [&[Card]; 2] = [&[Captain, Duke], &[Ambassador, Contessa]];
+    let mut g = setup(Rules::ppcg(), &hands, &[1, 3], &rest(&hands));
+    play(&mut g, &[act(Action::Steal(1))]);
+    assert_eq!(legal(&g), vec![Pass, Challenge, Block(Captain), Block(Ambassador)]);
+    // Challenge and lose: no block afterwards, the steal goes through.
+    play(&mut g, &[Challenge, Lose(Contessa)]);
+    assert_eq!((g.coins(0), g.coins(1)), (3, 1));
+    assert_eq!(g.pending(), Pending::Action { actor: 1 });
+}
+
+#[test]
+fn ppcg_assassinate_target_who_challenges_and_loses_is_out() {
+    let hands: [&[Card]; 2] = [&[Assassin, Duke], &[Ambassador, Contessa]];
+    let mut g = setup(Rules::ppcg(), &hands, &[3, 1], &rest(&hands));
+    play(&mut g, &[act(Action::Assassinate(1))]);
+    assert_eq!(legal(&g), vec![Pass, Challenge, Block(Contessa)]);
+    play(&mut g, &[Challenge, Lose(Ambassador), Lose(Contessa)]);
+    assert_eq!(g.outcome().unwrap().winners, SeatSet::single(0));
+}
+
+#[test]
+fn ppcg_keeps_a_revealed_ambassador_in_a_challenged_exchange() {
+    let hands: [&[Card]; 2] = [&[Ambassador, Duke], &[Captain, Contessa]];
+    let mut g = setup(Rules::ppcg(), &hands, &[1, 1], &rest(&hands));
+    play(&mut g, &[act(Action::Exchange), Challenge]);
+    assert!(g.log().contains(&Event::Reveal { player: 0, card: Ambassador, replaced: false }));
+    assert_eq!(g.hand(0), [Ambassador, Duke]);
+    play(&mut g, &[Lose(Captain)]);
+    assert!(matches!(g.pending(), Pending::Exchange { actor: 0 }), "the exchange goes ahead");
+    // Standard rules replace it.
+    let mut g = std_game(&hands, &[2, 2]);
+    play(&mut g, &[act(Action::Exchange), Challenge]);
+    assert!(g.log().contains(&Event::Reveal { player: 0, card: Ambassador, replaced: true }));
+}
+
+#[test]
+fn first_player_coins_option() {
+    let mut rules = Rules::standard();
+    rules.first_player_coins = Some(1);
+    let g = State::new(rules, 2, 3);
+    assert_eq!((g.coins(0), g.coins(1)), (1, 2));
+}

@@ -1,0 +1,1 @@
+//! Seed 000 protocol. Work in progress.

@@ -1,0 +1,193 @@
+//! Samurai that are external programs speaking the original command-line protocol:
+//! launched once per turn, recorded as W whenever they misbehave.
+
+use crate::action::Action;
+use crate::programs::ProgramEntry;
+use crate::protocol::{arguments, read_output};
+use crate::state::State;
+use koth_arena::{Agent, Entrant, Fault, Seat};
+use koth_process::{invoke, Command, Exit, Limits, Sandbox};
+use serde::{Deserialize, Serialize};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Why a program's turn was recorded as W (or otherwise noteworthy).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    /// The program's name.
+    pub program: String,
+    /// The seed of the match (the game's seed in a tournament record).
+    pub game_seed: u64,
+    /// The program's seat.
+    pub seat: Seat,
+    /// The turn, from 1.
+    pub turn: u32,
+    /// What went wrong, e.g. `no answer within 1000 ms`.
+    pub reason: String,
+    /// The last lines the program wrote to stderr, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr_tail: Option<String>,
+}
+
+/// Where the notes of every program of a tournament are collected, in the order
+/// they happen (across worker threads).
+pub type NoteSink = Arc<Mutex<Vec<Note>>>;
+
+/// How external programs are run.
+#[derive(Clone, Debug)]
+pub struct ExternalOptions {
+    /// Time from launch to exit for one answer (the original's 1000 ms).
+    pub timeout: Duration,
+    /// Bytes of output read; a program writing more is recorded as W.
+    pub max_stdout: usize,
+    /// Resource limits.
+    pub limits: Limits,
+    /// Isolation.
+    pub sandbox: Sandbox,
+}
+
+impl Default for ExternalOptions {
+    fn default() -> Self {
+        ExternalOptions {
+            timeout: Duration::from_millis(1000),
+            max_stdout: 64 * 1024,
+            limits: Limits::standard(),
+            sandbox: Sandbox::Auto,
+        }
+    }
+}
+
+/// An external program as an arena [`Agent`]: each turn it is launched with
+/// `MY_HISTORY ENEMY_HISTORY MY_HEALTH ENEMY_HEALTH MY_HONOUR ENEMY_HONOUR` (only
+/// the four numbers on the first turn) and the first non-white-space character it
+/// prints is its action. No output, anything but W B G I P O, a crash (a signal or
+/// a non-zero exit status), more output than allowed, a program that cannot start
+/// and no exit within the time limit are all recorded as W, with a [`Note`] of why;
+/// a program never forfeits and never stalls the match.
+pub struct ExternalSamurai {
+    name: String,
+    command: Command,
+    timeout: Duration,
+    max_stdout: usize,
+    game_seed: u64,
+    notes: Vec<Note>,
+    sink: Option<NoteSink>,
+}
+
+impl ExternalSamurai {
+    /// Runs `command` (its program, arguments, folder, limits and sandbox), named `name`.
+    pub fn new(name: impl Into<String>, command: Command) -> Self {
+        let defaults = ExternalOptions::default();
+        ExternalSamurai {
+            name: name.into(),
+            command,
+            timeout: defaults.timeout,
+            max_stdout: defaults.max_stdout,
+            game_seed: 0,
+            notes: Vec::new(),
+            sink: None,
+        }
+    }
+
+    /// A program of a list file, run in its folder with `options`.
+    pub fn from_program(program: &ProgramEntry, options: &ExternalOptions) -> Self {
+        let command = Command::new(program.command.clone(), program.dir.clone())
+            .with_limits(options.limits.clone())
+            .with_sandbox(options.sandbox);
+        ExternalSamurai::new(program.name.clone(), command)
+            .with_timeout(options.timeout)
+            .with_max_stdout(options.max_stdout)
+    }
+
+    /// Sets the time limit per answer, from launch.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets the most output read per answer.
+    pub fn with_max_stdout(mut self, bytes: usize) -> Self {
+        self.max_stdout = bytes;
+        self
+    }
+
+    /// Also sends every note to `sink`.
+    pub fn with_note_sink(mut self, sink: NoteSink) -> Self {
+        self.sink = Some(sink);
+        self
+    }
+
+    /// The program's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The notes of the current (or last) match, oldest first.
+    pub fn notes(&self) -> &[Note] {
+        &self.notes
+    }
+
+    /// Asks the program once; `Err` holds why the answer is recorded as W, and the
+    /// program's stderr tail.
+    fn ask(&self, args: &[String]) -> Result<Action, (String, String)> {
+        let r = invoke(&self.command, args, self.timeout, self.max_stdout);
+        let reason = match &r.exit {
+            Exit::TimedOut => format!("no answer within {} ms", self.timeout.as_millis()),
+            Exit::SpawnFailed(msg) => format!("could not start: {msg}"),
+            Exit::Signal(sig) => format!("crashed (killed by signal {sig})"),
+            Exit::Code(code) if *code != 0 => format!("crashed (exit status {code})"),
+            Exit::Code(_) if r.stdout_truncated => format!("wrote more than {} bytes", self.max_stdout),
+            Exit::Code(_) => match read_output(&r.stdout) {
+                Ok(action) => return Ok(action),
+                Err(bad) => bad.to_string(),
+            },
+        };
+        Err((reason, r.stderr_tail))
+    }
+}
+
+impl Agent<State> for ExternalSamurai {
+    fn start(&mut self, game: &State, _seat: Seat, _seed: u64) -> Result<(), Fault> {
+        self.game_seed = game.seed();
+        self.notes.clear();
+        Ok(())
+    }
+
+    fn decide(&mut self, game: &State, seat: Seat, _legal: &[Action]) -> Result<Action, Fault> {
+        let view = game.view(seat);
+        match self.ask(&arguments(&view)) {
+            Ok(action) => Ok(action),
+            Err((reason, stderr)) => {
+                let note = Note {
+                    program: self.name.clone(),
+                    game_seed: self.game_seed,
+                    seat,
+                    turn: view.turns_played() as u32 + 1,
+                    reason,
+                    stderr_tail: (!stderr.trim().is_empty()).then_some(stderr),
+                };
+                if let Some(sink) = &self.sink {
+                    if let Ok(mut v) = sink.lock() {
+                        v.push(note.clone());
+                    }
+                }
+                self.notes.push(note);
+                Ok(Action::W)
+            }
+        }
+    }
+}
+
+/// Tournament entrants for the programs of a list file, all sending their notes to
+/// `sink`.
+pub fn program_entrants(programs: &[ProgramEntry], options: &ExternalOptions, sink: &NoteSink) -> Vec<Entrant<State>> {
+    programs
+        .iter()
+        .map(|p| {
+            let (p, options, sink) = (p.clone(), options.clone(), sink.clone());
+            Entrant::new(p.name.clone(), move |_slot| {
+                Ok(Box::new(ExternalSamurai::from_program(&p, &options).with_note_sink(sink.clone())) as Box<dyn Agent<State>>)
+            })
+        })
+        .collect()
+}

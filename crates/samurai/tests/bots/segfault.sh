@@ -1,0 +1,3 @@
+#!/bin/sh
+echo B
+kill -SEGV $$

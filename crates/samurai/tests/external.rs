@@ -1,0 +1,208 @@
+//! External samurai: real programs (Python, JavaScript, shell) speaking the original
+//! command-line protocol, and misbehaving programs, each turn of which is recorded as W.
+
+use koth_arena::{Agent, Game, Quiet, RecordLevel, Schedule, Scoring, Seat, Tournament};
+use koth_process::{Command, Limits, Sandbox};
+use koth_samurai::programs::parse_programs;
+use koth_samurai::{
+    builtin, program_entrants, Action, ExternalOptions, ExternalSamurai, Note, NoteSink, Rules, SamuraiAgent, State,
+};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+fn bots() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/bots")
+}
+
+fn program(name: &str, argv: &[&str]) -> ExternalSamurai {
+    ExternalSamurai::new(name, Command::new(argv.iter().copied(), bots())).with_timeout(Duration::from_millis(2000))
+}
+
+fn have(tool: &str) -> bool {
+    std::process::Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// Plays one match to its end; returns the final state.
+fn duel(rules: &Rules, a: &mut dyn Agent<State>, b: &mut dyn Agent<State>, seed: u64) -> State {
+    let mut g = State::new(rules, seed);
+    let mut agents: [&mut dyn Agent<State>; 2] = [a, b];
+    for (seat, agent) in agents.iter_mut().enumerate() {
+        agent.start(&g, seat, seed + seat as u64).unwrap();
+    }
+    while let Some(seat) = g.to_move() {
+        let c = agents[seat].decide(&g, seat, &Action::ALL).unwrap();
+        g.apply(c).unwrap();
+    }
+    g
+}
+
+fn builtin_agent(name: &str) -> SamuraiAgent {
+    SamuraiAgent::new(builtin(name).unwrap())
+}
+
+#[test]
+fn a_python_samurai_gets_the_protocol_right_for_a_whole_match() {
+    let mut py = program("checker", &["python3", "protocol_check.py"]);
+    let mut enemy = builtin_agent("ronin");
+    let start = Instant::now();
+    let g = duel(&Rules::default(), &mut py, &mut enemy, 11);
+    let turns = g.turns();
+    eprintln!(
+        "python checker vs ronin: {turns} turns in {:.0} ms ({:.1} ms per launch)",
+        start.elapsed().as_secs_f64() * 1e3,
+        start.elapsed().as_secs_f64() * 1e3 / turns as f64
+    );
+    assert!(turns > 3);
+    assert_eq!(py.notes(), &[] as &[Note], "every answer was read");
+    assert!(!g.samurai(0).history.contains(&Action::W), "the checker never had to say W");
+    assert!(g.samurai(0).history.contains(&Action::B));
+    // The same samurai as seat 1.
+    let mut enemy = builtin_agent("guardian");
+    let g = duel(&Rules { turn_limit: 30, ..Rules::default() }, &mut enemy, &mut py, 12);
+    assert!(py.notes().is_empty(), "{:?}", py.notes());
+    assert!(!g.samurai(1).history.contains(&Action::W));
+}
+
+#[test]
+fn a_javascript_bower_plays_like_the_builtin_bower() {
+    if !have("node") {
+        eprintln!("node not found: skipped");
+        return;
+    }
+    for enemy in ["copycat", "guardian", "predictor"] {
+        let mut js = program("bower.js", &["node", "bower.js"]);
+        let ext = duel(&Rules::default(), &mut js, &mut builtin_agent(enemy), 5);
+        let int = duel(&Rules::default(), &mut builtin_agent("bower"), &mut builtin_agent(enemy), 5);
+        assert!(js.notes().is_empty(), "{:?}", js.notes());
+        assert_eq!(ext.samurai(0).history, int.samurai(0).history, "against {enemy}");
+        assert_eq!(ext.outcome(), int.outcome(), "against {enemy}");
+    }
+}
+
+#[test]
+fn a_shell_copycat_copies() {
+    let mut sh = program("copycat.sh", &["sh", "copycat.sh"]);
+    let g = duel(&Rules { turn_limit: 12, ..Rules::default() }, &mut builtin_agent("guardian"), &mut sh, 1);
+    assert!(sh.notes().is_empty(), "{:?}", sh.notes());
+    let (mine, theirs) = (&g.samurai(1).history, &g.samurai(0).history);
+    assert_eq!(mine[0], Action::B);
+    for t in 1..mine.len() {
+        let honour_before = koth_samurai::honour_trail(mine, g.samurai(1).honour)[t];
+        let expected = if honour_before <= 0 { Action::B } else { theirs[t - 1] };
+        assert_eq!(mine[t], expected, "turn {}", t + 1);
+    }
+}
+
+/// Plays `turns` turns of `bot` against the waiter and checks every turn is W with a
+/// note whose reason contains `why`.
+fn recorded_as_w(mut bot: ExternalSamurai, turns: u32, why: &str) -> Vec<Note> {
+    let sink: NoteSink = Arc::new(Mutex::new(Vec::new()));
+    bot = bot.with_note_sink(sink.clone());
+    let rules = Rules { turn_limit: turns, ..Rules::default() };
+    for seat in [0, 1] {
+        let mut waiter = builtin_agent("waiter");
+        let g = if seat == 0 { duel(&rules, &mut bot, &mut waiter, 77) } else { duel(&rules, &mut waiter, &mut bot, 77) };
+        assert_eq!(g.samurai(seat).history, vec![Action::W; turns as usize], "{}", bot.name());
+        assert_eq!(bot.notes().len(), turns as usize, "{}", bot.name());
+        for (t, n) in bot.notes().iter().enumerate() {
+            assert!(n.reason.contains(why), "{}: {:?} should say {why:?}", bot.name(), n.reason);
+            assert_eq!((n.turn, n.seat, n.game_seed, n.program.as_str()), (t as u32 + 1, seat as Seat, 77, bot.name()));
+        }
+    }
+    let all = sink.lock().unwrap().clone();
+    assert_eq!(all.len(), 2 * turns as usize, "the sink saw both matches");
+    all
+}
+
+#[test]
+fn no_output_is_w() {
+    recorded_as_w(program("silent", &["python3", "silent.py"]), 2, "no output");
+}
+
+#[test]
+fn garbage_is_w() {
+    recorded_as_w(program("garbage", &["sh", "garbage.sh"]), 2, "\"h\"");
+}
+
+#[test]
+fn lower_case_is_w() {
+    recorded_as_w(program("lower", &["sh", "lower.sh"]), 2, "\"b\"");
+}
+
+#[test]
+fn a_crash_is_w_even_after_a_valid_answer() {
+    let notes = recorded_as_w(program("crash", &["python3", "crash.py"]), 2, "exit status 3");
+    assert!(notes[0].stderr_tail.as_deref().unwrap_or("").contains("about to fail"), "{notes:?}");
+}
+
+#[test]
+fn a_signal_is_w() {
+    recorded_as_w(program("segfault", &["sh", "segfault.sh"]), 2, "signal 11");
+}
+
+#[test]
+fn sleeping_past_the_limit_is_w_and_does_not_stall() {
+    let bot = program("sleepy", &["sh", "sleepy.sh"]).with_timeout(Duration::from_millis(300));
+    let start = Instant::now();
+    recorded_as_w(bot, 2, "no answer within 300 ms");
+    // Four launches of 300 ms each, plus a little.
+    assert!(start.elapsed() < Duration::from_millis(4 * 300 + 1500), "{:?}", start.elapsed());
+}
+
+#[test]
+fn huge_output_is_w() {
+    recorded_as_w(program("flood", &["python3", "flood.py"]).with_max_stdout(4096), 2, "more than 4096 bytes");
+}
+
+#[test]
+fn a_program_that_cannot_start_is_w() {
+    recorded_as_w(program("missing", &["./no-such-samurai"]), 2, "could not start");
+}
+
+#[test]
+fn a_tournament_of_a_list_file() {
+    let dir = std::env::temp_dir().join(format!("koth-samurai-list-{}", std::process::id()));
+    for name in ["Checker", "The Silent One", "Copycat"] {
+        std::fs::create_dir_all(dir.join(name)).unwrap();
+    }
+    let b = bots();
+    let text = format!(
+        "# a small field\nChecker python3 {}\n\"The Silent One\" python3 {}\nCopycat sh {}\n",
+        b.join("protocol_check.py").display(),
+        b.join("silent.py").display(),
+        b.join("copycat.sh").display()
+    );
+    let file = dir.join("players.txt");
+    std::fs::write(&file, &text).unwrap();
+    let programs = koth_samurai::programs::load_programs(&file).unwrap();
+    assert_eq!(programs, parse_programs(&text, &file).unwrap());
+    let sink: NoteSink = Arc::new(Mutex::new(Vec::new()));
+    let options = ExternalOptions { limits: Limits::standard(), sandbox: Sandbox::Auto, ..ExternalOptions::default() };
+    let t = Tournament {
+        rules: Rules { turn_limit: 40, ..Rules::default() },
+        entrants: program_entrants(&programs, &options, &sink),
+        schedule: Schedule::RoundRobin { games_per_pair: 2 },
+        scoring: Scoring::SharedPoint,
+        seed: 1,
+        threads: 2,
+        records: RecordLevel::Results,
+    };
+    let start = Instant::now();
+    let run = t.run(&mut Quiet);
+    let s = &run.standings;
+    eprintln!(
+        "list-file tournament: {} matches, {} decisions in {:.2} s ({:.1} ms per launch on 2 threads)",
+        s.games,
+        s.decisions,
+        start.elapsed().as_secs_f64(),
+        start.elapsed().as_secs_f64() * 1e3 / s.decisions as f64
+    );
+    assert!(run.complete);
+    assert_eq!(s.games, 6);
+    let notes = sink.lock().unwrap();
+    assert!(!notes.is_empty());
+    assert!(notes.iter().all(|n| n.program == "The Silent One" && n.reason == "no output"), "{notes:?}");
+    assert!(s.entrants.iter().all(|e| e.forfeits == 0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
