@@ -1,5 +1,6 @@
 //! `koth coup play` and `koth coup loop`.
 
+use crate::out;
 use crate::output::{self, Bar, Columns, Summary};
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
@@ -7,7 +8,7 @@ use koth_arena::runner::dedup_names;
 use koth_arena::{Agent, Entrant, RecordLevel, Schedule, Scoring, Tournament};
 use koth_coup::narrate::{describe, status, Tone};
 use koth_coup::{bots, builtin_entrant, BotAgent, Rules, State};
-use owo_colors::OwoColorize;
+use owo_colors::{OwoColorize, Style};
 use std::path::PathBuf;
 
 /// Coup for 2–6 players.
@@ -80,7 +81,7 @@ pub fn run(cmd: CoupCmd) -> Result<()> {
         CoupCmd::Loop(a) => run_loop(a),
         CoupCmd::Bots => {
             for (name, about) in bots::BUILTINS {
-                println!("{name:<12} {about}");
+                out!("{name:<12} {about}");
             }
             Ok(())
         }
@@ -156,11 +157,11 @@ fn run_loop(a: LoopArgs) -> Result<()> {
     let mut bar = Bar::new(a.games, a.quiet);
     let summary = t.run_range(0..a.games, &mut bar, output::ctrl_c_flag());
     bar.finish();
-    println!("{}", output::leaderboard(&summary.standings, Columns::ZeroSum));
-    println!("{}", output::run_line(&summary, seed, threads));
+    out!("{}", output::leaderboard(&summary.standings, Columns::ZeroSum));
+    out!("{}", output::run_line(&summary, seed, threads));
     if let Some(path) = &a.summary_json {
         Summary::new("coup", &t.rules, seed, &t.schedule, t.scoring, threads, &summary).write(path)?;
-        println!("summary written to {}", path.display());
+        out!("summary written to {}", path.display());
     }
     Ok(())
 }
@@ -182,34 +183,35 @@ fn play(a: PlayArgs) -> Result<()> {
     let mut agents: Vec<BotAgent> =
         bot_names.iter().map(|b| BotAgent(bots::builtin(b).expect("checked"))).collect();
     let mut game = State::new(rules, n, seed);
-    println!("{}", format!("Coup, {} rules, seed {seed}: {}", a.rules, names.join(", ")).bold());
+    out!("{}", paint(&format!("Coup, {} rules, seed {seed}: {}", a.rules, names.join(", ")), Style::new().bold()));
     if !a.hide_cards {
         for (s, name) in names.iter().enumerate() {
             let cards: Vec<String> = game.hand(s).iter().map(|c| c.to_string()).collect();
-            println!("  {name} is dealt {}", cards.join(" and ").dimmed());
+            out!("  {name} is dealt {}", cards.join(" and "));
         }
     }
     for (s, agent) in agents.iter_mut().enumerate() {
         agent.start(&game, s, koth_arena::rng::derive_seed(seed, 1 + s as u64)).ok();
     }
     let mut legal = Vec::new();
-    let mut shown = 0;
-    shown = narrate(&game, &names, shown, a.hide_cards);
+    let mut last = String::new();
+    let mut quiet = Vec::new();
+    let mut shown = narrate(&game, &names, 0, a.hide_cards, &mut last, &mut quiet);
     while let Some(seat) = game.to_move() {
         legal.clear();
         game.legal_choices(&mut legal);
         match agents[seat].decide(&game, seat, &legal) {
             Ok(c) if legal.contains(&c) => game.apply(c)?,
             Ok(c) => {
-                println!("{}", format!("{} answered an illegal choice {c:?} and forfeits", names[seat]).red());
+                out!("{}", paint(&format!("{} answered an illegal choice {c:?} and forfeits", names[seat]), Style::new().red()));
                 game.forfeit(seat);
             }
             Err(f) => {
-                println!("{}", format!("{} forfeits: {}", names[seat], f.reason).red());
+                out!("{}", paint(&format!("{} forfeits: {}", names[seat], f.reason), Style::new().red()));
                 game.forfeit(seat);
             }
         }
-        shown = narrate(&game, &names, shown, a.hide_cards);
+        shown = narrate(&game, &names, shown, a.hide_cards, &mut last, &mut quiet);
     }
     for (s, agent) in agents.iter_mut().enumerate() {
         agent.finish(&game, s);
@@ -220,34 +222,56 @@ fn play(a: PlayArgs) -> Result<()> {
         koth_arena::Ending::TurnCap => format!(" (turn cap of {} reached: every survivor wins)", rules.turn_cap),
         _ => String::new(),
     };
-    println!(
+    out!(
         "\n{} {} after {} turns{how}",
-        if winners.len() == 1 { "Winner:" } else { "Winners:" }.bold(),
-        winners.join(", ").green().bold(),
+        paint(if winners.len() == 1 { "Winner:" } else { "Winners:" }, Style::new().bold()),
+        paint(&winners.join(", "), Style::new().green().bold()),
         o.turns
     );
     Ok(())
 }
 
-/// Prints the log from `from` on, then the table's state; returns the new length.
-fn narrate(game: &State, names: &[String], from: usize, hide: bool) -> usize {
+/// Prints the log from `from` on (consecutive passes folded into one line), then
+/// the table's state if it changed; returns the new log length.
+fn narrate(game: &State, names: &[String], from: usize, hide: bool, last_status: &mut String, quiet: &mut Vec<String>) -> usize {
     let log = game.log();
     if from == log.len() {
         return from;
     }
+    let flush = |quiet: &mut Vec<String>| {
+        if !quiet.is_empty() {
+            out!("  {}", paint(&quiet.join("; "), Style::new().dimmed()));
+            quiet.clear();
+        }
+    };
     for e in &log[from..] {
         let (tone, text) = describe(e, names);
-        match tone {
-            Tone::Turn => println!("\n{}", text.bold().underline()),
-            Tone::Claim => println!("  {}", text.cyan()),
-            Tone::Challenge => println!("  {}", text.yellow().bold()),
-            Tone::Block => println!("  {}", text.magenta()),
-            Tone::Reveal => println!("  {}", text.green()),
-            Tone::Loss => println!("  {}", text.red()),
-            Tone::Gain => println!("  {}", text.green()),
-            Tone::Out => println!("  {}", text.red().bold()),
-            Tone::Quiet => println!("  {}", text.dimmed()),
+        if tone == Tone::Quiet {
+            quiet.push(text);
+            continue;
         }
+        flush(quiet);
+        let style = match tone {
+            Tone::Turn => {
+                out!("");
+                Style::new().bold().underline()
+            }
+            Tone::Claim => Style::new().cyan(),
+            Tone::Challenge => Style::new().yellow().bold(),
+            Tone::Block => Style::new().magenta(),
+            Tone::Reveal | Tone::Gain => Style::new().green(),
+            Tone::Loss => Style::new().red(),
+            Tone::Out => Style::new().red().bold(),
+            Tone::Quiet => Style::new(),
+        };
+        let indent = if tone == Tone::Turn { "" } else { "  " };
+        out!("{indent}{}", paint(&text, style));
+    }
+    if game.is_over() {
+        flush(quiet);
+    }
+    if !quiet.is_empty() {
+        return log.len();
     }
     let mut line = status(game, names);
     if !hide {
@@ -258,8 +282,23 @@ fn narrate(game: &State, names: &[String], from: usize, hide: bool) -> usize {
                 format!("{}: {}", names[s], cards.join("+"))
             })
             .collect();
-        line = format!("{line}\n    hidden: {}", hands.join("  "));
+        line = format!("{line}\n    cards: {}", hands.join("  "));
     }
-    println!("    {}", line.dimmed());
+    if line != *last_status {
+        out!("    {}", paint(&line, Style::new().dimmed()));
+        *last_status = line;
+    }
     log.len()
+}
+
+/// Colours `text` when stdout is a terminal and NO_COLOR is unset.
+fn paint(text: &str, style: Style) -> String {
+    use std::io::IsTerminal;
+    use std::sync::OnceLock;
+    static ON: OnceLock<bool> = OnceLock::new();
+    if *ON.get_or_init(|| std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()) {
+        text.style(style).to_string()
+    } else {
+        text.to_string()
+    }
 }

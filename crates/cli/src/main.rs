@@ -1,5 +1,17 @@
 //! `koth`: a king-of-the-hill arena for programming games.
 
+/// `println!` that ends the program quietly when stdout is closed (`koth ... | head`);
+/// SIGPIPE stays ignored so that a bot closing its pipe never kills the arena.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+pub(crate) use out;
+
 mod coup_cmd;
 mod output;
 

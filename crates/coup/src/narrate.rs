@@ -53,17 +53,17 @@ pub fn describe(event: &Event, names: &[String]) -> (Tone, String) {
         Event::Reveal { player, card, replaced } => (
             Tone::Reveal,
             if replaced {
-                format!("{} shows a {}: the challenge fails; the card is shuffled back and replaced", names[player], card)
+                format!("{} shows {}: the challenge fails; the card is shuffled back and replaced", names[player], article(card))
             } else {
-                format!("{} shows a {}: the challenge fails; the card is kept", names[player], card)
+                format!("{} shows {}: the challenge fails; the card is kept", names[player], article(card))
             },
         ),
         Event::CaughtBluffing { player, card } => {
             (Tone::Loss, format!("{} has no {}: caught bluffing", names[player], card))
         }
-        Event::Block { blocker, card } => (Tone::Block, format!("{} blocks, claiming a {}", names[blocker], card)),
+        Event::Block { blocker, card } => (Tone::Block, format!("{} blocks, claiming {}", names[blocker], article(card))),
         Event::LoseInfluence { player, card } => {
-            (Tone::Loss, format!("{} loses an influence: turns up a {}", names[player], card))
+            (Tone::Loss, format!("{} loses an influence: turns up {}", names[player], article(card)))
         }
         Event::Eliminated { player } => (Tone::Out, format!("{} is out of the game", names[player])),
         Event::Forfeit { player } => (Tone::Out, format!("{} forfeits and reveals every card", names[player])),
@@ -99,4 +99,12 @@ pub fn status(state: &State, names: &[String]) -> String {
         parts.push(p);
     }
     parts.join(" | ")
+}
+
+/// "a Duke", "an Assassin".
+pub fn article(card: crate::card::Card) -> String {
+    match card {
+        crate::card::Card::Ambassador | crate::card::Card::Assassin => format!("an {card}"),
+        _ => format!("a {card}"),
+    }
 }

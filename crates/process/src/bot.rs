@@ -347,7 +347,8 @@ impl BotProcess {
         }
     }
 
-    /// Last ~4 KiB the bot wrote to stderr (lossy UTF-8), collected continuously.
+    /// Last ~4 KiB the bot wrote to stderr (lossy UTF-8), collected continuously by a
+    /// helper thread (so it may lag the bot by a moment).
     pub fn stderr_tail(&self) -> String {
         match self.stderr.lock() {
             Ok(t) => t.text(),

@@ -50,6 +50,14 @@
 //!   meaningful when bots run under a dedicated user. [`Limits::standard`] leaves it unset.
 //! * `RLIMIT_CPU` is per process and cumulative: a persistent bot accumulates CPU time over
 //!   all the games it plays. Per-decision time is enforced by the wall-clock timeouts.
+//! * Cost: a persistent-bot round trip costs ~7 µs of the caller's CPU (three system
+//!   calls; plain blocking std pipes cost ~5.7 µs on the same machine). A one-shot
+//!   [`invoke`] costs ~0.2 ms more than a bare `std::process::Command::status()` (the
+//!   `pre_exec` hook forces `fork` instead of `vfork`), plus ~0.5–1 ms with the sandbox
+//!   (creating a network namespace per process). Run `examples/roundtrip.rs` to measure.
+//! * `send_line` to a dead bot returns [`ProcessError::Closed`] because Rust programs ignore
+//!   `SIGPIPE`; a host that restores the default `SIGPIPE` disposition would be killed.
+//! * Each [`BotProcess`] has one small helper thread draining stderr.
 //! * Linux only (raw `landlock`, `pidfd_open`, `ppoll`, `unshare` system calls).
 
 mod bot;

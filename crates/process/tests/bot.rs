@@ -133,6 +133,11 @@ fn stderr_flood_does_not_block() {
         b.send_line(&msg).unwrap();
         assert_eq!(b.read_line(T, 100).unwrap(), msg);
     }
+    // stderr is collected asynchronously: give the reader a moment to catch up.
+    let t = Instant::now();
+    while !b.stderr_tail().ends_with("MARKER round 19\n") && t.elapsed() < T {
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let tail = b.stderr_tail();
     assert!(tail.len() <= 4096, "{}", tail.len());
     assert!(tail.ends_with("MARKER round 19\n"), "{tail:?}");

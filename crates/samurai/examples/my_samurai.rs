@@ -28,7 +28,10 @@ impl Samurai for Sensei {
             for a in view.enemy_history {
                 count[a.index()] += 1;
             }
-            let favourite = Action::STRIKES.into_iter().max_by_key(|a| count[a.index()]).unwrap_or(Action::I);
+            let favourite = Action::STRIKES
+                .into_iter()
+                .max_by_key(|a| count[a.index()])
+                .unwrap_or(Action::I);
             return favourite.counter().unwrap_or(Action::I);
         }
         Action::B
@@ -36,7 +39,10 @@ impl Samurai for Sensei {
 }
 
 fn main() {
-    let games_per_pair = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(8);
+    let games_per_pair = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(8);
     let mut field = entrants(&BUILTIN_NAMES).expect("built-in names");
     field.push(entrant("sensei", || Box::new(Sensei)));
     let tournament = Tournament {
@@ -56,7 +62,10 @@ fn main() {
         run.elapsed.as_secs_f64(),
         s.games as f64 / run.elapsed.as_secs_f64().max(1e-9)
     );
-    println!("{:>7}  {:<10} {:>5} {:>5} {:>5}  {:>12}", "score", "samurai", "won", "drawn", "lost", "mean ± 95%");
+    println!(
+        "{:>7}  {:<10} {:>5} {:>5} {:>5}  {:>12}",
+        "score", "samurai", "won", "drawn", "lost", "mean ± 95%"
+    );
     for i in s.ranking() {
         let e = &s.entrants[i];
         println!(
@@ -81,7 +90,11 @@ fn main() {
             print!("{:<10}", s.entrants[a].name);
             for b in 0..n {
                 let p = &s.pair[a * n + b];
-                if p.n == 0 { print!(" {:>9}", "-"); } else { print!(" {:>9.2}", p.mean()); }
+                if p.n == 0 {
+                    print!(" {:>9}", "-");
+                } else {
+                    print!(" {:>9.2}", p.mean());
+                }
             }
             println!();
         }

@@ -22,7 +22,14 @@ pub enum Action {
 
 impl Action {
     /// All six actions, in the order W B G I P O.
-    pub const ALL: [Action; 6] = [Action::W, Action::B, Action::G, Action::I, Action::P, Action::O];
+    pub const ALL: [Action; 6] = [
+        Action::W,
+        Action::B,
+        Action::G,
+        Action::I,
+        Action::P,
+        Action::O,
+    ];
 
     /// The three strikes.
     pub const STRIKES: [Action; 3] = [Action::I, Action::P, Action::O];

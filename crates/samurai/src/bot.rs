@@ -94,5 +94,7 @@ pub fn entrant<F>(name: impl Into<String>, make: F) -> Entrant<State>
 where
     F: Fn() -> Box<dyn Samurai> + Send + Sync + 'static,
 {
-    Entrant::new(name, move |_slot| Ok(Box::new(SamuraiAgent::new(make())) as Box<dyn Agent<State>>))
+    Entrant::new(name, move |_slot| {
+        Ok(Box::new(SamuraiAgent::new(make())) as Box<dyn Agent<State>>)
+    })
 }

@@ -136,7 +136,9 @@ impl ExternalSamurai {
             Exit::SpawnFailed(msg) => format!("could not start: {msg}"),
             Exit::Signal(sig) => format!("crashed (killed by signal {sig})"),
             Exit::Code(code) if *code != 0 => format!("crashed (exit status {code})"),
-            Exit::Code(_) if r.stdout_truncated => format!("wrote more than {} bytes", self.max_stdout),
+            Exit::Code(_) if r.stdout_truncated => {
+                format!("wrote more than {} bytes", self.max_stdout)
+            }
             Exit::Code(_) => match read_output(&r.stdout) {
                 Ok(action) => return Ok(action),
                 Err(bad) => bad.to_string(),
@@ -180,13 +182,19 @@ impl Agent<State> for ExternalSamurai {
 
 /// Tournament entrants for the programs of a list file, all sending their notes to
 /// `sink`.
-pub fn program_entrants(programs: &[ProgramEntry], options: &ExternalOptions, sink: &NoteSink) -> Vec<Entrant<State>> {
+pub fn program_entrants(
+    programs: &[ProgramEntry],
+    options: &ExternalOptions,
+    sink: &NoteSink,
+) -> Vec<Entrant<State>> {
     programs
         .iter()
         .map(|p| {
             let (p, options, sink) = (p.clone(), options.clone(), sink.clone());
             Entrant::new(p.name.clone(), move |_slot| {
-                Ok(Box::new(ExternalSamurai::from_program(&p, &options).with_note_sink(sink.clone())) as Box<dyn Agent<State>>)
+                Ok(Box::new(
+                    ExternalSamurai::from_program(&p, &options).with_note_sink(sink.clone()),
+                ) as Box<dyn Agent<State>>)
             })
         })
         .collect()

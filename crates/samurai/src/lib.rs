@@ -28,7 +28,8 @@ mod view;
 pub use action::{history_string, Action};
 pub use bot::{entrant, Samurai, SamuraiAgent};
 pub use builtin::{
-    builtin, entrants, Bower, Copycat, Guardian, Predictor, RandomSamurai, Ronin, Waiter, BUILTIN_NAMES,
+    builtin, entrants, Bower, Copycat, Guardian, Predictor, RandomSamurai, Ronin, Waiter,
+    BUILTIN_NAMES,
 };
 pub use external::{program_entrants, ExternalOptions, ExternalSamurai, Note, NoteSink};
 pub use narrate::{narrate_end, narrate_turn, narrate_turn_with};

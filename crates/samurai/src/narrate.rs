@@ -27,7 +27,11 @@ pub fn narrate_turn_with(log: &TurnLog, names: [&str; 2]) -> String {
     let act = |s: usize| {
         let action = log.actions[s];
         if action.is_strike() && log.god_sword[s] {
-            format!("{} {} with the Sword of the Gods", names[s], action.describe())
+            format!(
+                "{} {} with the Sword of the Gods",
+                names[s],
+                action.describe()
+            )
         } else {
             format!("{} {}", names[s], action.describe())
         }
@@ -47,12 +51,12 @@ pub fn narrate_turn_with(log: &TurnLog, names: [&str; 2]) -> String {
             }
         }
     }
-    for s in 0..2 {
+    for (s, name) in names.iter().enumerate() {
         if log.damage[s] > 0 {
-            events.push(format!("{} takes {} damage", names[s], log.damage[s]));
+            events.push(format!("{name} takes {} damage", log.damage[s]));
         }
         if log.actions[s] == Action::G && log.honour_change[s] < 0 {
-            events.push(format!("{} guarded twice and loses 1 honour", names[s]));
+            events.push(format!("{name} guarded twice and loses 1 honour"));
         }
     }
     let mut out = format!("turn {}: {}, {}", log.turn, act(0), act(1));
@@ -62,7 +66,12 @@ pub fn narrate_turn_with(log: &TurnLog, names: [&str; 2]) -> String {
     }
     out.push_str(&format!(
         "; {} {} health {} honour, {} {} health {} honour",
-        names[0], log.after[0].health, log.after[0].honour, names[1], log.after[1].health, log.after[1].honour
+        names[0],
+        log.after[0].health,
+        log.after[0].honour,
+        names[1],
+        log.after[1].health,
+        log.after[1].honour
     ));
     out
 }
@@ -83,7 +92,13 @@ pub fn narrate_end(state: &State, names: [&str; 2]) -> Option<String> {
         _ => "a draw".to_string(),
     };
     let both = format!("{} and {}", names[0], names[1]);
-    let who = |set: koth_arena::SeatSet| if set.len() == 2 { both.clone() } else { names[set.iter().next().unwrap_or(0)].to_string() };
+    let who = |set: koth_arena::SeatSet| {
+        if set.len() == 2 {
+            both.clone()
+        } else {
+            names[set.iter().next().unwrap_or(0)].to_string()
+        }
+    };
     Some(match state.end_reason()? {
         EndReason::StruckDown(s) => {
             let verb = if s.len() == 2 { "are" } else { "is" };
@@ -93,7 +108,10 @@ pub fn narrate_end(state: &State, names: [&str; 2]) -> Option<String> {
             let verb = if s.len() == 2 { "fall" } else { "falls" };
             format!("{} {verb}; {verdict}", who(s))
         }
-        EndReason::TurnLimit => format!("{} turns pass and the gods grow bored; {verdict}", outcome.turns),
+        EndReason::TurnLimit => format!(
+            "{} turns pass and the gods grow bored; {verdict}",
+            outcome.turns
+        ),
         EndReason::Forfeit(s) => format!("{} forfeits; {verdict}", names[s]),
         EndReason::Adjudicated => format!("adjudicated; {verdict}"),
     })

@@ -44,7 +44,13 @@ pub struct ProgramListError {
 impl fmt::Display for ProgramListError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line {
-            Some(line) => write!(f, "{}:{line}: {}; {}", self.file.display(), self.problem, self.fix),
+            Some(line) => write!(
+                f,
+                "{}:{line}: {}; {}",
+                self.file.display(),
+                self.problem,
+                self.fix
+            ),
             None => write!(f, "{}: {}; {}", self.file.display(), self.problem, self.fix),
         }
     }
@@ -78,9 +84,13 @@ pub fn parse_programs(text: &str, file: &Path) -> Result<Vec<ProgramEntry>, Prog
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
-        let (name, rest) = split_name(trimmed).map_err(|p| err(p, "close the quote around the name"))?;
+        let (name, rest) =
+            split_name(trimmed).map_err(|p| err(p, "close the quote around the name"))?;
         if name.is_empty() {
-            return Err(err("the name is empty".into(), "write a name, then the command, e.g. `Challenger ./challenger`"));
+            return Err(err(
+                "the name is empty".into(),
+                "write a name, then the command, e.g. `Challenger ./challenger`",
+            ));
         }
         if name == "." || name == ".." || name.contains(['/', '\\']) {
             return Err(err(
@@ -101,7 +111,12 @@ pub fn parse_programs(text: &str, file: &Path) -> Result<Vec<ProgramEntry>, Prog
                 "give every program its own name (and folder)",
             ));
         }
-        out.push(ProgramEntry { dir: base.join(&name), name, command, line });
+        out.push(ProgramEntry {
+            dir: base.join(&name),
+            name,
+            command,
+            line,
+        });
     }
     Ok(out)
 }
@@ -131,7 +146,9 @@ pub fn load_programs(file: &Path) -> Result<Vec<ProgramEntry>, ProgramListError>
 /// Splits a non-empty, trimmed line into the name and the rest.
 fn split_name(line: &str) -> Result<(String, &str), String> {
     if let Some(quoted) = line.strip_prefix('"') {
-        let end = quoted.find('"').ok_or_else(|| "the quoted name has no closing quote".to_string())?;
+        let end = quoted
+            .find('"')
+            .ok_or_else(|| "the quoted name has no closing quote".to_string())?;
         let rest = &quoted[end + 1..];
         if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
             return Err("the quoted name runs into the command".to_string());
@@ -192,7 +209,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!(list.len(), 3);
-        assert_eq!(list[0], ProgramEntry { name: "Challenger".into(), command: vec!["./challenger".into()], dir: PathBuf::from("arena/Challenger"), line: 4 });
+        assert_eq!(
+            list[0],
+            ProgramEntry {
+                name: "Challenger".into(),
+                command: vec!["./challenger".into()],
+                dir: PathBuf::from("arena/Challenger"),
+                line: 4
+            }
+        );
         assert_eq!(list[1].name, "The");
         assert_eq!(list[1].command, ["python3", "the.py", "--fast"]);
         assert_eq!(list[2].name, "The Observer");
@@ -218,7 +243,10 @@ mod tests {
         let e = parse("ok ./ok\nLonely\n").unwrap_err();
         assert_eq!(e.line, Some(2));
         let msg = e.to_string();
-        assert!(msg.starts_with("arena/players.txt:2: \"Lonely\" has no command;"), "{msg}");
+        assert!(
+            msg.starts_with("arena/players.txt:2: \"Lonely\" has no command;"),
+            "{msg}"
+        );
         assert!(msg.contains("e.g."), "{msg}");
 
         let e = parse("\"The Waiter python3 w.py\n").unwrap_err();
@@ -238,7 +266,8 @@ mod tests {
 
     #[test]
     fn load_checks_folders() {
-        let dir = std::env::temp_dir().join(format!("koth-samurai-programs-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("koth-samurai-programs-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("Here")).unwrap();
         let file = dir.join("players.txt");
         std::fs::write(&file, "Here ./here\n").unwrap();

@@ -22,7 +22,15 @@ pub fn arguments(view: &View) -> Vec<String> {
         args.push(history_string(view.my_history));
         args.push(history_string(view.enemy_history));
     }
-    args.extend([view.my_health, view.enemy_health, view.my_honour, view.enemy_honour].map(|n| n.to_string()));
+    args.extend(
+        [
+            view.my_health,
+            view.enemy_health,
+            view.my_honour,
+            view.enemy_honour,
+        ]
+        .map(|n| n.to_string()),
+    );
     args
 }
 
@@ -40,7 +48,9 @@ impl fmt::Display for BadOutput {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BadOutput::Empty => write!(f, "no output"),
-            BadOutput::NotAnAction(c) => write!(f, "output starts with {c:?}, not one of W B G I P O"),
+            BadOutput::NotAnAction(c) => {
+                write!(f, "output starts with {c:?}, not one of W B G I P O")
+            }
         }
     }
 }
@@ -79,7 +89,14 @@ mod tests {
     use super::*;
 
     fn view<'a>(me: &'a [Action], en: &'a [Action]) -> View<'a> {
-        View { my_history: me, enemy_history: en, my_health: 20, enemy_health: 18, my_honour: 3, enemy_honour: -0 }
+        View {
+            my_history: me,
+            enemy_history: en,
+            my_health: 20,
+            enemy_health: 18,
+            my_honour: 3,
+            enemy_honour: -0,
+        }
     }
 
     #[test]
@@ -89,13 +106,23 @@ mod tests {
 
     #[test]
     fn later_turns_have_six() {
-        let args = arguments(&view(&[Action::W, Action::B, Action::B, Action::P], &[Action::B, Action::B, Action::B, Action::I]));
+        let args = arguments(&view(
+            &[Action::W, Action::B, Action::B, Action::P],
+            &[Action::B, Action::B, Action::B, Action::I],
+        ));
         assert_eq!(args, ["WBBP", "BBBI", "20", "18", "3", "0"]);
     }
 
     #[test]
     fn negative_numbers_are_written_plainly() {
-        let v = View { my_history: &[Action::O], enemy_history: &[Action::O], my_health: -1, enemy_health: 0, my_honour: -1, enemy_honour: 7 };
+        let v = View {
+            my_history: &[Action::O],
+            enemy_history: &[Action::O],
+            my_health: -1,
+            enemy_health: 0,
+            my_honour: -1,
+            enemy_honour: 7,
+        };
         assert_eq!(arguments(&v), ["O", "O", "-1", "0", "-1", "7"]);
     }
 
@@ -113,13 +140,23 @@ mod tests {
         assert_eq!(parse_output(b"x B"), Action::W);
         assert_eq!(parse_output(b"1"), Action::W);
         assert_eq!(parse_output(&[0xff, b'B']), Action::W);
-        assert_eq!(parse_output("\u{00a0}G".as_bytes()), Action::G, "Unicode white space is white space");
-        assert_eq!(parse_output("Ｇ".as_bytes()), Action::W, "a full-width letter is not an action");
+        assert_eq!(
+            parse_output("\u{00a0}G".as_bytes()),
+            Action::G,
+            "Unicode white space is white space"
+        );
+        assert_eq!(
+            parse_output("Ｇ".as_bytes()),
+            Action::W,
+            "a full-width letter is not an action"
+        );
     }
 
     #[test]
     fn reasons_read_well() {
         assert_eq!(BadOutput::Empty.to_string(), "no output");
-        assert!(BadOutput::NotAnAction("p".into()).to_string().contains("\"p\""));
+        assert!(BadOutput::NotAnAction("p".into())
+            .to_string()
+            .contains("\"p\""));
     }
 }

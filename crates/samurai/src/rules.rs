@@ -18,6 +18,11 @@ pub struct Rules {
 
 impl Default for Rules {
     fn default() -> Self {
-        Rules { starting_health: 20, starting_honour: 1, turn_limit: 500, god_sword_honour: 7 }
+        Rules {
+            starting_health: 20,
+            starting_honour: 1,
+            turn_limit: 500,
+            god_sword_honour: 7,
+        }
     }
 }

@@ -24,7 +24,10 @@ pub struct SamuraiState {
 impl SamuraiState {
     /// Health and honour.
     pub fn standing(&self) -> Standing {
-        Standing { health: self.health, honour: self.honour }
+        Standing {
+            health: self.health,
+            honour: self.honour,
+        }
     }
 }
 
@@ -144,7 +147,11 @@ impl State {
 
     fn finish(&mut self, winners: SeatSet, ending: Ending, reason: EndReason) {
         self.pending = None;
-        self.outcome = Some(Outcome { winners, ending, turns: self.log.len() as u32 });
+        self.outcome = Some(Outcome {
+            winners,
+            ending,
+            turns: self.log.len() as u32,
+        });
         self.end = Some(reason);
     }
 
@@ -167,10 +174,18 @@ impl State {
         if !down.is_empty() {
             // Struck down by the gods takes priority over health; both struck down
             // leaves both seats as winners: a draw.
-            let winners = if down.len() == 2 { SeatSet::all(2) } else { Self::other(down) };
+            let winners = if down.len() == 2 {
+                SeatSet::all(2)
+            } else {
+                Self::other(down)
+            };
             self.finish(winners, Ending::Decided, EndReason::StruckDown(down));
         } else if !dead.is_empty() {
-            let winners = if dead.len() == 2 { SeatSet::all(2) } else { Self::other(dead) };
+            let winners = if dead.len() == 2 {
+                SeatSet::all(2)
+            } else {
+                Self::other(dead)
+            };
             self.finish(winners, Ending::Decided, EndReason::Slain(dead));
         } else if self.log.len() as u32 >= self.rules.turn_limit {
             self.finish(SeatSet::all(2), Ending::TurnCap, EndReason::TurnLimit);
@@ -225,10 +240,18 @@ impl Game for State {
         };
         let actions = [first, choice];
         let before = [self.samurai[0].standing(), self.samurai[1].standing()];
-        let previous = [self.samurai[0].history.last().copied(), self.samurai[1].history.last().copied()];
-        let log = resolve(&self.rules, self.log.len() as u32 + 1, actions, before, previous);
-        for s in 0..2 {
-            let sam = &mut self.samurai[s];
+        let previous = [
+            self.samurai[0].history.last().copied(),
+            self.samurai[1].history.last().copied(),
+        ];
+        let log = resolve(
+            &self.rules,
+            self.log.len() as u32 + 1,
+            actions,
+            before,
+            previous,
+        );
+        for (s, sam) in self.samurai.iter_mut().enumerate() {
             sam.health = log.after[s].health;
             sam.honour = log.after[s].honour;
             sam.history.push(actions[s]);
@@ -240,7 +263,11 @@ impl Game for State {
 
     fn forfeit(&mut self, seat: Seat) {
         if self.outcome.is_none() && seat < 2 {
-            self.finish(SeatSet::single(1 - seat), Ending::Decided, EndReason::Forfeit(seat));
+            self.finish(
+                SeatSet::single(1 - seat),
+                Ending::Decided,
+                EndReason::Forfeit(seat),
+            );
         }
     }
 
@@ -277,23 +304,37 @@ impl Game for State {
         let turns = self.log.len();
         for (s, sam) in self.samurai.iter().enumerate() {
             if sam.history.len() != turns {
-                return Err(format!("seat {s} has {} recorded actions after {turns} turns", sam.history.len()));
+                return Err(format!(
+                    "seat {s} has {} recorded actions after {turns} turns",
+                    sam.history.len()
+                ));
             }
             let expect = match self.log.last() {
                 Some(l) => l.after[s],
-                None => Standing { health: self.rules.starting_health, honour: self.rules.starting_honour },
+                None => Standing {
+                    health: self.rules.starting_health,
+                    honour: self.rules.starting_honour,
+                },
             };
             if sam.standing() != expect {
-                return Err(format!("seat {s} is at {:?}, the log says {expect:?}", sam.standing()));
+                return Err(format!(
+                    "seat {s} is at {:?}, the log says {expect:?}",
+                    sam.standing()
+                ));
             }
         }
         for (i, l) in self.log.iter().enumerate() {
-            if l.turn as usize != i + 1 || l.actions != [self.samurai[0].history[i], self.samurai[1].history[i]] {
+            if l.turn as usize != i + 1
+                || l.actions != [self.samurai[0].history[i], self.samurai[1].history[i]]
+            {
                 return Err(format!("log entry {i} does not match the histories"));
             }
         }
         if turns as u32 > self.rules.turn_limit {
-            return Err(format!("{turns} turns played, the limit is {}", self.rules.turn_limit));
+            return Err(format!(
+                "{turns} turns played, the limit is {}",
+                self.rules.turn_limit
+            ));
         }
         match self.outcome {
             Some(o) => {
@@ -301,14 +342,19 @@ impl Game for State {
                     return Err("a pending move after the end".into());
                 }
                 if o.turns as usize != turns || self.end.is_none() {
-                    return Err(format!("outcome {o:?} does not match {turns} turns / {:?}", self.end));
+                    return Err(format!(
+                        "outcome {o:?} does not match {turns} turns / {:?}",
+                        self.end
+                    ));
                 }
             }
             None => {
                 if self.end.is_some() {
                     return Err("an end reason without an outcome".into());
                 }
-                if self.samurai.iter().any(|s| s.honour < 0 || s.health <= 0) || turns as u32 >= self.rules.turn_limit {
+                if self.samurai.iter().any(|s| s.honour < 0 || s.health <= 0)
+                    || turns as u32 >= self.rules.turn_limit
+                {
                     return Err("the duel should have ended".into());
                 }
             }

@@ -80,5 +80,12 @@ pub fn resolve(
         health: before[s].health - damage[s],
         honour: before[s].honour + honour_change[s],
     });
-    TurnLog { turn, actions, god_sword, damage, honour_change, after }
+    TurnLog {
+        turn,
+        actions,
+        god_sword,
+        damage,
+        honour_change,
+        after,
+    }
 }

@@ -5,7 +5,8 @@ use koth_arena::{Agent, Game, Quiet, RecordLevel, Schedule, Scoring, Seat, Tourn
 use koth_process::{Command, Limits, Sandbox};
 use koth_samurai::programs::parse_programs;
 use koth_samurai::{
-    builtin, program_entrants, Action, ExternalOptions, ExternalSamurai, Note, NoteSink, Rules, SamuraiAgent, State,
+    builtin, program_entrants, Action, ExternalOptions, ExternalSamurai, Note, NoteSink, Rules,
+    SamuraiAgent, State,
 };
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -15,12 +16,37 @@ fn bots() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/bots")
 }
 
+/// The Python interpreter itself (not a version manager's shim, which costs ~80 ms a launch).
+fn python() -> String {
+    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            std::process::Command::new("python3")
+                .args(["-c", "import sys; print(sys.executable)"])
+                .output()
+                .ok()
+                .and_then(|o| String::from_utf8(o.stdout).ok())
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "python3".into())
+        })
+        .clone()
+}
+
 fn program(name: &str, argv: &[&str]) -> ExternalSamurai {
-    ExternalSamurai::new(name, Command::new(argv.iter().copied(), bots())).with_timeout(Duration::from_millis(2000))
+    let py = python();
+    let argv: Vec<&str> = argv
+        .iter()
+        .map(|&a| if a == "python3" { py.as_str() } else { a })
+        .collect();
+    ExternalSamurai::new(name, Command::new(argv, bots())).with_timeout(Duration::from_millis(2000))
 }
 
 fn have(tool: &str) -> bool {
-    std::process::Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+    std::process::Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// Plays one match to its end; returns the final state.
@@ -54,12 +80,47 @@ fn a_python_samurai_gets_the_protocol_right_for_a_whole_match() {
         start.elapsed().as_secs_f64() * 1e3 / turns as f64
     );
     assert!(turns > 3);
+    for (sandbox, argv) in [
+        (Sandbox::Off, [python(), "protocol_check.py".into()]),
+        (Sandbox::Auto, [python(), "protocol_check.py".into()]),
+        (Sandbox::Auto, ["sh".into(), "lower.sh".into()]),
+    ] {
+        let mut bare = ExternalSamurai::new(
+            "timed",
+            Command::new(argv.clone(), bots()).with_sandbox(sandbox),
+        );
+        let start = Instant::now();
+        let g = duel(
+            &Rules {
+                turn_limit: 20,
+                ..Rules::default()
+            },
+            &mut bare,
+            &mut builtin_agent("waiter"),
+            1,
+        );
+        eprintln!(
+            "{argv:?}, sandbox {sandbox:?}: {:.1} ms per launch",
+            start.elapsed().as_secs_f64() * 1e3 / g.turns() as f64
+        );
+    }
     assert_eq!(py.notes(), &[] as &[Note], "every answer was read");
-    assert!(!g.samurai(0).history.contains(&Action::W), "the checker never had to say W");
+    assert!(
+        !g.samurai(0).history.contains(&Action::W),
+        "the checker never had to say W"
+    );
     assert!(g.samurai(0).history.contains(&Action::B));
     // The same samurai as seat 1.
     let mut enemy = builtin_agent("guardian");
-    let g = duel(&Rules { turn_limit: 30, ..Rules::default() }, &mut enemy, &mut py, 12);
+    let g = duel(
+        &Rules {
+            turn_limit: 30,
+            ..Rules::default()
+        },
+        &mut enemy,
+        &mut py,
+        12,
+    );
     assert!(py.notes().is_empty(), "{:?}", py.notes());
     assert!(!g.samurai(1).history.contains(&Action::W));
 }
@@ -73,9 +134,18 @@ fn a_javascript_bower_plays_like_the_builtin_bower() {
     for enemy in ["copycat", "guardian", "predictor"] {
         let mut js = program("bower.js", &["node", "bower.js"]);
         let ext = duel(&Rules::default(), &mut js, &mut builtin_agent(enemy), 5);
-        let int = duel(&Rules::default(), &mut builtin_agent("bower"), &mut builtin_agent(enemy), 5);
+        let int = duel(
+            &Rules::default(),
+            &mut builtin_agent("bower"),
+            &mut builtin_agent(enemy),
+            5,
+        );
         assert!(js.notes().is_empty(), "{:?}", js.notes());
-        assert_eq!(ext.samurai(0).history, int.samurai(0).history, "against {enemy}");
+        assert_eq!(
+            ext.samurai(0).history,
+            int.samurai(0).history,
+            "against {enemy}"
+        );
         assert_eq!(ext.outcome(), int.outcome(), "against {enemy}");
     }
 }
@@ -83,13 +153,25 @@ fn a_javascript_bower_plays_like_the_builtin_bower() {
 #[test]
 fn a_shell_copycat_copies() {
     let mut sh = program("copycat.sh", &["sh", "copycat.sh"]);
-    let g = duel(&Rules { turn_limit: 12, ..Rules::default() }, &mut builtin_agent("guardian"), &mut sh, 1);
+    let g = duel(
+        &Rules {
+            turn_limit: 12,
+            ..Rules::default()
+        },
+        &mut builtin_agent("guardian"),
+        &mut sh,
+        1,
+    );
     assert!(sh.notes().is_empty(), "{:?}", sh.notes());
     let (mine, theirs) = (&g.samurai(1).history, &g.samurai(0).history);
     assert_eq!(mine[0], Action::B);
     for t in 1..mine.len() {
         let honour_before = koth_samurai::honour_trail(mine, g.samurai(1).honour)[t];
-        let expected = if honour_before <= 0 { Action::B } else { theirs[t - 1] };
+        let expected = if honour_before <= 0 {
+            Action::B
+        } else {
+            theirs[t - 1]
+        };
         assert_eq!(mine[t], expected, "turn {}", t + 1);
     }
 }
@@ -99,15 +181,35 @@ fn a_shell_copycat_copies() {
 fn recorded_as_w(mut bot: ExternalSamurai, turns: u32, why: &str) -> Vec<Note> {
     let sink: NoteSink = Arc::new(Mutex::new(Vec::new()));
     bot = bot.with_note_sink(sink.clone());
-    let rules = Rules { turn_limit: turns, ..Rules::default() };
+    let rules = Rules {
+        turn_limit: turns,
+        ..Rules::default()
+    };
     for seat in [0, 1] {
         let mut waiter = builtin_agent("waiter");
-        let g = if seat == 0 { duel(&rules, &mut bot, &mut waiter, 77) } else { duel(&rules, &mut waiter, &mut bot, 77) };
-        assert_eq!(g.samurai(seat).history, vec![Action::W; turns as usize], "{}", bot.name());
+        let g = if seat == 0 {
+            duel(&rules, &mut bot, &mut waiter, 77)
+        } else {
+            duel(&rules, &mut waiter, &mut bot, 77)
+        };
+        assert_eq!(
+            g.samurai(seat).history,
+            vec![Action::W; turns as usize],
+            "{}",
+            bot.name()
+        );
         assert_eq!(bot.notes().len(), turns as usize, "{}", bot.name());
         for (t, n) in bot.notes().iter().enumerate() {
-            assert!(n.reason.contains(why), "{}: {:?} should say {why:?}", bot.name(), n.reason);
-            assert_eq!((n.turn, n.seat, n.game_seed, n.program.as_str()), (t as u32 + 1, seat as Seat, 77, bot.name()));
+            assert!(
+                n.reason.contains(why),
+                "{}: {:?} should say {why:?}",
+                bot.name(),
+                n.reason
+            );
+            assert_eq!(
+                (n.turn, n.seat, n.game_seed, n.program.as_str()),
+                (t as u32 + 1, seat as Seat, 77, bot.name())
+            );
         }
     }
     let all = sink.lock().unwrap().clone();
@@ -132,8 +234,19 @@ fn lower_case_is_w() {
 
 #[test]
 fn a_crash_is_w_even_after_a_valid_answer() {
-    let notes = recorded_as_w(program("crash", &["python3", "crash.py"]), 2, "exit status 3");
-    assert!(notes[0].stderr_tail.as_deref().unwrap_or("").contains("about to fail"), "{notes:?}");
+    let notes = recorded_as_w(
+        program("crash", &["python3", "crash.py"]),
+        2,
+        "exit status 3",
+    );
+    assert!(
+        notes[0]
+            .stderr_tail
+            .as_deref()
+            .unwrap_or("")
+            .contains("about to fail"),
+        "{notes:?}"
+    );
 }
 
 #[test]
@@ -147,17 +260,29 @@ fn sleeping_past_the_limit_is_w_and_does_not_stall() {
     let start = Instant::now();
     recorded_as_w(bot, 2, "no answer within 300 ms");
     // Four launches of 300 ms each, plus a little.
-    assert!(start.elapsed() < Duration::from_millis(4 * 300 + 1500), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_millis(4 * 300 + 1500),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 #[test]
 fn huge_output_is_w() {
-    recorded_as_w(program("flood", &["python3", "flood.py"]).with_max_stdout(4096), 2, "more than 4096 bytes");
+    recorded_as_w(
+        program("flood", &["python3", "flood.py"]).with_max_stdout(4096),
+        2,
+        "more than 4096 bytes",
+    );
 }
 
 #[test]
 fn a_program_that_cannot_start_is_w() {
-    recorded_as_w(program("missing", &["./no-such-samurai"]), 2, "could not start");
+    recorded_as_w(
+        program("missing", &["./no-such-samurai"]),
+        2,
+        "could not start",
+    );
 }
 
 #[test]
@@ -167,8 +292,9 @@ fn a_tournament_of_a_list_file() {
         std::fs::create_dir_all(dir.join(name)).unwrap();
     }
     let b = bots();
+    let py = python();
     let text = format!(
-        "# a small field\nChecker python3 {}\n\"The Silent One\" python3 {}\nCopycat sh {}\n",
+        "# a small field\nChecker {py} {}\n\"The Silent One\" {py} {}\nCopycat sh {}\n",
         b.join("protocol_check.py").display(),
         b.join("silent.py").display(),
         b.join("copycat.sh").display()
@@ -178,9 +304,16 @@ fn a_tournament_of_a_list_file() {
     let programs = koth_samurai::programs::load_programs(&file).unwrap();
     assert_eq!(programs, parse_programs(&text, &file).unwrap());
     let sink: NoteSink = Arc::new(Mutex::new(Vec::new()));
-    let options = ExternalOptions { limits: Limits::standard(), sandbox: Sandbox::Auto, ..ExternalOptions::default() };
+    let options = ExternalOptions {
+        limits: Limits::standard(),
+        sandbox: Sandbox::Auto,
+        ..ExternalOptions::default()
+    };
     let t = Tournament {
-        rules: Rules { turn_limit: 40, ..Rules::default() },
+        rules: Rules {
+            turn_limit: 40,
+            ..Rules::default()
+        },
         entrants: program_entrants(&programs, &options, &sink),
         schedule: Schedule::RoundRobin { games_per_pair: 2 },
         scoring: Scoring::SharedPoint,
@@ -202,7 +335,12 @@ fn a_tournament_of_a_list_file() {
     assert_eq!(s.games, 6);
     let notes = sink.lock().unwrap();
     assert!(!notes.is_empty());
-    assert!(notes.iter().all(|n| n.program == "The Silent One" && n.reason == "no output"), "{notes:?}");
+    assert!(
+        notes
+            .iter()
+            .all(|n| n.program == "The Silent One" && n.reason == "no output"),
+        "{notes:?}"
+    );
     assert!(s.entrants.iter().all(|e| e.forfeits == 0));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -23,18 +23,29 @@ const TABLE: [[[i32; 4]; 6]; 6] = [
 ];
 
 fn rules(health: i32, honour: i32) -> Rules {
-    Rules { starting_health: health, starting_honour: honour, ..Rules::default() }
+    Rules {
+        starting_health: health,
+        starting_honour: honour,
+        ..Rules::default()
+    }
 }
 
 /// `[health 0, honour 0, health 1, honour 1]` after the last turn.
 fn after(s: &State) -> [i32; 4] {
-    [s.samurai(0).health, s.samurai(0).honour, s.samurai(1).health, s.samurai(1).honour]
+    [
+        s.samurai(0).health,
+        s.samurai(0).honour,
+        s.samurai(1).health,
+        s.samurai(1).honour,
+    ]
 }
 
 fn cells() -> impl Iterator<Item = (Action, Action, [i32; 4])> {
-    Action::ALL
-        .into_iter()
-        .flat_map(|a| Action::ALL.into_iter().map(move |b| (a, b, TABLE[a.index()][b.index()])))
+    Action::ALL.into_iter().flat_map(|a| {
+        Action::ALL
+            .into_iter()
+            .map(move |b| (a, b, TABLE[a.index()][b.index()]))
+    })
 }
 
 #[test]
@@ -42,7 +53,11 @@ fn the_36_cells_on_a_first_turn() {
     for (a, b, d) in cells() {
         let mut s = State::new(&Rules::default(), 0);
         let log = *s.play_turn(a, b).unwrap();
-        assert_eq!(after(&s), [20 + d[0], 1 + d[1], 20 + d[2], 1 + d[3]], "{a}{b}");
+        assert_eq!(
+            after(&s),
+            [20 + d[0], 1 + d[1], 20 + d[2], 1 + d[3]],
+            "{a}{b}"
+        );
         assert_eq!(log.actions, [a, b]);
         assert_eq!(log.damage, [-d[0], -d[2]], "{a}{b}");
         assert_eq!(log.honour_change, [d[1], d[3]], "{a}{b}");
@@ -63,7 +78,11 @@ fn the_36_cells_after_both_guarded() {
         assert_eq!(after(&s), [20, 3, 20, 3]);
         s.play_turn(a, b).unwrap();
         let g = |x: Action| if x == Action::G { -1 } else { 0 };
-        assert_eq!(after(&s), [20 + d[0], 3 + d[1] + g(a), 20 + d[2], 3 + d[3] + g(b)], "{a}{b}");
+        assert_eq!(
+            after(&s),
+            [20 + d[0], 3 + d[1] + g(a), 20 + d[2], 3 + d[3] + g(b)],
+            "{a}{b}"
+        );
         assert_eq!(s.outcome(), None);
     }
 }
@@ -74,7 +93,11 @@ fn the_36_cells_with_the_sword_of_the_gods() {
     for (a, b, d) in cells() {
         let mut s = State::new(&rules(20, 7), 0);
         let log = *s.play_turn(a, b).unwrap();
-        assert_eq!(after(&s), [20 + 2 * d[0], 7 + d[1], 20 + 2 * d[2], 7 + d[3]], "{a}{b}");
+        assert_eq!(
+            after(&s),
+            [20 + 2 * d[0], 7 + d[1], 20 + 2 * d[2], 7 + d[3]],
+            "{a}{b}"
+        );
         assert_eq!(log.god_sword, [a.is_strike(), b.is_strike()]);
     }
 }
@@ -103,8 +126,14 @@ fn the_36_cells_at_the_edge_decide_the_duel() {
         match expected {
             None => assert_eq!(s.outcome(), None, "{a}{b}"),
             Some((winners, reason)) => {
-                let o = s.outcome().unwrap_or_else(|| panic!("{a}{b} should end the duel"));
-                assert_eq!((o.winners, o.ending, o.turns), (winners, Ending::Decided, 1), "{a}{b}");
+                let o = s
+                    .outcome()
+                    .unwrap_or_else(|| panic!("{a}{b} should end the duel"));
+                assert_eq!(
+                    (o.winners, o.ending, o.turns),
+                    (winners, Ending::Decided, 1),
+                    "{a}{b}"
+                );
                 assert_eq!(s.end_reason(), Some(reason), "{a}{b}");
             }
         }
@@ -112,7 +141,11 @@ fn the_36_cells_at_the_edge_decide_the_duel() {
     // Spot checks of the derivation above.
     let mut s = State::new(&rules(1, 0), 0);
     s.play_turn(Action::B, Action::I).unwrap();
-    assert_eq!(s.outcome().unwrap().winners, SeatSet::single(0), "struck down beats zero health");
+    assert_eq!(
+        s.outcome().unwrap().winners,
+        SeatSet::single(0),
+        "struck down beats zero health"
+    );
     let mut s = State::new(&rules(1, 0), 0);
     s.play_turn(Action::G, Action::G).unwrap();
     assert_eq!(s.outcome(), None, "a first guard is free");
@@ -170,7 +203,10 @@ fn honour_below_zero_beats_zero_health() {
     assert_eq!(after(&s), [0, 0, 1, -1]);
     let o = s.outcome().unwrap();
     assert_eq!((o.winners, o.ending), (SeatSet::single(0), Ending::Decided));
-    assert_eq!(s.end_reason(), Some(EndReason::StruckDown(SeatSet::single(1))));
+    assert_eq!(
+        s.end_reason(),
+        Some(EndReason::StruckDown(SeatSet::single(1)))
+    );
 }
 
 #[test]
@@ -245,9 +281,15 @@ fn five_hundred_turns_are_a_draw() {
     assert_eq!(s.outcome(), None);
     s.play_turn(Action::B, Action::W).unwrap();
     let o = s.outcome().unwrap();
-    assert_eq!((o.winners, o.ending, o.turns), (SeatSet::all(2), Ending::TurnCap, 500));
+    assert_eq!(
+        (o.winners, o.ending, o.turns),
+        (SeatSet::all(2), Ending::TurnCap, 500)
+    );
     assert_eq!(s.end_reason(), Some(EndReason::TurnLimit));
-    assert_eq!(koth_arena::Scoring::SharedPoint.scores(2, &o)[..2], [0.5, 0.5]);
+    assert_eq!(
+        koth_arena::Scoring::SharedPoint.scores(2, &o)[..2],
+        [0.5, 0.5]
+    );
     assert!(s.play_turn(Action::W, Action::W).is_err());
     s.check_invariants().unwrap();
 }
@@ -269,18 +311,28 @@ fn forfeit_and_adjudication() {
     s.apply(Action::B).unwrap();
     s.forfeit(1);
     let o = s.outcome().unwrap();
-    assert_eq!((o.winners, o.ending, o.turns), (SeatSet::single(0), Ending::Decided, 0));
+    assert_eq!(
+        (o.winners, o.ending, o.turns),
+        (SeatSet::single(0), Ending::Decided, 0)
+    );
     assert_eq!(s.end_reason(), Some(EndReason::Forfeit(1)));
     assert_eq!(s.to_move(), None);
     s.forfeit(0);
-    assert_eq!(s.outcome().unwrap().winners, SeatSet::single(0), "a second forfeit changes nothing");
+    assert_eq!(
+        s.outcome().unwrap().winners,
+        SeatSet::single(0),
+        "a second forfeit changes nothing"
+    );
     s.check_invariants().unwrap();
 
     let mut s = State::new(&Rules::default(), 0);
     s.play_turn(Action::B, Action::B).unwrap();
     s.adjudicate(SeatSet::EMPTY);
     let o = s.outcome().unwrap();
-    assert_eq!((o.winners, o.ending, o.turns), (SeatSet::EMPTY, Ending::Adjudicated, 1));
+    assert_eq!(
+        (o.winners, o.ending, o.turns),
+        (SeatSet::EMPTY, Ending::Adjudicated, 1)
+    );
 }
 
 #[test]
@@ -324,16 +376,36 @@ fn legal_choices_are_all_six_while_running() {
 #[test]
 fn rules_default_and_serialize() {
     let r = Rules::default();
-    assert_eq!((r.starting_health, r.starting_honour, r.turn_limit, r.god_sword_honour), (20, 1, 500, 7));
+    assert_eq!(
+        (
+            r.starting_health,
+            r.starting_honour,
+            r.turn_limit,
+            r.god_sword_honour
+        ),
+        (20, 1, 500, 7)
+    );
     let json = serde_json::to_string(&r).unwrap();
-    assert_eq!(json, r#"{"starting_health":20,"starting_honour":1,"turn_limit":500,"god_sword_honour":7}"#);
+    assert_eq!(
+        json,
+        r#"{"starting_health":20,"starting_honour":1,"turn_limit":500,"god_sword_honour":7}"#
+    );
     let back: Rules = serde_json::from_str(r#"{"turn_limit":100}"#).unwrap();
-    assert_eq!(back, Rules { turn_limit: 100, ..Rules::default() });
+    assert_eq!(
+        back,
+        Rules {
+            turn_limit: 100,
+            ..Rules::default()
+        }
+    );
 }
 
 #[test]
 fn a_custom_threshold_moves_the_sword() {
-    let r = Rules { god_sword_honour: 3, ..Rules::default() };
+    let r = Rules {
+        god_sword_honour: 3,
+        ..Rules::default()
+    };
     let mut s = State::new(&r, 0);
     s.play_turn(Action::B, Action::W).unwrap();
     s.play_turn(Action::B, Action::W).unwrap();

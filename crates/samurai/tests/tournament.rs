@@ -1,7 +1,9 @@
 //! Round robins among the built-in samurai: complete, deterministic for any thread
 //! count, and a field whose ranking is not trivial.
 
-use koth_arena::{GameRecord, Observer, Quiet, RecordLevel, Schedule, Scoring, Standings, Tournament};
+use koth_arena::{
+    GameRecord, Observer, Quiet, RecordLevel, Schedule, Scoring, Standings, Tournament,
+};
 use koth_samurai::{builtin, entrants, Action, Rules, State, BUILTIN_NAMES};
 
 fn round_robin(threads: usize, games_per_pair: u64, seed: u64) -> Standings {
@@ -31,7 +33,10 @@ fn round_robin_is_complete_and_identical_for_one_and_two_threads() {
         assert_eq!(e.forfeits, 0, "{}", e.name);
     }
     let total: f64 = one.entrants.iter().map(|e| e.score.sum).sum();
-    assert_eq!(total, one.games as f64, "SharedPoint gives one point per match");
+    assert_eq!(
+        total, one.games as f64,
+        "SharedPoint gives one point per match"
+    );
 }
 
 #[test]
@@ -40,12 +45,20 @@ fn the_field_is_not_trivially_ranked() {
     let n = s.entrants.len();
     let idx = |name: &str| s.entrants.iter().position(|e| e.name == name).unwrap();
     let pair = |a: &str, b: &str| s.pair[idx(a) * n + idx(b)].mean();
-    let ranking: Vec<&str> = s.ranking().iter().map(|&i| s.entrants[i].name.as_str()).collect();
+    let ranking: Vec<&str> = s
+        .ranking()
+        .iter()
+        .map(|&i| s.entrants[i].name.as_str())
+        .collect();
     eprintln!("{ranking:?}");
     // The thoughtful samurai rank above the simple ones...
     let pos = |name: &str| ranking.iter().position(|&r| r == name).unwrap();
     assert!(pos("predictor") < pos("waiter") && pos("guardian") < pos("waiter"));
-    assert_eq!(ranking.last(), Some(&"random"), "uniform play is soon struck down");
+    assert_eq!(
+        ranking.last(),
+        Some(&"random"),
+        "uniform play is soon struck down"
+    );
     assert!(s.entrants[idx("random")].score.sum < 1.0);
     // ...but nobody wins everything, and the scores spread over many levels.
     for e in &s.entrants {
@@ -55,7 +68,10 @@ fn the_field_is_not_trivially_ranked() {
     means.sort_by(f64::total_cmp);
     let levels = means.windows(2).filter(|w| w[1] - w[0] > 0.05).count() + 1;
     assert!(levels >= 5, "scores bunch together: {means:?}");
-    assert!(pair("predictor", "bower") > 0.5, "the predictor sees the bower's strike coming");
+    assert!(
+        pair("predictor", "bower") > 0.5,
+        "the predictor sees the bower's strike coming"
+    );
     assert!(pair("bower", "waiter") == 1.0);
 }
 
@@ -100,10 +116,17 @@ fn full_records_replay_to_the_same_result() {
     let mut replay = Replay(0);
     t.run(&mut replay);
     assert_eq!(replay.0, 12);
-    let mut count = Count { actions: [0; 6], games: 0 };
+    let mut count = Count {
+        actions: [0; 6],
+        games: 0,
+    };
     t.run(&mut count);
     assert_eq!(count.games, 12);
-    assert!(count.actions[1..].iter().all(|&c| c > 0), "every action but W is used: {:?}", count.actions);
+    assert!(
+        count.actions[1..].iter().all(|&c| c > 0),
+        "every action but W is used: {:?}",
+        count.actions
+    );
 }
 
 #[test]

@@ -13,7 +13,9 @@ impl Samurai for Bower {
     }
     fn act(&mut self, view: &View) -> Action {
         if view.my_honour >= 7 {
-            view.enemy_last().and_then(Action::counter).unwrap_or(Action::I)
+            view.enemy_last()
+                .and_then(Action::counter)
+                .unwrap_or(Action::I)
         } else {
             Action::B
         }

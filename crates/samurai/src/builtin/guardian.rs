@@ -21,7 +21,9 @@ impl Samurai for Guardian {
             return Action::G;
         }
         if view.my_honour >= 7 && guard < 0.5 {
-            return favourite_strike(view.enemy_history).and_then(Action::counter).unwrap_or(Action::I);
+            return favourite_strike(view.enemy_history)
+                .and_then(Action::counter)
+                .unwrap_or(Action::I);
         }
         Action::B
     }
@@ -57,6 +59,9 @@ fn favourite_strike(history: &[Action]) -> Option<Action> {
     for a in history.iter().filter(|a| a.is_strike()) {
         count[a.index()] += 1;
     }
-    let best = Action::STRIKES.iter().copied().max_by_key(|a| count[a.index()])?;
+    let best = Action::STRIKES
+        .iter()
+        .copied()
+        .max_by_key(|a| count[a.index()])?;
     (count[best.index()] > 0).then_some(best)
 }

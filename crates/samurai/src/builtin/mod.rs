@@ -22,7 +22,15 @@ use koth_arena::runner::dedup_names;
 use koth_arena::Entrant;
 
 /// The names [`builtin`] knows, weakest idea first.
-pub const BUILTIN_NAMES: [&str; 7] = ["waiter", "bower", "copycat", "random", "guardian", "ronin", "predictor"];
+pub const BUILTIN_NAMES: [&str; 7] = [
+    "waiter",
+    "bower",
+    "copycat",
+    "random",
+    "guardian",
+    "ronin",
+    "predictor",
+];
 
 /// A fresh built-in samurai by name (`waiter`, `bower`, ...), or `None`.
 ///
@@ -51,7 +59,7 @@ pub fn builtin(name: &str) -> Option<Box<dyn Samurai>> {
 /// let field = koth_samurai::entrants(&["ronin", "ronin", "waiter"]).unwrap();
 /// let names: Vec<_> = field.iter().map(|e| e.name.as_str()).collect();
 /// assert_eq!(names, ["ronin", "ronin 2", "waiter"]);
-/// assert!(koth_samurai::entrants(&["ninja"]).unwrap_err().contains("waiter"));
+/// assert!(koth_samurai::entrants(&["ninja"]).err().unwrap().contains("waiter"));
 /// ```
 pub fn entrants<S: AsRef<str>>(names: &[S]) -> Result<Vec<Entrant<State>>, String> {
     let shown = dedup_names(names);
@@ -66,7 +74,9 @@ pub fn entrants<S: AsRef<str>>(names: &[S]) -> Result<Vec<Entrant<State>>, Strin
                     BUILTIN_NAMES.join(", ")
                 ));
             }
-            Ok(entrant(shown, move || builtin(&name).expect("checked above")))
+            Ok(entrant(shown, move || {
+                builtin(&name).expect("checked above")
+            }))
         })
         .collect()
 }

@@ -18,7 +18,10 @@ pub struct Predictor {
 
 impl Default for Predictor {
     fn default() -> Self {
-        Predictor { rng: Rng::new(0), rules: Rules::default() }
+        Predictor {
+            rng: Rng::new(0),
+            rules: Rules::default(),
+        }
     }
 }
 
@@ -118,8 +121,14 @@ impl Samurai for Predictor {
     fn act(&mut self, view: &View) -> Action {
         let p = Self::predict(view);
         let before = [
-            Standing { health: view.my_health, honour: view.my_honour },
-            Standing { health: view.enemy_health, honour: view.enemy_honour },
+            Standing {
+                health: view.my_health,
+                honour: view.my_honour,
+            },
+            Standing {
+                health: view.enemy_health,
+                honour: view.enemy_honour,
+            },
         ];
         let previous = [view.my_last(), view.enemy_last()];
         let mut best = (f64::NEG_INFINITY, Action::B);

@@ -1,0 +1,93 @@
+//! Tournaments of built-in bots: determinism across thread counts, zero-sum
+//! totals, and a field in which ranking is not trivial.
+
+use koth_arena::{RecordLevel, Schedule, Scoring, Standings, Tournament};
+use koth_coup::{builtin_entrant, bots, Rules, State};
+
+fn tournament(names: &[&str], games: u64, table: usize, seed: u64, threads: usize) -> Tournament<State> {
+    let shown = koth_arena::runner::dedup_names(names);
+    Tournament {
+        rules: Rules::standard(),
+        entrants: names.iter().zip(shown).map(|(b, s)| builtin_entrant(b, s).unwrap()).collect(),
+        schedule: Schedule::RandomTables { games, table },
+        scoring: Scoring::ZeroSum,
+        seed,
+        threads,
+        records: RecordLevel::None,
+    }
+}
+
+fn all_builtins() -> Vec<&'static str> {
+    bots::BUILTINS.iter().map(|b| b.0).collect()
+}
+
+#[test]
+fn same_seed_same_results_for_one_and_two_threads() {
+    let names = all_builtins();
+    let one = tournament(&names, 20_000, 6, 42, 1).run(&mut koth_arena::Quiet);
+    let two = tournament(&names, 20_000, 6, 42, 2).run(&mut koth_arena::Quiet);
+    let four = tournament(&names, 20_000, 6, 42, 4).run(&mut koth_arena::Quiet);
+    assert!(one.complete && two.complete);
+    assert_eq!(one.standings, two.standings, "bit-identical standings");
+    assert_eq!(one.standings, four.standings);
+    let other = tournament(&names, 20_000, 6, 43, 2).run(&mut koth_arena::Quiet);
+    assert_ne!(one.standings, other.standings, "the seed matters");
+}
+
+#[test]
+fn scores_are_zero_sum_and_seats_add_up() {
+    let names = all_builtins();
+    let r = tournament(&names, 10_000, 6, 7, 2).run(&mut koth_arena::Quiet);
+    let s: &Standings = &r.standings;
+    let total: f64 = s.entrants.iter().map(|e| e.score.sum).sum();
+    assert!(total.abs() < 1e-6, "{total}");
+    let seats: u64 = s.entrants.iter().map(|e| e.games()).sum();
+    assert_eq!(seats, 60_000, "six seats a game");
+    for e in &s.entrants {
+        assert_eq!(e.wins + e.draws + e.losses, e.games(), "{}", e.name);
+        assert_eq!(e.forfeits, 0, "built-in bots never forfeit: {}", e.name);
+    }
+}
+
+#[test]
+fn duplicate_names_are_two_seats() {
+    let r = tournament(&["honest", "honest", "random"], 3_000, 3, 1, 2).run(&mut koth_arena::Quiet);
+    let names: Vec<&str> = r.standings.entrants.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["honest", "honest 2", "random"]);
+    assert!(r.standings.entrants.iter().all(|e| e.games() == 3_000));
+}
+
+#[test]
+fn the_built_in_field_is_not_trivially_ranked() {
+    // Strategy matters (random is last, the card-playing bots beat static), and no
+    // bot dominates every other: each strategic bot wins a real share of games.
+    let names = all_builtins();
+    let r = tournament(&names, 40_000, 6, 2026, 2).run(&mut koth_arena::Quiet);
+    let s = &r.standings;
+    let by = |n: &str| s.entrants.iter().find(|e| e.name == n).unwrap();
+    let rank = s.ranking();
+    let last = &s.entrants[*rank.last().unwrap()].name;
+    assert_eq!(last, "random");
+    for strong in ["honest", "counter", "economist", "skeptic"] {
+        assert!(by(strong).score.mean() > by("static").score.mean(), "{strong} beats static");
+        let win_rate = by(strong).wins as f64 / by(strong).games() as f64;
+        assert!((0.08..0.6).contains(&win_rate), "{strong} wins {win_rate}");
+    }
+    // The top two are separated by less than a tenth of a point per game: close race.
+    let top = s.entrants[rank[0]].score.mean();
+    let second = s.entrants[rank[1]].score.mean();
+    assert!(top - second < 0.1, "{top} vs {second}");
+}
+
+#[test]
+fn head_to_head_is_symmetric_in_counts() {
+    let names = all_builtins();
+    let r = tournament(&names, 5_000, 4, 3, 2).run(&mut koth_arena::Quiet);
+    let s = &r.standings;
+    let n = names.len();
+    for a in 0..n {
+        for b in 0..n {
+            assert_eq!(s.pair[a * n + b].n, s.pair[b * n + a].n);
+        }
+    }
+}
