@@ -50,10 +50,15 @@ pub fn run<G: Game>(rules: &G::Rules, battery: &Battery) -> Result<Report, Strin
     for g in 0..battery.games {
         let seats = battery.seats[(g % battery.seats.len() as u64) as usize];
         let seed = derive_seed(battery.seed, g);
-        let mut rng = Rng::new(seed ^ 0xC0FF_EE);
+        let mut rng = Rng::new(seed ^ 0x00C0_FFEE);
         let mut game = G::new_game(rules, seats, seed);
         let mut replay = G::new_game(rules, seats, seed);
-        let ctx = |step: u64, msg: String| format!("{} game {g} (seed {seed}, {seats} seats), step {step}: {msg}", G::NAME);
+        let ctx = |step: u64, msg: String| {
+            format!(
+                "{} game {g} (seed {seed}, {seats} seats), step {step}: {msg}",
+                G::NAME
+            )
+        };
         game.check_invariants().map_err(|m| ctx(0, m))?;
         let mut step = 0u64;
         while let Some(seat) = game.to_move() {
@@ -62,7 +67,10 @@ pub fn run<G: Game>(rules: &G::Rules, battery: &Battery) -> Result<Report, Strin
                 return Err(ctx(step, "the game did not end".into()));
             }
             if seat >= seats {
-                return Err(ctx(step, format!("seat {seat} asked at a {seats}-seat table")));
+                return Err(ctx(
+                    step,
+                    format!("seat {seat} asked at a {seats}-seat table"),
+                ));
             }
             legal.clear();
             game.legal_choices(&mut legal);
@@ -85,15 +93,23 @@ pub fn run<G: Game>(rules: &G::Rules, battery: &Battery) -> Result<Report, Strin
                 replay.forfeit(seat);
             } else {
                 let c = legal[rng.index(legal.len())];
-                game.apply(c).map_err(|e| ctx(step, format!("legal choice {c:?} refused: {e}")))?;
-                replay.apply(c).map_err(|e| ctx(step, format!("replay refused {c:?}: {e}")))?;
+                game.apply(c)
+                    .map_err(|e| ctx(step, format!("legal choice {c:?} refused: {e}")))?;
+                replay
+                    .apply(c)
+                    .map_err(|e| ctx(step, format!("replay refused {c:?}: {e}")))?;
             }
             report.decisions += 1;
             game.check_invariants().map_err(|m| ctx(step, m))?;
         }
-        let outcome = game.outcome().ok_or_else(|| ctx(step, "no outcome at the end".into()))?;
+        let outcome = game
+            .outcome()
+            .ok_or_else(|| ctx(step, "no outcome at the end".into()))?;
         if replay.outcome() != Some(outcome) {
-            return Err(ctx(step, "replaying the same choices gave another result".into()));
+            return Err(ctx(
+                step,
+                "replaying the same choices gave another result".into(),
+            ));
         }
         for s in 0..seats {
             if game.observe(s) != replay.observe(s) {
@@ -111,13 +127,20 @@ pub fn run<G: Game>(rules: &G::Rules, battery: &Battery) -> Result<Report, Strin
 
 /// Permutes everything each seat cannot see and checks that its view, and its
 /// legal choices when it is to move, do not change.
-fn check_views<G: Game>(game: &G, rng: &mut Rng, legal: &[G::Choice], again: &mut Vec<G::Choice>) -> Result<(), String> {
+fn check_views<G: Game>(
+    game: &G,
+    rng: &mut Rng,
+    legal: &[G::Choice],
+    again: &mut Vec<G::Choice>,
+) -> Result<(), String> {
     for viewer in 0..game.seats() {
         let before = game.observe(viewer);
         for _ in 0..2 {
             let mut other = game.clone();
             other.shuffle_hidden(viewer, rng);
-            other.check_invariants().map_err(|m| format!("shuffle_hidden broke an invariant: {m}"))?;
+            other
+                .check_invariants()
+                .map_err(|m| format!("shuffle_hidden broke an invariant: {m}"))?;
             let after = other.observe(viewer);
             if before != after {
                 let mut msg = String::new();

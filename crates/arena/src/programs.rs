@@ -45,8 +45,16 @@ pub fn load(path: &Path) -> Result<Vec<Program>, ListError> {
         message: format!("cannot read the program list: {e}"),
     })?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let base = if base.as_os_str().is_empty() { PathBuf::from(".") } else { base };
-    let programs = parse(&text, &base).map_err(|(line, message)| ListError { file: file.clone(), line, message })?;
+    let base = if base.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        base
+    };
+    let programs = parse(&text, &base).map_err(|(line, message)| ListError {
+        file: file.clone(),
+        line,
+        message,
+    })?;
     for p in &programs {
         if !p.dir.is_dir() {
             return Err(ListError {
@@ -64,7 +72,10 @@ pub fn load(path: &Path) -> Result<Vec<Program>, ListError> {
         return Err(ListError {
             file,
             line: 0,
-            message: format!("a tournament needs at least 2 programs, the list has {}", programs.len()),
+            message: format!(
+                "a tournament needs at least 2 programs, the list has {}",
+                programs.len()
+            ),
         });
     }
     Ok(programs)
@@ -81,7 +92,11 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<Program>, (usize, String)> {
             continue;
         }
         let (name, rest) = if let Some(r) = s.strip_prefix('"') {
-            let end = r.find('"').ok_or((line, "a quoted name has no closing quote: write \"Name With Spaces\" command".to_string()))?;
+            let end = r.find('"').ok_or((
+                line,
+                "a quoted name has no closing quote: write \"Name With Spaces\" command"
+                    .to_string(),
+            ))?;
             (r[..end].to_string(), r[end + 1..].trim())
         } else {
             match s.split_once(char::is_whitespace) {
@@ -90,18 +105,76 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<Program>, (usize, String)> {
             }
         };
         if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
-            return Err((line, format!("{name:?} is not a usable name: a name is also a folder name, without slashes")));
+            return Err((
+                line,
+                format!(
+                    "{name:?} is not a usable name: a name is also a folder name, without slashes"
+                ),
+            ));
         }
-        let command: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
+        let command = split_words(rest)
+            .map_err(|m| (line, format!("{m}: close the quote in the command")))?;
         if command.is_empty() {
-            return Err((line, format!("no command for {name:?}: write the name, then the command, e.g. `{name} ./{}`", name.to_lowercase())));
+            return Err((
+                line,
+                format!(
+                    "no command for {name:?}: write the name, then the command, e.g. `{name} ./{}`",
+                    name.to_lowercase()
+                ),
+            ));
         }
         if let Some(prev) = out.iter().find(|p| p.name == name) {
-            return Err((line, format!("{name:?} is listed twice (first on line {}): give each program its own name", prev.line)));
+            return Err((
+                line,
+                format!(
+                    "{name:?} is listed twice (first on line {}): give each program its own name",
+                    prev.line
+                ),
+            ));
         }
-        out.push(Program { dir: base.join(&name), name, command, line });
+        out.push(Program {
+            dir: base.join(&name),
+            name,
+            command,
+            line,
+        });
     }
     Ok(out)
+}
+
+/// Splits a command into words; single or double quotes group words with spaces.
+fn split_words(s: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    for c in s.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => word.push(c),
+            None if c == '"' || c == '\'' => {
+                quote = Some(c);
+                in_word = true;
+            }
+            None if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            None => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if let Some(q) = quote {
+        return Err(format!("the command has an unclosed {q}"));
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
 }
 
 #[cfg(test)]
@@ -125,9 +198,24 @@ mod tests {
     #[test]
     fn bad_lines_name_the_line_and_the_fix() {
         assert_eq!(parse("A ./a\nB\n", Path::new(".")).unwrap_err().0, 2);
-        assert!(parse("A ./a\nA ./b\n", Path::new(".")).unwrap_err().1.contains("twice"));
-        assert!(parse("\"Open ./a\n", Path::new(".")).unwrap_err().1.contains("closing quote"));
-        assert!(parse("../x ./a\n", Path::new(".")).unwrap_err().1.contains("slashes"));
+        assert!(parse("A ./a\nA ./b\n", Path::new("."))
+            .unwrap_err()
+            .1
+            .contains("twice"));
+        assert!(parse("\"Open ./a\n", Path::new("."))
+            .unwrap_err()
+            .1
+            .contains("closing quote"));
+        assert!(parse("../x ./a\n", Path::new("."))
+            .unwrap_err()
+            .1
+            .contains("slashes"));
+        assert!(parse("A python3 'my bot.py\n", Path::new("."))
+            .unwrap_err()
+            .1
+            .contains("unclosed"));
+        let p = parse("A python3 'my bot.py' --x \"a b\"\n", Path::new(".")).unwrap();
+        assert_eq!(p[0].command, ["python3", "my bot.py", "--x", "a b"]);
     }
 
     #[test]

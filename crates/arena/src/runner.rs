@@ -30,7 +30,10 @@ pub struct Fault {
 impl Fault {
     /// A fault with a reason and no stderr.
     pub fn new(reason: impl Into<String>) -> Self {
-        Fault { reason: reason.into(), stderr_tail: None }
+        Fault {
+            reason: reason.into(),
+            stderr_tail: None,
+        }
     }
 }
 
@@ -61,7 +64,10 @@ pub struct Entrant<G: Game> {
 
 impl<G: Game> Clone for Entrant<G> {
     fn clone(&self) -> Self {
-        Entrant { name: self.name.clone(), factory: self.factory.clone() }
+        Entrant {
+            name: self.name.clone(),
+            factory: self.factory.clone(),
+        }
     }
 }
 
@@ -71,7 +77,10 @@ impl<G: Game> Entrant<G> {
     where
         F: Fn(usize) -> Result<Box<dyn Agent<G>>, String> + Send + Sync + 'static,
     {
-        Entrant { name: name.into(), factory: Arc::new(make) }
+        Entrant {
+            name: name.into(),
+            factory: Arc::new(make),
+        }
     }
 }
 
@@ -186,7 +195,10 @@ impl Standings {
         Standings {
             entrants: names
                 .iter()
-                .map(|name| EntrantStats { name: name.clone(), ..Default::default() })
+                .map(|name| EntrantStats {
+                    name: name.clone(),
+                    ..Default::default()
+                })
                 .collect(),
             pair: vec![Sample::default(); n * n],
             games: 0,
@@ -252,6 +264,7 @@ impl Standings {
 /// Plays one game to its end with one agent per seat and returns its record and
 /// the number of decisions made. Agents that fail, panic or answer an illegal
 /// choice forfeit; the game goes on without them.
+#[allow(clippy::too_many_arguments)] // each is one fact about the game; a struct would only rename them
 pub fn play_game<G: Game>(
     game: &mut G,
     agents: &mut [&mut dyn Agent<G>],
@@ -264,12 +277,22 @@ pub fn play_game<G: Game>(
 ) -> (GameRecord<G::Choice>, u64) {
     let seats = game.seats();
     let mut forfeits = Vec::new();
-    let mut choices = if level == RecordLevel::Full { Some(Vec::with_capacity(256)) } else { None };
+    let mut choices = if level == RecordLevel::Full {
+        Some(Vec::with_capacity(256))
+    } else {
+        None
+    };
     for (seat, agent) in agents.iter_mut().enumerate() {
-        let r = catch_unwind(AssertUnwindSafe(|| agent.start(game, seat, derive_seed(seed, 1 + seat as u64))));
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            agent.start(game, seat, derive_seed(seed, 1 + seat as u64))
+        }));
         if let Some(fault) = fault_of(r) {
             game.forfeit(seat);
-            forfeits.push(ForfeitRecord { seat, entrant: entrants[seat], fault });
+            forfeits.push(ForfeitRecord {
+                seat,
+                entrant: entrants[seat],
+                fault,
+            });
         }
     }
     let mut decisions = 0u64;
@@ -293,7 +316,11 @@ pub fn play_game<G: Game>(
         };
         if let Some(fault) = fault {
             game.forfeit(seat);
-            forfeits.push(ForfeitRecord { seat, entrant: entrants[seat], fault });
+            forfeits.push(ForfeitRecord {
+                seat,
+                entrant: entrants[seat],
+                fault,
+            });
         }
     }
     for (seat, agent) in agents.iter_mut().enumerate() {
@@ -305,7 +332,15 @@ pub fn play_game<G: Game>(
         turns: game.turns(),
     });
     let scores = scoring.scores(seats, &outcome)[..seats].to_vec();
-    let rec = GameRecord { index, seed, seats: entrants.to_vec(), outcome, scores, forfeits, choices };
+    let rec = GameRecord {
+        index,
+        seed,
+        seats: entrants.to_vec(),
+        outcome,
+        scores,
+        forfeits,
+        choices,
+    };
     (rec, decisions)
 }
 
@@ -450,7 +485,11 @@ impl<G: Game> Tournament<G> {
                         }
                         let lo = range.start + id * chunk;
                         let hi = (lo + chunk).min(range.end);
-                        let mut part = Chunk { id, standings: Standings::new(names), records: Vec::new() };
+                        let mut part = Chunk {
+                            id,
+                            standings: Standings::new(names),
+                            records: Vec::new(),
+                        };
                         for index in lo..hi {
                             let (rec, decisions) =
                                 self.play_index(index, slot, &mut agents, &mut seating, &mut legal);
@@ -518,12 +557,27 @@ impl<G: Game> Tournament<G> {
             }
         }
         // Borrow each seat's agent mutably; entrants at a table are distinct.
-        let mut pool: Vec<Option<&mut Box<dyn Agent<G>>>> = agents.iter_mut().map(|a| a.as_mut()).collect();
+        let mut pool: Vec<Option<&mut Box<dyn Agent<G>>>> =
+            agents.iter_mut().map(|a| a.as_mut()).collect();
         let mut refs: Vec<&mut dyn Agent<G>> = Vec::with_capacity(seating.len());
         for &e in seating.iter() {
-            refs.push(pool[e].take().expect("each entrant sits once per table").as_mut());
+            refs.push(
+                pool[e]
+                    .take()
+                    .expect("each entrant sits once per table")
+                    .as_mut(),
+            );
         }
-        play_game(&mut game, &mut refs, seating, index, seed, self.scoring, self.records, legal)
+        play_game(
+            &mut game,
+            &mut refs,
+            seating,
+            index,
+            seed,
+            self.scoring,
+            self.records,
+            legal,
+        )
     }
 }
 

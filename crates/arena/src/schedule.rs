@@ -122,7 +122,10 @@ mod tests {
 
     #[test]
     fn random_tables_are_distinct_entrants_and_cover_everyone() {
-        let s = Schedule::RandomTables { games: 1000, table: 6 };
+        let s = Schedule::RandomTables {
+            games: 1000,
+            table: 6,
+        };
         let mut count = [0u32; 9];
         let mut v = Vec::new();
         for i in 0..1000 {
@@ -148,7 +151,10 @@ mod tests {
 
     #[test]
     fn full_tables_shuffle_seat_order() {
-        let s = Schedule::RandomTables { games: 10, table: 6 };
+        let s = Schedule::RandomTables {
+            games: 10,
+            table: 6,
+        };
         let mut first = [0u32; 6];
         let mut v = Vec::new();
         for i in 0..600 {

@@ -67,7 +67,11 @@ impl Scoring {
                 let lose = -1.0 / (seats as f64 - 1.0);
                 let win = (losers as f64) / (seats as f64 - 1.0) / w as f64;
                 for (i, s) in out.iter_mut().enumerate().take(seats) {
-                    *s = if outcome.winners.contains(i) { win } else { lose };
+                    *s = if outcome.winners.contains(i) {
+                        win
+                    } else {
+                        lose
+                    };
                 }
             }
             Scoring::SharedPoint => {
@@ -92,14 +96,22 @@ mod tests {
         for &w in winners {
             s.insert(w);
         }
-        Outcome { winners: s, ending: Ending::Decided, turns: 1 }
+        Outcome {
+            winners: s,
+            ending: Ending::Decided,
+            turns: 1,
+        }
     }
 
     #[test]
     fn zero_sum_is_zero_sum_for_every_table() {
         for seats in 2..=6 {
             for mask in 1u8..(1 << seats) {
-                let o = Outcome { winners: SeatSet(mask), ending: Ending::TurnCap, turns: 1 };
+                let o = Outcome {
+                    winners: SeatSet(mask),
+                    ending: Ending::TurnCap,
+                    turns: 1,
+                };
                 let s = Scoring::ZeroSum.scores(seats, &o);
                 let total: f64 = s.iter().sum();
                 assert!(total.abs() < 1e-12, "{seats} {mask:b} {s:?}");
@@ -121,9 +133,18 @@ mod tests {
 
     #[test]
     fn shared_point_is_one_half_zero() {
-        assert_eq!(Scoring::SharedPoint.scores(2, &outcome(&[0]))[..2], [1.0, 0.0]);
-        assert_eq!(Scoring::SharedPoint.scores(2, &outcome(&[0, 1]))[..2], [0.5, 0.5]);
-        assert_eq!(Scoring::SharedPoint.scores(2, &outcome(&[]))[..2], [0.0, 0.0]);
+        assert_eq!(
+            Scoring::SharedPoint.scores(2, &outcome(&[0]))[..2],
+            [1.0, 0.0]
+        );
+        assert_eq!(
+            Scoring::SharedPoint.scores(2, &outcome(&[0, 1]))[..2],
+            [0.5, 0.5]
+        );
+        assert_eq!(
+            Scoring::SharedPoint.scores(2, &outcome(&[]))[..2],
+            [0.0, 0.0]
+        );
     }
 
     #[test]

@@ -1,6 +1,5 @@
 //! `koth coup play` and `koth coup loop`.
 
-use crate::out;
 use crate::output::{self, Bar, Columns, Summary};
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
@@ -26,7 +25,11 @@ pub enum CoupCmd {
 #[derive(Args, Debug)]
 pub struct PlayArgs {
     /// Bots at the table, in seat order, comma-separated (2 to 6).
-    #[arg(long, value_delimiter = ',', default_value = "honest,counter,bluffer,economist")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "honest,counter,bluffer,economist"
+    )]
     pub bots: Vec<String>,
     /// Seed of the deal and the bots' randomness (random if left out).
     #[arg(long)]
@@ -49,7 +52,11 @@ pub struct LoopArgs {
     #[arg(long, default_value_t = 100_000)]
     pub games: u64,
     /// Bots in the tournament, comma-separated; a name twice means two seats of it.
-    #[arg(long, value_delimiter = ',', default_value = "static,honest,random,counter,bluffer,economist,challenger,skeptic")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "static,honest,random,counter,bluffer,economist,challenger,skeptic"
+    )]
     pub bots: Vec<String>,
     /// Master seed (random if left out; printed so the run can be repeated).
     #[arg(long)]
@@ -89,14 +96,22 @@ pub fn run(cmd: CoupCmd) -> Result<()> {
 }
 
 fn rules_named(name: &str) -> Result<Rules> {
-    Rules::preset(name).ok_or_else(|| anyhow::anyhow!("unknown rule set {name:?}: use one of {}", Rules::PRESETS.join(", ")))
+    Rules::preset(name).ok_or_else(|| {
+        anyhow::anyhow!(
+            "unknown rule set {name:?}: use one of {}",
+            Rules::PRESETS.join(", ")
+        )
+    })
 }
 
 fn check_bots(names: &[String]) -> Result<()> {
     for n in names {
         if bots::builtin(n).is_none() {
             let known: Vec<&str> = bots::BUILTINS.iter().map(|b| b.0).collect();
-            bail!("unknown bot {n:?}: the built-in bots are {}", known.join(", "));
+            bail!(
+                "unknown bot {n:?}: the built-in bots are {}",
+                known.join(", ")
+            );
         }
     }
     Ok(())
@@ -128,17 +143,28 @@ fn run_loop(a: LoopArgs) -> Result<()> {
     let max = rules.max_seats as usize;
     let table = a.table_size.unwrap_or(entrants.len().min(max));
     if table < rules.min_seats as usize || table > max {
-        bail!("--table-size {table} is outside {}..={} for the {} rules", rules.min_seats, max, a.rules);
+        bail!(
+            "--table-size {table} is outside {}..={} for the {} rules",
+            rules.min_seats,
+            max,
+            a.rules
+        );
     }
     if table > entrants.len() {
-        bail!("--table-size {table} needs at least {table} bots, got {}", entrants.len());
+        bail!(
+            "--table-size {table} needs at least {table} bots, got {}",
+            entrants.len()
+        );
     }
     let seed = a.seed.unwrap_or_else(output::fresh_seed);
     let threads = output::threads(a.threads);
     let t = Tournament {
         rules,
         entrants,
-        schedule: Schedule::RandomTables { games: a.games, table },
+        schedule: Schedule::RandomTables {
+            games: a.games,
+            table,
+        },
         scoring: Scoring::ZeroSum,
         seed,
         threads,
@@ -157,10 +183,22 @@ fn run_loop(a: LoopArgs) -> Result<()> {
     let mut bar = Bar::new(a.games, a.quiet);
     let summary = t.run_range(0..a.games, &mut bar, output::ctrl_c_flag());
     bar.finish();
-    out!("{}", output::leaderboard(&summary.standings, Columns::ZeroSum));
+    out!(
+        "{}",
+        output::leaderboard(&summary.standings, Columns::ZeroSum)
+    );
     out!("{}", output::run_line(&summary, seed, threads));
     if let Some(path) = &a.summary_json {
-        Summary::new("coup", &t.rules, seed, &t.schedule, t.scoring, threads, &summary).write(path)?;
+        Summary::new(
+            "coup",
+            &t.rules,
+            seed,
+            &t.schedule,
+            t.scoring,
+            threads,
+            &summary,
+        )
+        .write(path)?;
         out!("summary written to {}", path.display());
     }
     Ok(())
@@ -170,7 +208,12 @@ fn play(a: PlayArgs) -> Result<()> {
     let rules = rules_named(&a.rules)?;
     let n = a.bots.len();
     if n < rules.min_seats as usize || n > rules.max_seats as usize {
-        bail!("the {} rules seat {} to {} players, got {n} bots", a.rules, rules.min_seats, rules.max_seats);
+        bail!(
+            "the {} rules seat {} to {} players, got {n} bots",
+            a.rules,
+            rules.min_seats,
+            rules.max_seats
+        );
     }
     check_bots(&a.bots)?;
     let seed = a.seed.unwrap_or_else(output::fresh_seed);
@@ -180,10 +223,18 @@ fn play(a: PlayArgs) -> Result<()> {
     }
     let bot_names: Vec<String> = order.iter().map(|&i| a.bots[i].clone()).collect();
     let names = dedup_names(&bot_names);
-    let mut agents: Vec<BotAgent> =
-        bot_names.iter().map(|b| BotAgent(bots::builtin(b).expect("checked"))).collect();
+    let mut agents: Vec<BotAgent> = bot_names
+        .iter()
+        .map(|b| BotAgent(bots::builtin(b).expect("checked")))
+        .collect();
     let mut game = State::new(rules, n, seed);
-    out!("{}", paint(&format!("Coup, {} rules, seed {seed}: {}", a.rules, names.join(", ")), Style::new().bold()));
+    out!(
+        "{}",
+        paint(
+            &format!("Coup, {} rules, seed {seed}: {}", a.rules, names.join(", ")),
+            Style::new().bold()
+        )
+    );
     if !a.hide_cards {
         for (s, name) in names.iter().enumerate() {
             let cards: Vec<String> = game.hand(s).iter().map(|c| c.to_string()).collect();
@@ -191,7 +242,9 @@ fn play(a: PlayArgs) -> Result<()> {
         }
     }
     for (s, agent) in agents.iter_mut().enumerate() {
-        agent.start(&game, s, koth_arena::rng::derive_seed(seed, 1 + s as u64)).ok();
+        agent
+            .start(&game, s, koth_arena::rng::derive_seed(seed, 1 + s as u64))
+            .ok();
     }
     let mut legal = Vec::new();
     let mut last = String::new();
@@ -203,11 +256,26 @@ fn play(a: PlayArgs) -> Result<()> {
         match agents[seat].decide(&game, seat, &legal) {
             Ok(c) if legal.contains(&c) => game.apply(c)?,
             Ok(c) => {
-                out!("{}", paint(&format!("{} answered an illegal choice {c:?} and forfeits", names[seat]), Style::new().red()));
+                out!(
+                    "{}",
+                    paint(
+                        &format!(
+                            "{} answered an illegal choice {c:?} and forfeits",
+                            names[seat]
+                        ),
+                        Style::new().red()
+                    )
+                );
                 game.forfeit(seat);
             }
             Err(f) => {
-                out!("{}", paint(&format!("{} forfeits: {}", names[seat], f.reason), Style::new().red()));
+                out!(
+                    "{}",
+                    paint(
+                        &format!("{} forfeits: {}", names[seat], f.reason),
+                        Style::new().red()
+                    )
+                );
                 game.forfeit(seat);
             }
         }
@@ -219,12 +287,22 @@ fn play(a: PlayArgs) -> Result<()> {
     let o = game.outcome().expect("the game is over");
     let winners: Vec<&str> = o.winners.iter().map(|s| names[s].as_str()).collect();
     let how = match o.ending {
-        koth_arena::Ending::TurnCap => format!(" (turn cap of {} reached: every survivor wins)", rules.turn_cap),
+        koth_arena::Ending::TurnCap => format!(
+            " (turn cap of {} reached: every survivor wins)",
+            rules.turn_cap
+        ),
         _ => String::new(),
     };
     out!(
         "\n{} {} after {} turns{how}",
-        paint(if winners.len() == 1 { "Winner:" } else { "Winners:" }, Style::new().bold()),
+        paint(
+            if winners.len() == 1 {
+                "Winner:"
+            } else {
+                "Winners:"
+            },
+            Style::new().bold()
+        ),
         paint(&winners.join(", "), Style::new().green().bold()),
         o.turns
     );
@@ -233,7 +311,14 @@ fn play(a: PlayArgs) -> Result<()> {
 
 /// Prints the log from `from` on (consecutive passes folded into one line), then
 /// the table's state if it changed; returns the new log length.
-fn narrate(game: &State, names: &[String], from: usize, hide: bool, last_status: &mut String, quiet: &mut Vec<String>) -> usize {
+fn narrate(
+    game: &State,
+    names: &[String],
+    from: usize,
+    hide: bool,
+    last_status: &mut String,
+    quiet: &mut Vec<String>,
+) -> usize {
     let log = game.log();
     if from == log.len() {
         return from;
@@ -296,7 +381,8 @@ fn paint(text: &str, style: Style) -> String {
     use std::io::IsTerminal;
     use std::sync::OnceLock;
     static ON: OnceLock<bool> = OnceLock::new();
-    if *ON.get_or_init(|| std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()) {
+    if *ON.get_or_init(|| std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none())
+    {
         text.style(style).to_string()
     } else {
         text.to_string()

@@ -10,10 +10,10 @@ macro_rules! out {
         }
     }};
 }
-pub(crate) use out;
 
 mod coup_cmd;
 mod output;
+mod samurai_cmd;
 
 use clap::{Parser, Subcommand};
 
@@ -30,12 +30,15 @@ enum Cmd {
     /// Coup for 2–6 players: play one narrated game, or loop many and rank the bots.
     #[command(subcommand)]
     Coup(coup_cmd::CoupCmd),
+    /// Ultimate Samurai Showdown: a round robin of programs and built-ins, or one duel.
+    Samurai(samurai_cmd::SamuraiCmd),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Coup(c) => coup_cmd::run(c),
+        Cmd::Samurai(c) => samurai_cmd::run(c),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -29,7 +29,10 @@ impl Bar {
             .expect("valid template")
             .progress_chars("█▉▊▋▌▍▎▏ "),
         );
-        Bar { bar, last_msg: Duration::ZERO }
+        Bar {
+            bar,
+            last_msg: Duration::ZERO,
+        }
     }
 
     /// Clears the bar.
@@ -46,7 +49,8 @@ impl<C> Observer<C> for Bar {
             self.last_msg = p.elapsed;
             if let Some(&lead) = p.standings.ranking().first() {
                 let e = &p.standings.entrants[lead];
-                self.bar.set_message(format!("leader: {} ({:+.3}/game)", e.name, e.score.mean()));
+                self.bar
+                    .set_message(format!("leader: {} ({:+.3}/game)", e.name, e.score.mean()));
             }
         }
     }
@@ -93,7 +97,11 @@ pub fn rows(s: &Standings) -> Vec<Row> {
                 losses: st.losses,
                 forfeits: st.forfeits,
                 mean: st.score.mean(),
-                ci95: if st.games() >= 2 { st.score.ci95() } else { 0.0 },
+                ci95: if st.games() >= 2 {
+                    st.score.ci95()
+                } else {
+                    0.0
+                },
                 total: st.score.sum,
             }
         })
@@ -112,11 +120,21 @@ pub enum Columns {
 /// The leaderboard as a table.
 pub fn leaderboard(s: &Standings, columns: Columns) -> String {
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
     let right = |x: String| Cell::new(x).set_alignment(CellAlignment::Right);
     match columns {
         Columns::ZeroSum => {
-            t.set_header(vec!["rank", "bot", "games", "wins", "win %", "mean score ± 95%", "total score", "forfeits"]);
+            t.set_header(vec![
+                "rank",
+                "bot",
+                "games",
+                "wins",
+                "win %",
+                "mean score ± 95%",
+                "total score",
+                "forfeits",
+            ]);
             for r in rows(s) {
                 t.add_row(vec![
                     right(r.rank.to_string()),
@@ -131,7 +149,17 @@ pub fn leaderboard(s: &Standings, columns: Columns) -> String {
             }
         }
         Columns::Points => {
-            t.set_header(vec!["rank", "score", "bot", "games", "wins", "draws", "losses", "forfeits", "points/game ± 95%"]);
+            t.set_header(vec![
+                "rank",
+                "score",
+                "bot",
+                "games",
+                "wins",
+                "draws",
+                "losses",
+                "forfeits",
+                "points/game ± 95%",
+            ]);
             for r in rows(s) {
                 t.add_row(vec![
                     right(r.rank.to_string()),
@@ -171,7 +199,11 @@ pub fn run_line(summary: &RunSummary, seed: u64, threads: usize) -> String {
         threads,
         if threads == 1 { "" } else { "s" },
         seed,
-        if summary.complete { "" } else { "  (stopped early: partial results)" }
+        if summary.complete {
+            ""
+        } else {
+            "  (stopped early: partial results)"
+        }
     )
 }
 
@@ -220,7 +252,11 @@ impl<'a, R: Serialize> Summary<'a, R> {
         let s = &run.standings;
         let n = s.entrants.len();
         let head_to_head = (0..n)
-            .map(|a| (0..n).map(|b| (s.pair[a * n + b].n > 0).then(|| s.pair[a * n + b].mean())).collect())
+            .map(|a| {
+                (0..n)
+                    .map(|b| (s.pair[a * n + b].n > 0).then(|| s.pair[a * n + b].mean()))
+                    .collect()
+            })
             .collect();
         Summary {
             game,
@@ -242,19 +278,26 @@ impl<'a, R: Serialize> Summary<'a, R> {
     /// Writes the summary as pretty JSON.
     pub fn write(&self, path: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self)?;
-        std::fs::write(path, text + "\n").with_context(|| format!("cannot write the summary to {}", path.display()))
+        std::fs::write(path, text + "\n")
+            .with_context(|| format!("cannot write the summary to {}", path.display()))
     }
 }
 
 /// A seed from the clock, for runs without `--seed`.
 pub fn fresh_seed() -> u64 {
-    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
     koth_arena::rng::derive_seed(t.as_nanos() as u64, std::process::id() as u64) % 1_000_000_000
 }
 
 /// Worker threads: `requested`, or every core.
 pub fn threads(requested: Option<usize>) -> usize {
-    requested.filter(|&t| t > 0).unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+    requested.filter(|&t| t > 0).unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
 }
 
 /// A stop flag raised by Ctrl-C: the run finishes the games under way and reports.

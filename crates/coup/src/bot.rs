@@ -33,7 +33,9 @@ impl<'a> LegalActions<'a> {
     }
     /// The legal targets of a targeted kind.
     pub fn targets(&self, kind: ActionKind) -> impl Iterator<Item = Seat> + 'a {
-        self.iter().filter(move |a| a.kind() == kind).filter_map(|a| a.target())
+        self.iter()
+            .filter(move |a| a.kind() == kind)
+            .filter_map(|a| a.target())
     }
     /// The first legal action (there is always one).
     pub fn first(&self) -> Action {
@@ -91,12 +93,25 @@ pub trait Bot: Send {
     }
 
     /// Block `actor`'s `action` with one of `options` (the cards that block it), or not.
-    fn on_block(&mut self, _view: &View, _actor: Seat, _action: Action, _options: &[Card]) -> Option<Card> {
+    fn on_block(
+        &mut self,
+        _view: &View,
+        _actor: Seat,
+        _action: Action,
+        _options: &[Card],
+    ) -> Option<Card> {
         None
     }
 
     /// `blocker` blocks `actor`'s `action` claiming `card`: challenge the block?
-    fn on_challenge_block(&mut self, _view: &View, _blocker: Seat, _card: Card, _actor: Seat, _action: Action) -> bool {
+    fn on_challenge_block(
+        &mut self,
+        _view: &View,
+        _blocker: Seat,
+        _card: Card,
+        _actor: Seat,
+        _action: Action,
+    ) -> bool {
         false
     }
 
@@ -130,11 +145,19 @@ pub fn dispatch<B: Bot + ?Sized>(bot: &mut B, view: &View, legal: &[Choice]) -> 
             }
             Choice::Pass
         }
-        Pending::Block { actor, action, .. } => match bot.on_block(view, actor, action, action.blockers()) {
-            Some(card) => Choice::Block(card),
-            None => Choice::Pass,
-        },
-        Pending::ChallengeBlock { actor, action, blocker, card, .. } => {
+        Pending::Block { actor, action, .. } => {
+            match bot.on_block(view, actor, action, action.blockers()) {
+                Some(card) => Choice::Block(card),
+                None => Choice::Pass,
+            }
+        }
+        Pending::ChallengeBlock {
+            actor,
+            action,
+            blocker,
+            card,
+            ..
+        } => {
             if bot.on_challenge_block(view, blocker, card, actor, action) {
                 Choice::Challenge
             } else {

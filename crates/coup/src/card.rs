@@ -27,7 +27,13 @@ pub const DECK_SIZE: usize = 15;
 
 impl Card {
     /// Every character, in a fixed order.
-    pub const ALL: [Card; 5] = [Card::Ambassador, Card::Assassin, Card::Captain, Card::Contessa, Card::Duke];
+    pub const ALL: [Card; 5] = [
+        Card::Ambassador,
+        Card::Assassin,
+        Card::Captain,
+        Card::Contessa,
+        Card::Duke,
+    ];
 
     /// The card's position in [`Card::ALL`].
     #[inline]
@@ -48,7 +54,9 @@ impl Card {
 
     /// Parses a card name, case-insensitively.
     pub fn parse(s: &str) -> Option<Card> {
-        Card::ALL.into_iter().find(|c| c.name().eq_ignore_ascii_case(s.trim()))
+        Card::ALL
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(s.trim()))
     }
 }
 

@@ -22,8 +22,14 @@ impl Keep {
     /// ```
     pub fn new(cards: &[Card]) -> Option<Keep> {
         match *cards {
-            [a] => Some(Keep { cards: [a, a], len: 1 }),
-            [a, b] => Some(Keep { cards: if a <= b { [a, b] } else { [b, a] }, len: 2 }),
+            [a] => Some(Keep {
+                cards: [a, a],
+                len: 1,
+            }),
+            [a, b] => Some(Keep {
+                cards: if a <= b { [a, b] } else { [b, a] },
+                len: 2,
+            }),
             _ => None,
         }
     }

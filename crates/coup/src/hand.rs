@@ -13,7 +13,10 @@ pub struct Hand {
 
 impl Hand {
     /// No cards.
-    pub const EMPTY: Hand = Hand { cards: [Card::Ambassador; 2], len: 0 };
+    pub const EMPTY: Hand = Hand {
+        cards: [Card::Ambassador; 2],
+        len: 0,
+    };
 
     /// The cards.
     #[inline]

@@ -42,39 +42,99 @@ fn action_text(a: Action, names: &[String]) -> String {
 /// One event as a sentence, with its tone; `names` are the seats' names.
 pub fn describe(event: &Event, names: &[String]) -> (Tone, String) {
     match *event {
-        Event::Turn { actor, number } => (Tone::Turn, format!("Turn {}: {}", number + 1, names[actor])),
-        Event::Act { actor, action } => (Tone::Claim, format!("{} {}", names[actor], action_text(action, names))),
+        Event::Turn { actor, number } => {
+            (Tone::Turn, format!("Turn {}: {}", number + 1, names[actor]))
+        }
+        Event::Act { actor, action } => (
+            Tone::Claim,
+            format!("{} {}", names[actor], action_text(action, names)),
+        ),
         Event::NoChallenge { player } => (Tone::Quiet, format!("{} lets it stand", names[player])),
         Event::NoBlock { player } => (Tone::Quiet, format!("{} does not block", names[player])),
-        Event::Challenge { challenger, claimant, card } => (
+        Event::Challenge {
+            challenger,
+            claimant,
+            card,
+        } => (
             Tone::Challenge,
-            format!("{} challenges {}'s {}", names[challenger], names[claimant], card),
+            format!(
+                "{} challenges {}'s {}",
+                names[challenger], names[claimant], card
+            ),
         ),
-        Event::Reveal { player, card, replaced } => (
+        Event::Reveal {
+            player,
+            card,
+            replaced,
+        } => (
             Tone::Reveal,
             if replaced {
-                format!("{} shows {}: the challenge fails; the card is shuffled back and replaced", names[player], article(card))
+                format!(
+                    "{} shows {}: the challenge fails; the card is shuffled back and replaced",
+                    names[player],
+                    article(card)
+                )
             } else {
-                format!("{} shows {}: the challenge fails; the card is kept", names[player], article(card))
+                format!(
+                    "{} shows {}: the challenge fails; the card is kept",
+                    names[player],
+                    article(card)
+                )
             },
         ),
-        Event::CaughtBluffing { player, card } => {
-            (Tone::Loss, format!("{} has no {}: caught bluffing", names[player], card))
-        }
-        Event::Block { blocker, card } => (Tone::Block, format!("{} blocks, claiming {}", names[blocker], article(card))),
-        Event::LoseInfluence { player, card } => {
-            (Tone::Loss, format!("{} loses an influence: turns up {}", names[player], article(card)))
-        }
-        Event::Eliminated { player } => (Tone::Out, format!("{} is out of the game", names[player])),
-        Event::Forfeit { player } => (Tone::Out, format!("{} forfeits and reveals every card", names[player])),
-        Event::Gain { player, coins } => (Tone::Gain, format!("{} gains {} coin{}", names[player], coins, plural(coins))),
-        Event::Steal { thief, victim, coins } => (
-            Tone::Gain,
-            format!("{} steals {} coin{} from {}", names[thief], coins, plural(coins), names[victim]),
+        Event::CaughtBluffing { player, card } => (
+            Tone::Loss,
+            format!("{} has no {}: caught bluffing", names[player], card),
         ),
-        Event::Refund { player, coins } => (Tone::Gain, format!("{} gets back {} coins", names[player], coins)),
-        Event::Blocked { blocker } => (Tone::Block, format!("{}'s block stands: the action is stopped", names[blocker])),
-        Event::Exchanged { player } => (Tone::Quiet, format!("{} exchanges cards with the deck", names[player])),
+        Event::Block { blocker, card } => (
+            Tone::Block,
+            format!("{} blocks, claiming {}", names[blocker], article(card)),
+        ),
+        Event::LoseInfluence { player, card } => (
+            Tone::Loss,
+            format!(
+                "{} loses an influence: turns up {}",
+                names[player],
+                article(card)
+            ),
+        ),
+        Event::Eliminated { player } => {
+            (Tone::Out, format!("{} is out of the game", names[player]))
+        }
+        Event::Forfeit { player } => (
+            Tone::Out,
+            format!("{} forfeits and reveals every card", names[player]),
+        ),
+        Event::Gain { player, coins } => (
+            Tone::Gain,
+            format!("{} gains {} coin{}", names[player], coins, plural(coins)),
+        ),
+        Event::Steal {
+            thief,
+            victim,
+            coins,
+        } => (
+            Tone::Gain,
+            format!(
+                "{} steals {} coin{} from {}",
+                names[thief],
+                coins,
+                plural(coins),
+                names[victim]
+            ),
+        ),
+        Event::Refund { player, coins } => (
+            Tone::Gain,
+            format!("{} gets back {} coins", names[player], coins),
+        ),
+        Event::Blocked { blocker } => (
+            Tone::Block,
+            format!("{}'s block stands: the action is stopped", names[blocker]),
+        ),
+        Event::Exchanged { player } => (
+            Tone::Quiet,
+            format!("{} exchanges cards with the deck", names[player]),
+        ),
     }
 }
 
@@ -89,9 +149,15 @@ fn plural(n: u8) -> &'static str {
 /// Everyone's coins and influence, e.g. `alice 3c ●● | bob 5c ●○ [Duke]`.
 pub fn status(state: &State, names: &[String]) -> String {
     let mut parts = Vec::with_capacity(state.players());
-    for s in 0..state.players() {
+    for (s, name) in names.iter().enumerate().take(state.players()) {
         let inf = state.influence(s);
-        let mut p = format!("{} {}c {}{}", names[s], state.coins(s), "●".repeat(inf), "○".repeat(2 - inf));
+        let mut p = format!(
+            "{} {}c {}{}",
+            name,
+            state.coins(s),
+            "●".repeat(inf),
+            "○".repeat(2 - inf)
+        );
         if !state.revealed(s).is_empty() {
             let up: Vec<String> = state.revealed(s).iter().map(|c| c.to_string()).collect();
             p.push_str(&format!(" [{}]", up.join(", ")));

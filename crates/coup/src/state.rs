@@ -113,6 +113,8 @@ pub struct State {
     n: u8,
     hands: [Hand; MAX_PLAYERS],
     revealed: [Hand; MAX_PLAYERS],
+    /// Face-up copies of each card, kept so card counting is O(1).
+    face_up: [u8; 5],
     coins: [u8; MAX_PLAYERS],
     deck: [Card; DECK_SIZE],
     deck_len: u8,
@@ -142,6 +144,7 @@ impl State {
             n: n as u8,
             hands: [Hand::EMPTY; MAX_PLAYERS],
             revealed: [Hand::EMPTY; MAX_PLAYERS],
+            face_up: [0; 5],
             coins: [0; MAX_PLAYERS],
             deck,
             deck_len: DECK_SIZE as u8,
@@ -168,17 +171,29 @@ impl State {
         if let Some(c) = rules.first_player_coins {
             s.coins[0] = c;
         }
-        s.log.push(Event::Turn { actor: 0, number: 0 });
+        s.log.push(Event::Turn {
+            actor: 0,
+            number: 0,
+        });
         s
     }
 
     /// A game set up by hand, for tests and puzzles: `hands[i]` are seat i's cards,
     /// `deck` is the deck from bottom to top (drawn from the end). The cards must
     /// add up to the full deck.
-    pub fn from_setup(rules: Rules, hands: &[&[Card]], coins: &[u8], deck: &[Card], seed: u64) -> Result<State, String> {
+    pub fn from_setup(
+        rules: Rules,
+        hands: &[&[Card]],
+        coins: &[u8],
+        deck: &[Card],
+        seed: u64,
+    ) -> Result<State, String> {
         let n = hands.len();
         if !(2..=MAX_PLAYERS).contains(&n) || coins.len() != n {
-            return Err(format!("{n} hands and {} coin counts: need 2 to 6 of each", coins.len()));
+            return Err(format!(
+                "{n} hands and {} coin counts: need 2 to 6 of each",
+                coins.len()
+            ));
         }
         let mut s = State::new(rules, n, seed);
         let mut count = [0usize; 5];
@@ -202,9 +217,13 @@ impl State {
         // Missing cards are the face-up losses of one-card hands, assigned in card order.
         for (seat, h) in hands.iter().enumerate() {
             if h.len() == 1 {
-                let c = Card::ALL.into_iter().find(|c| count[c.index()] < COPIES).ok_or("more cards than the deck holds")?;
+                let c = Card::ALL
+                    .into_iter()
+                    .find(|c| count[c.index()] < COPIES)
+                    .ok_or("more cards than the deck holds")?;
                 count[c.index()] += 1;
                 s.revealed[seat].push(c);
+                s.face_up[c.index()] += 1;
             }
         }
         if count.iter().any(|&k| k != COPIES) {
@@ -234,6 +253,11 @@ impl State {
     /// Face-up (lost) cards of `seat`.
     pub fn revealed(&self, seat: Seat) -> &[Card] {
         self.revealed[seat].cards()
+    }
+    /// Face-up copies of `card`, all players together.
+    #[inline]
+    pub fn face_up(&self, card: Card) -> usize {
+        self.face_up[card.index()] as usize
     }
     /// Whether `seat` still has influence.
     pub fn is_alive(&self, seat: Seat) -> bool {
@@ -272,8 +296,16 @@ impl State {
     pub fn pending(&self) -> Pending {
         match self.phase {
             Phase::Action => Pending::Action { actor: self.actor },
-            Phase::ChallengeAction { asker } => Pending::ChallengeAction { actor: self.actor, action: self.action, asker },
-            Phase::Block { asker } => Pending::Block { actor: self.actor, action: self.action, asker },
+            Phase::ChallengeAction { asker } => Pending::ChallengeAction {
+                actor: self.actor,
+                action: self.action,
+                asker,
+            },
+            Phase::Block { asker } => Pending::Block {
+                actor: self.actor,
+                action: self.action,
+                asker,
+            },
             Phase::ChallengeBlock { asker } => Pending::ChallengeBlock {
                 actor: self.actor,
                 action: self.action,
@@ -318,8 +350,7 @@ impl State {
         match self.phase {
             Phase::Action => self.legal_actions(out),
             Phase::ChallengeAction { asker } => {
-                out.push(Choice::Pass);
-                out.push(Choice::Challenge);
+                out.extend_from_slice(&[Choice::Pass, Choice::Challenge]);
                 if self.may_block_in_challenge_round(asker) {
                     for &c in self.action.blockers() {
                         out.push(Choice::Block(c));
@@ -333,8 +364,7 @@ impl State {
                 }
             }
             Phase::ChallengeBlock { .. } => {
-                out.push(Choice::Pass);
-                out.push(Choice::Challenge);
+                out.extend_from_slice(&[Choice::Pass, Choice::Challenge])
             }
             Phase::Exchange => self.legal_keeps(out),
             Phase::Lose { player, .. } => {
@@ -405,13 +435,17 @@ impl State {
     }
 
     fn may_block_in_challenge_round(&self, asker: Seat) -> bool {
-        !self.rules.challenge_and_block && self.action.target() == Some(asker) && !self.action.blockers().is_empty()
+        !self.rules.challenge_and_block
+            && self.action.target() == Some(asker)
+            && !self.action.blockers().is_empty()
     }
 
     /// Live seats other than `me`, in seat order after `me`.
     pub fn opponents(&self, me: Seat) -> impl Iterator<Item = Seat> + '_ {
         let n = self.n as usize;
-        (1..n).map(move |i| (me + i) % n).filter(move |&s| self.alive.contains(s))
+        (1..n)
+            .map(move |i| (me + i) % n)
+            .filter(move |&s| self.alive.contains(s))
     }
 
     fn next_live_after(&self, s: Seat) -> Seat {
@@ -437,7 +471,10 @@ impl State {
     /// Applies the pending seat's choice.
     pub fn apply(&mut self, choice: Choice) -> Result<(), IllegalChoice> {
         if !self.is_legal(choice) {
-            return Err(IllegalChoice(format!("{choice:?} does not answer {:?}", self.pending())));
+            return Err(IllegalChoice(format!(
+                "{choice:?} does not answer {:?}",
+                self.pending()
+            )));
         }
         self.apply_unchecked(choice);
         Ok(())
@@ -485,7 +522,9 @@ impl State {
             }
             (Phase::ChallengeBlock { asker }, Choice::Challenge) => self.challenge_block(asker),
             (Phase::Exchange, Choice::Keep(k)) => self.keep(k),
-            (Phase::Lose { player, then }, Choice::Lose(card)) => self.lose_card(player, card, then),
+            (Phase::Lose { player, then }, Choice::Lose(card)) => {
+                self.lose_card(player, card, then)
+            }
             _ => unreachable!("apply_unchecked given an illegal choice"),
         }
     }
@@ -495,37 +534,62 @@ impl State {
         self.action = a;
         self.target_answered = false;
         self.coins[me] -= a.cost();
-        self.log.push(Event::Act { actor: me, action: a });
+        self.log.push(Event::Act {
+            actor: me,
+            action: a,
+        });
         match a {
             Action::Income => {
                 self.gain(me, 1);
                 self.end_turn();
             }
             Action::Coup(t) => self.lose(t, Then::EndTurn),
-            Action::ForeignAid => self.phase = Phase::Block { asker: self.next_live_after(me) },
-            _ => self.phase = Phase::ChallengeAction { asker: self.next_live_after(me) },
+            Action::ForeignAid => {
+                self.phase = Phase::Block {
+                    asker: self.next_live_after(me),
+                }
+            }
+            _ => {
+                self.phase = Phase::ChallengeAction {
+                    asker: self.next_live_after(me),
+                }
+            }
         }
     }
 
     fn gain(&mut self, seat: Seat, coins: u8) {
         self.coins[seat] += coins;
-        self.log.push(Event::Gain { player: seat, coins });
+        self.log.push(Event::Gain {
+            player: seat,
+            coins,
+        });
     }
 
     fn challenge_action(&mut self, challenger: Seat) {
         let claim = self.action.claim().expect("only claims are challenged");
         let actor = self.actor;
-        self.log.push(Event::Challenge { challenger, claimant: actor, card: claim });
+        self.log.push(Event::Challenge {
+            challenger,
+            claimant: actor,
+            card: claim,
+        });
         if self.hands[actor].contains(claim) {
-            let keep = self.rules.exchange_keeps_revealed_ambassador && self.action == Action::Exchange;
+            let keep =
+                self.rules.exchange_keeps_revealed_ambassador && self.action == Action::Exchange;
             self.reveal(actor, claim, !keep);
             self.lose(challenger, Then::AfterActionChallenge);
         } else {
-            self.log.push(Event::CaughtBluffing { player: actor, card: claim });
+            self.log.push(Event::CaughtBluffing {
+                player: actor,
+                card: claim,
+            });
             let refund = self.action.cost();
             if refund > 0 {
                 self.coins[actor] += refund;
-                self.log.push(Event::Refund { player: actor, coins: refund });
+                self.log.push(Event::Refund {
+                    player: actor,
+                    coins: refund,
+                });
             }
             self.lose(actor, Then::EndTurn);
         }
@@ -534,9 +598,17 @@ impl State {
     /// A truthful claimant shows the card; it goes back, the deck is shuffled, and a
     /// replacement is drawn (return, shuffle, draw).
     fn reveal(&mut self, player: Seat, card: Card, replace: bool) {
-        self.log.push(Event::Reveal { player, card, replaced: replace });
+        self.log.push(Event::Reveal {
+            player,
+            card,
+            replaced: replace,
+        });
         if replace {
-            let i = self.hands[player].cards().iter().position(|&c| c == card).expect("revealed card in hand");
+            let i = self.hands[player]
+                .cards()
+                .iter()
+                .position(|&c| c == card)
+                .expect("revealed card in hand");
             self.deck[self.deck_len as usize] = card;
             self.deck_len += 1;
             self.shuffle_deck();
@@ -548,7 +620,9 @@ impl State {
     fn after_action_challenge(&mut self) {
         match self.action {
             Action::Steal(t) | Action::Assassinate(t) => {
-                if self.alive.contains(t) && (self.rules.challenge_and_block || !self.target_answered) {
+                if self.alive.contains(t)
+                    && (self.rules.challenge_and_block || !self.target_answered)
+                {
                     self.phase = Phase::Block { asker: t };
                 } else {
                     self.effect();
@@ -562,7 +636,9 @@ impl State {
         self.blocker = blocker;
         self.block_card = card;
         self.log.push(Event::Block { blocker, card });
-        self.phase = Phase::ChallengeBlock { asker: self.next_live_after(blocker) };
+        self.phase = Phase::ChallengeBlock {
+            asker: self.next_live_after(blocker),
+        };
     }
 
     fn block_passed(&mut self, asker: Seat) {
@@ -580,12 +656,19 @@ impl State {
 
     fn challenge_block(&mut self, challenger: Seat) {
         let (blocker, card) = (self.blocker, self.block_card);
-        self.log.push(Event::Challenge { challenger, claimant: blocker, card });
+        self.log.push(Event::Challenge {
+            challenger,
+            claimant: blocker,
+            card,
+        });
         if self.hands[blocker].contains(card) {
             self.reveal(blocker, card, true);
             self.lose(challenger, Then::BlockStands);
         } else {
-            self.log.push(Event::CaughtBluffing { player: blocker, card });
+            self.log.push(Event::CaughtBluffing {
+                player: blocker,
+                card,
+            });
             self.lose(blocker, Then::Effect);
         }
     }
@@ -606,7 +689,11 @@ impl State {
                     let k = self.coins[t].min(2);
                     self.coins[t] -= k;
                     self.coins[me] += k;
-                    self.log.push(Event::Steal { thief: me, victim: t, coins: k });
+                    self.log.push(Event::Steal {
+                        thief: me,
+                        victim: t,
+                        coins: k,
+                    });
                 }
                 self.end_turn();
             }
@@ -629,7 +716,10 @@ impl State {
         }
         let mut rest_len = n;
         for &c in k.cards() {
-            let i = rest[..rest_len].iter().position(|&x| x == c).expect("kept card in pool");
+            let i = rest[..rest_len]
+                .iter()
+                .position(|&x| x == c)
+                .expect("kept card in pool");
             rest[i] = rest[rest_len - 1];
             rest_len -= 1;
         }
@@ -655,6 +745,7 @@ impl State {
     fn lose_card(&mut self, player: Seat, card: Card, then: Then) {
         self.hands[player].remove(card);
         self.revealed[player].push(card);
+        self.face_up[card.index()] += 1;
         self.log.push(Event::LoseInfluence { player, card });
         if self.hands[player].is_empty() {
             self.eliminate(player);
@@ -683,7 +774,9 @@ impl State {
             Then::AfterActionChallenge => self.after_action_challenge(),
             Then::Effect => self.effect(),
             Then::BlockStands => {
-                self.log.push(Event::Blocked { blocker: self.blocker });
+                self.log.push(Event::Blocked {
+                    blocker: self.blocker,
+                });
                 self.end_turn();
             }
             Then::EndTurn => self.end_turn(),
@@ -701,12 +794,19 @@ impl State {
         }
         self.actor = self.next_live_after(self.actor);
         self.phase = Phase::Action;
-        self.log.push(Event::Turn { actor: self.actor, number: self.turns });
+        self.log.push(Event::Turn {
+            actor: self.actor,
+            number: self.turns,
+        });
     }
 
     fn finish(&mut self, ending: Ending) {
         self.phase = Phase::Over;
-        self.outcome = Some(Outcome { winners: self.alive, ending, turns: self.turns });
+        self.outcome = Some(Outcome {
+            winners: self.alive,
+            ending,
+            turns: self.turns,
+        });
     }
 
     fn draw(&mut self) -> Card {
@@ -739,7 +839,11 @@ impl State {
         while let Some(&c) = self.hands[seat].cards().first() {
             self.hands[seat].remove(c);
             self.revealed[seat].push(c);
-            self.log.push(Event::LoseInfluence { player: seat, card: c });
+            self.face_up[c.index()] += 1;
+            self.log.push(Event::LoseInfluence {
+                player: seat,
+                card: c,
+            });
         }
         if seat == self.actor && self.phase == Phase::Exchange {
             self.return_drawn();
@@ -799,7 +903,11 @@ impl State {
             self.return_drawn();
         }
         self.phase = Phase::Over;
-        self.outcome = Some(Outcome { winners, ending: Ending::Adjudicated, turns: self.turns });
+        self.outcome = Some(Outcome {
+            winners,
+            ending: Ending::Adjudicated,
+            turns: self.turns,
+        });
     }
 
     // ----- checks -----
@@ -812,10 +920,18 @@ impl State {
         for s in 0..n {
             let (h, r) = (self.hands[s], self.revealed[s]);
             if h.len() + r.len() != 2 {
-                return Err(format!("seat {s} has {} in hand and {} revealed", h.len(), r.len()));
+                return Err(format!(
+                    "seat {s} has {} in hand and {} revealed",
+                    h.len(),
+                    r.len()
+                ));
             }
-            if self.alive.contains(s) != !h.is_empty() {
-                return Err(format!("seat {s}: alive {} with {} cards", self.alive.contains(s), h.len()));
+            if self.alive.contains(s) == h.is_empty() {
+                return Err(format!(
+                    "seat {s}: alive {} with {} cards",
+                    self.alive.contains(s),
+                    h.len()
+                ));
             }
             for &c in h.cards().iter().chain(r.cards()) {
                 count[c.index()] += 1;
@@ -835,12 +951,23 @@ impl State {
         if count.iter().any(|&k| k != COPIES) {
             return Err(format!("cards not conserved: {count:?}"));
         }
+        for c in Card::ALL {
+            let up: usize = (0..n).map(|s| self.revealed[s].count(c)).sum();
+            if up != self.face_up(c) {
+                return Err(format!(
+                    "face-up count of {c} is {} but {up} are face up",
+                    self.face_up(c)
+                ));
+            }
+        }
         if self.alive.0 >> n != 0 {
             return Err("a seat beyond the table is alive".into());
         }
         match self.to_move() {
             Some(s) if !self.alive.contains(s) => return Err(format!("seat {s} is asked but out")),
-            Some(_) if self.outcome.is_some() => return Err("an outcome while a decision is pending".into()),
+            Some(_) if self.outcome.is_some() => {
+                return Err("an outcome while a decision is pending".into())
+            }
             None if self.outcome.is_none() => return Err("over without an outcome".into()),
             _ => {}
         }

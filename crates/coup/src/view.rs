@@ -92,8 +92,11 @@ impl<'a> View<'a> {
     /// Copies of `card` I can account for: in my hand or face up anywhere.
     pub fn seen(&self, card: Card) -> usize {
         let mine = self.my_cards().iter().filter(|&&c| c == card).count();
-        let up: usize = (0..self.players()).map(|s| self.revealed(s).iter().filter(|&&c| c == card).count()).sum();
-        mine + up
+        mine + self.state.face_up(card)
+    }
+    /// Face-up copies of `card`, all players together.
+    pub fn face_up(&self, card: Card) -> usize {
+        self.state.face_up(card)
     }
     /// Cards whose identity I cannot see: other players' hands and the deck.
     pub fn unknown_cards(&self) -> usize {

@@ -18,7 +18,10 @@ fn standard_rules_pass_the_battery() {
     assert_eq!(r.games, 200_000);
     assert!(r.leak_checks > 100_000, "{r:?}");
     assert!(r.forfeits > 1_000, "{r:?}");
-    assert!(r.decided > 190_000, "most random games end with one winner: {r:?}");
+    assert!(
+        r.decided > 190_000,
+        "most random games end with one winner: {r:?}"
+    );
 }
 
 #[test]
@@ -46,7 +49,10 @@ fn every_view_is_checked_in_a_short_run() {
         max_decisions: 50_000,
     };
     let r = run::<State>(&Rules::standard(), &battery).unwrap();
-    assert_eq!(r.leak_checks, r.decisions, "one check per decision (forfeits included)");
+    assert_eq!(
+        r.leak_checks, r.decisions,
+        "one check per decision (forfeits included)"
+    );
 }
 
 #[test]
@@ -102,7 +108,14 @@ fn the_battery_catches_a_leaky_view() {
             self.0.turns()
         }
     }
-    let battery = Battery { games: 50, seed: 1, seats: vec![3], leak_check_every: 1, forfeit_chance: 0.0, max_decisions: 50_000 };
+    let battery = Battery {
+        games: 50,
+        seed: 1,
+        seats: vec![3],
+        leak_check_every: 1,
+        forfeit_chance: 0.0,
+        max_decisions: 50_000,
+    };
     let err = run::<Leaky>(&Rules::standard(), &battery).unwrap_err();
     assert!(err.contains("view changed"), "{err}");
 }

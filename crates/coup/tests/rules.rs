@@ -27,7 +27,8 @@ fn std_game(hands: &[&[Card]], coins: &[u8]) -> State {
 
 fn play(g: &mut State, choices: &[Choice]) {
     for (i, &c) in choices.iter().enumerate() {
-        g.apply(c).unwrap_or_else(|e| panic!("step {i}: {e}; pending {:?}", g.pending()));
+        g.apply(c)
+            .unwrap_or_else(|e| panic!("step {i}: {e}; pending {:?}", g.pending()));
         g.check_invariants().unwrap();
     }
 }
@@ -47,11 +48,22 @@ fn act(a: Action) -> Choice {
 fn failed_challenge_of_an_assassinate_costs_the_target_two_influence() {
     let mut g = std_game(&[&[Assassin, Duke], &[Captain, Contessa]], &[3, 2]);
     play(&mut g, &[act(Action::Assassinate(1)), Challenge]);
-    assert!(g.log().contains(&Event::Reveal { player: 0, card: Assassin, replaced: true }));
+    assert!(g.log().contains(&Event::Reveal {
+        player: 0,
+        card: Assassin,
+        replaced: true
+    }));
     assert_eq!(g.pending(), Pending::LoseInfluence { player: 1 });
     play(&mut g, &[Lose(Captain)]);
     // Standard rules: the target may still block after losing the challenge.
-    assert_eq!(g.pending(), Pending::Block { actor: 0, action: Action::Assassinate(1), asker: 1 });
+    assert_eq!(
+        g.pending(),
+        Pending::Block {
+            actor: 0,
+            action: Action::Assassinate(1),
+            asker: 1
+        }
+    );
     play(&mut g, &[Pass, Lose(Contessa)]);
     assert_eq!(g.influence(1), 0);
     let o = g.outcome().unwrap();
@@ -63,7 +75,16 @@ fn failed_challenge_of_an_assassinate_costs_the_target_two_influence() {
 #[test]
 fn a_target_may_block_after_losing_a_challenge() {
     let mut g = std_game(&[&[Assassin, Duke], &[Captain, Contessa]], &[3, 2]);
-    play(&mut g, &[act(Action::Assassinate(1)), Challenge, Lose(Captain), Block(Contessa), Pass]);
+    play(
+        &mut g,
+        &[
+            act(Action::Assassinate(1)),
+            Challenge,
+            Lose(Captain),
+            Block(Contessa),
+            Pass,
+        ],
+    );
     assert_eq!(g.influence(1), 1);
     assert!(g.log().contains(&Event::Blocked { blocker: 1 }));
     assert_eq!(g.coins(0), 0, "coins stay spent when blocked");
@@ -72,8 +93,19 @@ fn a_target_may_block_after_losing_a_challenge() {
 #[test]
 fn a_caught_contessa_bluff_costs_two_influence() {
     let mut g = std_game(&[&[Assassin, Duke], &[Captain, Ambassador]], &[3, 2]);
-    play(&mut g, &[act(Action::Assassinate(1)), Pass, Block(Contessa), Challenge]);
-    assert!(g.log().contains(&Event::CaughtBluffing { player: 1, card: Contessa }));
+    play(
+        &mut g,
+        &[
+            act(Action::Assassinate(1)),
+            Pass,
+            Block(Contessa),
+            Challenge,
+        ],
+    );
+    assert!(g.log().contains(&Event::CaughtBluffing {
+        player: 1,
+        card: Contessa
+    }));
     play(&mut g, &[Lose(Captain)]);
     // The block fails, the assassination goes on.
     assert_eq!(g.pending(), Pending::LoseInfluence { player: 1 });
@@ -83,11 +115,17 @@ fn a_caught_contessa_bluff_costs_two_influence() {
 
 #[test]
 fn assassinate_coins_are_refunded_when_the_claim_is_caught() {
-    let mut g = std_game(&[&[Captain, Duke], &[Captain, Contessa], &[Duke, Duke]], &[3, 2, 2]);
+    let mut g = std_game(
+        &[&[Captain, Duke], &[Captain, Contessa], &[Duke, Duke]],
+        &[3, 2, 2],
+    );
     play(&mut g, &[act(Action::Assassinate(1))]);
     assert_eq!(g.coins(0), 0, "paid on declaring");
     play(&mut g, &[Pass, Challenge]);
-    assert!(g.log().contains(&Event::Refund { player: 0, coins: 3 }));
+    assert!(g.log().contains(&Event::Refund {
+        player: 0,
+        coins: 3
+    }));
     assert_eq!(g.coins(0), 3);
     play(&mut g, &[Lose(Captain)]);
     assert_eq!(g.influence(1), 2, "the action failed");
@@ -97,7 +135,10 @@ fn assassinate_coins_are_refunded_when_the_claim_is_caught() {
 #[test]
 fn assassinate_coins_are_not_refunded_when_blocked() {
     let mut g = std_game(&[&[Assassin, Duke], &[Captain, Contessa]], &[3, 2]);
-    play(&mut g, &[act(Action::Assassinate(1)), Pass, Block(Contessa), Pass]);
+    play(
+        &mut g,
+        &[act(Action::Assassinate(1)), Pass, Block(Contessa), Pass],
+    );
     assert_eq!(g.coins(0), 0);
     assert_eq!(g.influence(1), 2);
     assert_eq!(g.pending(), Pending::Action { actor: 1 });
@@ -106,8 +147,20 @@ fn assassinate_coins_are_not_refunded_when_blocked() {
 #[test]
 fn a_blocked_assassination_with_a_real_contessa_costs_the_challenger() {
     let mut g = std_game(&[&[Assassin, Duke], &[Captain, Contessa]], &[3, 2]);
-    play(&mut g, &[act(Action::Assassinate(1)), Pass, Block(Contessa), Challenge]);
-    assert!(g.log().contains(&Event::Reveal { player: 1, card: Contessa, replaced: true }));
+    play(
+        &mut g,
+        &[
+            act(Action::Assassinate(1)),
+            Pass,
+            Block(Contessa),
+            Challenge,
+        ],
+    );
+    assert!(g.log().contains(&Event::Reveal {
+        player: 1,
+        card: Contessa,
+        replaced: true
+    }));
     assert_eq!(g.pending(), Pending::LoseInfluence { player: 0 });
     play(&mut g, &[Lose(Duke)]);
     assert_eq!(g.influence(1), 2);
@@ -119,7 +172,11 @@ fn steal_from_a_one_coin_player_takes_one() {
     let mut g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[2, 1]);
     play(&mut g, &[act(Action::Steal(1)), Pass, Pass]);
     assert_eq!((g.coins(0), g.coins(1)), (3, 0));
-    assert!(g.log().contains(&Event::Steal { thief: 0, victim: 1, coins: 1 }));
+    assert!(g.log().contains(&Event::Steal {
+        thief: 0,
+        victim: 1,
+        coins: 1
+    }));
     let mut g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[2, 5]);
     play(&mut g, &[act(Action::Steal(1)), Pass, Pass]);
     assert_eq!((g.coins(0), g.coins(1)), (4, 3));
@@ -158,7 +215,11 @@ fn a_truthful_revealed_card_returns_to_the_deck_and_is_replaced() {
         let mut g = State::from_setup(Rules::standard(), &hands, &[2, 2], &deck, seed).unwrap();
         play(&mut g, &[act(Action::Tax), Challenge]);
         assert_eq!(g.deck_size(), deck.len(), "returned one, drew one");
-        assert_eq!(g.influence(0), 2, "a player revealing to win keeps their influence count");
+        assert_eq!(
+            g.influence(0),
+            2,
+            "a player revealing to win keeps their influence count"
+        );
         match g.hand(0).iter().filter(|&&c| c == Duke).count() {
             1 => drew_duke_back += 1,
             0 => drew_other += 1,
@@ -167,14 +228,24 @@ fn a_truthful_revealed_card_returns_to_the_deck_and_is_replaced() {
         assert!(g.hand(0).contains(&Captain));
         play(&mut g, &[Lose(Duke)]);
         assert_eq!(g.coins(0), 5, "the action goes on");
-        assert_eq!(g.revealed(1), [Duke], "lost cards stay face up, out of the deck");
+        assert_eq!(
+            g.revealed(1),
+            [Duke],
+            "lost cards stay face up, out of the deck"
+        );
     }
-    assert!(drew_duke_back > 0 && drew_other > 0, "{drew_duke_back} {drew_other}");
+    assert!(
+        drew_duke_back > 0 && drew_other > 0,
+        "{drew_duke_back} {drew_other}"
+    );
 }
 
 #[test]
 fn forced_coup_at_ten_coins() {
-    let g = std_game(&[&[Captain, Duke], &[Captain, Contessa], &[Duke, Assassin]], &[10, 2, 2]);
+    let g = std_game(
+        &[&[Captain, Duke], &[Captain, Contessa], &[Duke, Assassin]],
+        &[10, 2, 2],
+    );
     assert_eq!(legal(&g), vec![act(Action::Coup(1)), act(Action::Coup(2))]);
     let g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[9, 2]);
     assert!(legal(&g).contains(&act(Action::Income)));
@@ -205,7 +276,9 @@ fn exchange_keeps_the_hand_size() {
     play(&mut g, &[act(Action::Exchange), Pass]);
     let drawn = g.drawn().unwrap();
     let options = legal(&g);
-    assert!(options.iter().all(|c| matches!(c, Choice::Keep(k) if k.cards().len() == 2)));
+    assert!(options
+        .iter()
+        .all(|c| matches!(c, Choice::Keep(k) if k.cards().len() == 2)));
     // Four cards give at most six pairs.
     assert!(!options.is_empty() && options.len() <= 6);
     let keep = Keep::new(&[drawn[0], drawn[1]]).unwrap();
@@ -219,9 +292,16 @@ fn exchange_keeps_the_hand_size() {
     assert_eq!(held, want);
 
     // With one influence, keep one card of three.
-    let mut g = setup(Rules::standard(), &[&[Ambassador], &[Captain, Contessa]], &[2, 2], &rest(&[&[Ambassador, Duke], &[Captain, Contessa]]));
+    let mut g = setup(
+        Rules::standard(),
+        &[&[Ambassador], &[Captain, Contessa]],
+        &[2, 2],
+        &rest(&[&[Ambassador, Duke], &[Captain, Contessa]]),
+    );
     play(&mut g, &[act(Action::Exchange), Pass]);
-    assert!(legal(&g).iter().all(|c| matches!(c, Choice::Keep(k) if k.cards().len() == 1)));
+    assert!(legal(&g)
+        .iter()
+        .all(|c| matches!(c, Choice::Keep(k) if k.cards().len() == 1)));
     let first = legal(&g)[0];
     play(&mut g, &[first]);
     assert_eq!(g.influence(0), 1);
@@ -235,21 +315,50 @@ fn a_bad_keep_is_refused() {
     let pool = [Ambassador, Duke, drawn[0], drawn[1]];
     let absent = Card::ALL.into_iter().find(|c| !pool.contains(c)).unwrap();
     // A card from outside hand and drawn, too few cards, or two copies of one held once.
-    let twice = [Ambassador, Duke].into_iter().find(|c| pool.iter().filter(|&x| x == c).count() == 1).unwrap();
-    let bad = [Keep::new(&[absent, Duke]).unwrap(), Keep::new(&[Duke]).unwrap(), Keep::new(&[twice, twice]).unwrap()];
+    let twice = [Ambassador, Duke]
+        .into_iter()
+        .find(|c| pool.iter().filter(|&x| x == c).count() == 1)
+        .unwrap();
+    let bad = [
+        Keep::new(&[absent, Duke]).unwrap(),
+        Keep::new(&[Duke]).unwrap(),
+        Keep::new(&[twice, twice]).unwrap(),
+    ];
     for k in bad {
-        assert!(g.clone().apply(Choice::Keep(k)).is_err(), "{k:?} must be refused");
+        assert!(
+            g.clone().apply(Choice::Keep(k)).is_err(),
+            "{k:?} must be refused"
+        );
     }
 }
 
 #[test]
 fn foreign_aid_may_be_blocked_by_any_player_in_seat_order() {
-    let hands: [&[Card]; 4] = [&[Captain, Ambassador], &[Captain, Contessa], &[Duke, Assassin], &[Duke, Contessa]];
+    let hands: [&[Card]; 4] = [
+        &[Captain, Ambassador],
+        &[Captain, Contessa],
+        &[Duke, Assassin],
+        &[Duke, Contessa],
+    ];
     let mut g = std_game(&hands, &[2, 2, 2, 2]);
     play(&mut g, &[act(Action::ForeignAid)]);
-    assert_eq!(g.pending(), Pending::Block { actor: 0, action: Action::ForeignAid, asker: 1 });
+    assert_eq!(
+        g.pending(),
+        Pending::Block {
+            actor: 0,
+            action: Action::ForeignAid,
+            asker: 1
+        }
+    );
     play(&mut g, &[Pass]);
-    assert_eq!(g.pending(), Pending::Block { actor: 0, action: Action::ForeignAid, asker: 2 });
+    assert_eq!(
+        g.pending(),
+        Pending::Block {
+            actor: 0,
+            action: Action::ForeignAid,
+            asker: 2
+        }
+    );
     play(&mut g, &[Block(Duke)]);
     // Every other live player, the actor included, may challenge the block, in seat
     // order after the blocker.
@@ -271,14 +380,26 @@ fn foreign_aid_may_be_blocked_by_any_player_in_seat_order() {
 
 #[test]
 fn foreign_aid_unblocked_gives_two() {
-    let mut g = std_game(&[&[Captain, Ambassador], &[Captain, Contessa], &[Duke, Assassin]], &[2, 2, 2]);
+    let mut g = std_game(
+        &[
+            &[Captain, Ambassador],
+            &[Captain, Contessa],
+            &[Duke, Assassin],
+        ],
+        &[2, 2, 2],
+    );
     play(&mut g, &[act(Action::ForeignAid), Pass, Pass]);
     assert_eq!(g.coins(0), 4);
 }
 
 #[test]
 fn challenges_are_asked_in_seat_order_after_the_actor() {
-    let hands: [&[Card]; 4] = [&[Captain, Ambassador], &[Captain, Contessa], &[Duke, Assassin], &[Duke, Contessa]];
+    let hands: [&[Card]; 4] = [
+        &[Captain, Ambassador],
+        &[Captain, Contessa],
+        &[Duke, Assassin],
+        &[Duke, Contessa],
+    ];
     let mut g = std_game(&hands, &[2, 2, 2, 2]);
     play(&mut g, &[act(Action::Income), act(Action::Tax)]);
     let mut askers = Vec::new();
@@ -292,27 +413,58 @@ fn challenges_are_asked_in_seat_order_after_the_actor() {
 
 #[test]
 fn dead_players_are_never_asked() {
-    let hands: [&[Card]; 3] = [&[Captain, Ambassador], &[Captain, Contessa], &[Duke, Assassin]];
+    let hands: [&[Card]; 3] = [
+        &[Captain, Ambassador],
+        &[Captain, Contessa],
+        &[Duke, Assassin],
+    ];
     let mut g = std_game(&hands, &[7, 2, 2]);
     play(&mut g, &[act(Action::Coup(1)), Lose(Captain)]);
     // Seat 1 still in with one card; coup again later. Kill seat 1 through a lost
     // challenge instead: seat 1 challenges seat 2's true Duke.
-    play(&mut g, &[act(Action::Income), act(Action::Tax), Pass, Challenge, Lose(Contessa)]);
+    play(
+        &mut g,
+        &[
+            act(Action::Income),
+            act(Action::Tax),
+            Pass,
+            Challenge,
+            Lose(Contessa),
+        ],
+    );
     assert!(!g.is_alive(1));
     // Seat 2's tax goes on; seat 0 is the only one left to ask.
     assert_eq!(g.coins(2), 5);
     assert_eq!(g.pending(), Pending::Action { actor: 0 });
     play(&mut g, &[act(Action::Tax)]);
-    assert_eq!(g.pending(), Pending::ChallengeAction { actor: 0, action: Action::Tax, asker: 2 });
+    assert_eq!(
+        g.pending(),
+        Pending::ChallengeAction {
+            actor: 0,
+            action: Action::Tax,
+            asker: 2
+        }
+    );
 }
 
 #[test]
 fn the_turn_cap_ends_with_every_survivor_a_winner() {
     let mut rules = Rules::standard();
     rules.turn_cap = 4;
-    let hands: [&[Card]; 3] = [&[Captain, Ambassador], &[Captain, Contessa], &[Duke, Assassin]];
+    let hands: [&[Card]; 3] = [
+        &[Captain, Ambassador],
+        &[Captain, Contessa],
+        &[Duke, Assassin],
+    ];
     let mut g = setup(rules, &hands, &[2, 2, 2], &rest(&hands));
-    play(&mut g, &[act(Action::Income), act(Action::Income), act(Action::Income)]);
+    play(
+        &mut g,
+        &[
+            act(Action::Income),
+            act(Action::Income),
+            act(Action::Income),
+        ],
+    );
     assert!(!g.is_over());
     play(&mut g, &[act(Action::Income)]);
     let o = g.outcome().unwrap();
@@ -323,14 +475,25 @@ fn the_turn_cap_ends_with_every_survivor_a_winner() {
 
 #[test]
 fn forfeit_reveals_everything_and_the_game_goes_on() {
-    let hands: [&[Card]; 3] = [&[Captain, Ambassador], &[Captain, Contessa], &[Duke, Assassin]];
+    let hands: [&[Card]; 3] = [
+        &[Captain, Ambassador],
+        &[Captain, Contessa],
+        &[Duke, Assassin],
+    ];
     let mut g = std_game(&hands, &[2, 2, 2]);
     play(&mut g, &[act(Action::Tax)]);
     // Seat 1 is asked and forfeits: it is out, the round moves on to seat 2.
     g.forfeit(1);
     g.check_invariants().unwrap();
     assert_eq!(g.revealed(1), [Captain, Contessa]);
-    assert_eq!(g.pending(), Pending::ChallengeAction { actor: 0, action: Action::Tax, asker: 2 });
+    assert_eq!(
+        g.pending(),
+        Pending::ChallengeAction {
+            actor: 0,
+            action: Action::Tax,
+            asker: 2
+        }
+    );
     play(&mut g, &[Pass]);
     assert_eq!(g.coins(0), 5);
     assert_eq!(g.pending(), Pending::Action { actor: 2 });
@@ -363,7 +526,10 @@ fn ppcg_target_answers_once_challenge_or_block() {
     let hands: [&[Card]; 2] = [&[Captain, Duke], &[Ambassador, Contessa]];
     let mut g = setup(Rules::ppcg(), &hands, &[1, 3], &rest(&hands));
     play(&mut g, &[act(Action::Steal(1))]);
-    assert_eq!(legal(&g), vec![Pass, Challenge, Block(Captain), Block(Ambassador)]);
+    assert_eq!(
+        legal(&g),
+        vec![Pass, Challenge, Block(Captain), Block(Ambassador)]
+    );
     // Challenge and lose: no block afterwards, the steal goes through.
     play(&mut g, &[Challenge, Lose(Contessa)]);
     assert_eq!((g.coins(0), g.coins(1)), (3, 1));
@@ -385,14 +551,25 @@ fn ppcg_keeps_a_revealed_ambassador_in_a_challenged_exchange() {
     let hands: [&[Card]; 2] = [&[Ambassador, Duke], &[Captain, Contessa]];
     let mut g = setup(Rules::ppcg(), &hands, &[1, 1], &rest(&hands));
     play(&mut g, &[act(Action::Exchange), Challenge]);
-    assert!(g.log().contains(&Event::Reveal { player: 0, card: Ambassador, replaced: false }));
+    assert!(g.log().contains(&Event::Reveal {
+        player: 0,
+        card: Ambassador,
+        replaced: false
+    }));
     assert_eq!(g.hand(0), [Ambassador, Duke]);
     play(&mut g, &[Lose(Captain)]);
-    assert!(matches!(g.pending(), Pending::Exchange { actor: 0 }), "the exchange goes ahead");
+    assert!(
+        matches!(g.pending(), Pending::Exchange { actor: 0 }),
+        "the exchange goes ahead"
+    );
     // Standard rules replace it.
     let mut g = std_game(&hands, &[2, 2]);
     play(&mut g, &[act(Action::Exchange), Challenge]);
-    assert!(g.log().contains(&Event::Reveal { player: 0, card: Ambassador, replaced: true }));
+    assert!(g.log().contains(&Event::Reveal {
+        player: 0,
+        card: Ambassador,
+        replaced: true
+    }));
 }
 
 #[test]

@@ -2,13 +2,23 @@
 //! totals, and a field in which ranking is not trivial.
 
 use koth_arena::{RecordLevel, Schedule, Scoring, Standings, Tournament};
-use koth_coup::{builtin_entrant, bots, Rules, State};
+use koth_coup::{bots, builtin_entrant, Rules, State};
 
-fn tournament(names: &[&str], games: u64, table: usize, seed: u64, threads: usize) -> Tournament<State> {
+fn tournament(
+    names: &[&str],
+    games: u64,
+    table: usize,
+    seed: u64,
+    threads: usize,
+) -> Tournament<State> {
     let shown = koth_arena::runner::dedup_names(names);
     Tournament {
         rules: Rules::standard(),
-        entrants: names.iter().zip(shown).map(|(b, s)| builtin_entrant(b, s).unwrap()).collect(),
+        entrants: names
+            .iter()
+            .zip(shown)
+            .map(|(b, s)| builtin_entrant(b, s).unwrap())
+            .collect(),
         schedule: Schedule::RandomTables { games, table },
         scoring: Scoring::ZeroSum,
         seed,
@@ -52,7 +62,12 @@ fn scores_are_zero_sum_and_seats_add_up() {
 #[test]
 fn duplicate_names_are_two_seats() {
     let r = tournament(&["honest", "honest", "random"], 3_000, 3, 1, 2).run(&mut koth_arena::Quiet);
-    let names: Vec<&str> = r.standings.entrants.iter().map(|e| e.name.as_str()).collect();
+    let names: Vec<&str> = r
+        .standings
+        .entrants
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
     assert_eq!(names, ["honest", "honest 2", "random"]);
     assert!(r.standings.entrants.iter().all(|e| e.games() == 3_000));
 }
@@ -69,7 +84,10 @@ fn the_built_in_field_is_not_trivially_ranked() {
     let last = &s.entrants[*rank.last().unwrap()].name;
     assert_eq!(last, "random");
     for strong in ["honest", "counter", "economist", "skeptic"] {
-        assert!(by(strong).score.mean() > by("static").score.mean(), "{strong} beats static");
+        assert!(
+            by(strong).score.mean() > by("static").score.mean(),
+            "{strong} beats static"
+        );
         let win_rate = by(strong).wins as f64 / by(strong).games() as f64;
         assert!((0.08..0.6).contains(&win_rate), "{strong} wins {win_rate}");
     }

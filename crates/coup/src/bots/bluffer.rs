@@ -37,7 +37,9 @@ impl Bot for Bluffer {
         if let Some(t) = legal.targets(ActionKind::Coup).next() {
             return Action::Coup(t);
         }
-        let richest = legal.targets(ActionKind::Steal).max_by_key(|&s| view.coins(s));
+        let richest = legal
+            .targets(ActionKind::Steal)
+            .max_by_key(|&s| view.coins(s));
         if let Some(t) = richest.filter(|&t| view.coins(t) >= 2) {
             if self.rng.chance(0.3) {
                 return Action::Steal(t);
@@ -50,7 +52,13 @@ impl Bot for Bluffer {
         action.claim().is_some_and(|c| impossible(view, actor, c))
     }
 
-    fn on_block(&mut self, view: &View, _actor: Seat, action: Action, options: &[Card]) -> Option<Card> {
+    fn on_block(
+        &mut self,
+        view: &View,
+        _actor: Seat,
+        action: Action,
+        options: &[Card],
+    ) -> Option<Card> {
         if let Some(c) = options.iter().copied().find(|&c| view.holds(c)) {
             return Some(c);
         }
@@ -60,7 +68,14 @@ impl Bot for Bluffer {
         }
     }
 
-    fn on_challenge_block(&mut self, view: &View, blocker: Seat, card: Card, _: Seat, _: Action) -> bool {
+    fn on_challenge_block(
+        &mut self,
+        view: &View,
+        blocker: Seat,
+        card: Card,
+        _: Seat,
+        _: Action,
+    ) -> bool {
         impossible(view, blocker, card)
     }
 

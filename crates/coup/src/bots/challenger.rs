@@ -25,10 +25,23 @@ impl Bot for Challenger {
     fn on_challenge_action(&mut self, view: &View, _actor: Seat, action: Action) -> bool {
         Self::eager(view, action.target() == Some(view.me()))
     }
-    fn on_block(&mut self, view: &View, _actor: Seat, _action: Action, options: &[Card]) -> Option<Card> {
+    fn on_block(
+        &mut self,
+        view: &View,
+        _actor: Seat,
+        _action: Action,
+        options: &[Card],
+    ) -> Option<Card> {
         options.iter().copied().find(|&c| view.holds(c))
     }
-    fn on_challenge_block(&mut self, view: &View, _blocker: Seat, _card: Card, actor: Seat, _: Action) -> bool {
+    fn on_challenge_block(
+        &mut self,
+        view: &View,
+        _blocker: Seat,
+        _card: Card,
+        actor: Seat,
+        _: Action,
+    ) -> bool {
         Self::eager(view, actor == view.me())
     }
     fn on_exchange(&mut self, _view: &View, hand: &[Card], drawn: [Card; 2]) -> Keep {

@@ -21,11 +21,19 @@ pub struct Counter {
 impl Counter {
     /// Challenges claims with under 20% chance of being true; never bluffs.
     pub fn careful() -> Self {
-        Counter { threshold: 0.2, bluff: false, rng: Rng::new(0) }
+        Counter {
+            threshold: 0.2,
+            bluff: false,
+            rng: Rng::new(0),
+        }
     }
     /// Challenges claims with under 35% chance; bluffs Tax while no Duke is face up.
     pub fn bold() -> Self {
-        Counter { threshold: 0.35, bluff: true, rng: Rng::new(0) }
+        Counter {
+            threshold: 0.35,
+            bluff: true,
+            rng: Rng::new(0),
+        }
     }
 
     fn worth_challenging(&self, view: &View, claimant: Seat, card: Card, against_me: bool) -> bool {
@@ -46,7 +54,10 @@ impl Bot for Counter {
     fn on_turn(&mut self, view: &View, legal: &LegalActions) -> Action {
         let honest = honest_turn(view, legal, false);
         if self.bluff
-            && matches!(honest, Action::Income | Action::ForeignAid | Action::Exchange)
+            && matches!(
+                honest,
+                Action::Income | Action::ForeignAid | Action::Exchange
+            )
             && legal.can(ActionKind::Tax)
             && (0..view.players()).all(|s| !view.revealed(s).contains(&Card::Duke))
             && self.rng.chance(0.6)
@@ -57,9 +68,12 @@ impl Bot for Counter {
     }
 
     fn on_challenge_action(&mut self, view: &View, actor: Seat, action: Action) -> bool {
-        let Some(card) = action.claim() else { return false };
+        let Some(card) = action.claim() else {
+            return false;
+        };
         let against_me = action.target() == Some(view.me());
-        if against_me && matches!(action, Action::Assassinate(_)) && view.influence(view.me()) == 1 {
+        if against_me && matches!(action, Action::Assassinate(_)) && view.influence(view.me()) == 1
+        {
             // One card left: a Contessa blocks; without one, a challenge is the only hope
             // unless the assassin is likely real, then a bluffed block is better.
             if view.holds(Card::Contessa) {
@@ -70,18 +84,35 @@ impl Bot for Counter {
         self.worth_challenging(view, actor, card, against_me)
     }
 
-    fn on_block(&mut self, view: &View, _actor: Seat, action: Action, options: &[Card]) -> Option<Card> {
+    fn on_block(
+        &mut self,
+        view: &View,
+        _actor: Seat,
+        action: Action,
+        options: &[Card],
+    ) -> Option<Card> {
         if let Some(c) = options.iter().copied().find(|&c| view.holds(c)) {
             return Some(c);
         }
-        let dying = matches!(action, Action::Assassinate(t) if t == view.me()) && view.influence(view.me()) == 1;
-        if dying && chance_holds(view, view.me(), Card::Contessa) >= 0.0 && view.seen(Card::Contessa) < 3 {
+        let dying = matches!(action, Action::Assassinate(t) if t == view.me())
+            && view.influence(view.me()) == 1;
+        if dying
+            && chance_holds(view, view.me(), Card::Contessa) >= 0.0
+            && view.seen(Card::Contessa) < 3
+        {
             return Some(Card::Contessa);
         }
         None
     }
 
-    fn on_challenge_block(&mut self, view: &View, blocker: Seat, card: Card, actor: Seat, _action: Action) -> bool {
+    fn on_challenge_block(
+        &mut self,
+        view: &View,
+        blocker: Seat,
+        card: Card,
+        actor: Seat,
+        _action: Action,
+    ) -> bool {
         self.worth_challenging(view, blocker, card, actor == view.me())
     }
 

@@ -21,13 +21,29 @@ impl Bot for Economist {
         }
     }
     fn on_challenge_action(&mut self, view: &View, actor: Seat, action: Action) -> bool {
-        let Some(card) = action.claim() else { return false };
-        impossible(view, actor, card) || (action.target() == Some(view.me()) && chance_holds(view, actor, card) < 0.1)
+        let Some(card) = action.claim() else {
+            return false;
+        };
+        impossible(view, actor, card)
+            || (action.target() == Some(view.me()) && chance_holds(view, actor, card) < 0.1)
     }
-    fn on_block(&mut self, view: &View, _actor: Seat, _action: Action, options: &[Card]) -> Option<Card> {
+    fn on_block(
+        &mut self,
+        view: &View,
+        _actor: Seat,
+        _action: Action,
+        options: &[Card],
+    ) -> Option<Card> {
         options.iter().copied().find(|&c| view.holds(c))
     }
-    fn on_challenge_block(&mut self, view: &View, blocker: Seat, card: Card, _: Seat, _: Action) -> bool {
+    fn on_challenge_block(
+        &mut self,
+        view: &View,
+        blocker: Seat,
+        card: Card,
+        _: Seat,
+        _: Action,
+    ) -> bool {
         impossible(view, blocker, card)
     }
     fn on_exchange(&mut self, _view: &View, hand: &[Card], drawn: [Card; 2]) -> Keep {

@@ -1,4 +1,4 @@
-use super::sense::{best_keep, chance_holds, least_valuable, strongest};
+use super::sense::{best_keep, least_valuable, strongest};
 use crate::action::{Action, ActionKind};
 use crate::bot::{Bot, LegalActions};
 use crate::card::Card;
@@ -13,23 +13,27 @@ pub struct Honest;
 
 /// The honest turn: shared by the bots that never bluff.
 pub(crate) fn honest_turn(view: &View, legal: &LegalActions, foreign_aid: bool) -> Action {
-    let target = strongest(view);
-    if let Some(t) = target {
-        if legal.contains(Action::Coup(t)) {
+    let coins = view.my_coins();
+    if coins >= 7 || (coins >= 3 && view.holds(Card::Assassin)) {
+        if let Some(t) = strongest(view) {
+            if legal.contains(Action::Coup(t)) {
+                return Action::Coup(t);
+            }
+            if view.holds(Card::Assassin) && legal.contains(Action::Assassinate(t)) {
+                return Action::Assassinate(t);
+            }
+        }
+        if let Some(t) = legal.targets(ActionKind::Coup).next() {
             return Action::Coup(t);
         }
-        if view.holds(Card::Assassin) && legal.contains(Action::Assassinate(t)) {
-            return Action::Assassinate(t);
-        }
-    }
-    if let Some(t) = legal.targets(ActionKind::Coup).next() {
-        return Action::Coup(t);
     }
     if view.holds(Card::Duke) {
         return Action::Tax;
     }
     if view.holds(Card::Captain) {
-        let richest = legal.targets(ActionKind::Steal).max_by_key(|&s| view.coins(s));
+        let richest = legal
+            .targets(ActionKind::Steal)
+            .max_by_key(|&s| view.coins(s));
         if let Some(t) = richest.filter(|&t| view.coins(t) >= 2) {
             return Action::Steal(t);
         }
@@ -46,7 +50,7 @@ pub(crate) fn honest_turn(view: &View, legal: &LegalActions, foreign_aid: bool) 
 
 /// Whether a claim is impossible: all three copies are in my hand or face up.
 pub(crate) fn impossible(view: &View, seat: Seat, card: Card) -> bool {
-    chance_holds(view, seat, card) == 0.0
+    view.seen(card) >= crate::card::COPIES || view.influence(seat) == 0
 }
 
 impl Bot for Honest {
@@ -56,10 +60,23 @@ impl Bot for Honest {
     fn on_challenge_action(&mut self, view: &View, actor: Seat, action: Action) -> bool {
         action.claim().is_some_and(|c| impossible(view, actor, c))
     }
-    fn on_block(&mut self, view: &View, _actor: Seat, _action: Action, options: &[Card]) -> Option<Card> {
+    fn on_block(
+        &mut self,
+        view: &View,
+        _actor: Seat,
+        _action: Action,
+        options: &[Card],
+    ) -> Option<Card> {
         options.iter().copied().find(|&c| view.holds(c))
     }
-    fn on_challenge_block(&mut self, view: &View, blocker: Seat, card: Card, _: Seat, _: Action) -> bool {
+    fn on_challenge_block(
+        &mut self,
+        view: &View,
+        blocker: Seat,
+        card: Card,
+        _: Seat,
+        _: Action,
+    ) -> bool {
         impossible(view, blocker, card)
     }
     fn on_exchange(&mut self, _view: &View, hand: &[Card], drawn: [Card; 2]) -> Keep {

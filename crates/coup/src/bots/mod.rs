@@ -14,7 +14,7 @@ pub use counter::Counter;
 pub use economist::Economist;
 pub use honest::Honest;
 pub use random::RandomBot;
-pub use sense::{card_value, chance_holds, least_valuable, strongest, best_keep};
+pub use sense::{best_keep, card_value, chance_holds, least_valuable, strongest};
 
 use crate::bot::Bot;
 
@@ -26,14 +26,35 @@ impl Bot for Static {}
 
 /// The built-in bots: name and a one-line description.
 pub const BUILTINS: [(&str, &str); 8] = [
-    ("static", "Income every turn; never challenges or blocks (seed 003's StaticBot)"),
-    ("honest", "claims only cards it holds, blocks when it truly can"),
+    (
+        "static",
+        "Income every turn; never challenges or blocks (seed 003's StaticBot)",
+    ),
+    (
+        "honest",
+        "claims only cards it holds, blocks when it truly can",
+    ),
     ("random", "uniform over the legal choices"),
-    ("counter", "card counter: challenges claims its hand and the revealed cards make unlikely"),
-    ("bluffer", "aggressive liar: taxes, assassinates and blocks whatever it holds"),
-    ("economist", "cautious: never bluffs, builds coins and coups"),
-    ("challenger", "challenges every claim while it can afford to (seed 000's Challenger)"),
-    ("skeptic", "card counter that bluffs a Duke when few are left to catch it"),
+    (
+        "counter",
+        "card counter: challenges claims its hand and the revealed cards make unlikely",
+    ),
+    (
+        "bluffer",
+        "aggressive liar: taxes, assassinates and blocks whatever it holds",
+    ),
+    (
+        "economist",
+        "cautious: never bluffs, builds coins and coups",
+    ),
+    (
+        "challenger",
+        "challenges every claim while it can afford to (seed 000's Challenger)",
+    ),
+    (
+        "skeptic",
+        "card counter that bluffs a Duke when few are left to catch it",
+    ),
 ];
 
 /// A new built-in bot by name.

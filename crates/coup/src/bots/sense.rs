@@ -19,7 +19,10 @@ pub fn card_value(card: Card) -> u8 {
 /// The card to give up: the least valuable in hand.
 pub fn least_valuable(view: &View) -> Card {
     let cards = view.my_cards();
-    *cards.iter().min_by_key(|&&c| card_value(c)).unwrap_or(&cards[0])
+    *cards
+        .iter()
+        .min_by_key(|&&c| card_value(c))
+        .unwrap_or(&cards[0])
 }
 
 /// The best cards to keep after an Exchange: the most valuable, preferring two
@@ -31,7 +34,11 @@ pub fn best_keep(hand: &[Card], drawn: [Card; 2]) -> Keep {
         return Keep::new(&pool[..1]).expect("one card");
     }
     let first = pool[0];
-    let second = pool.iter().copied().find(|&c| c != first).unwrap_or(pool[1]);
+    let second = pool
+        .iter()
+        .copied()
+        .find(|&c| c != first)
+        .unwrap_or(pool[1]);
     Keep::new(&[first, second]).expect("two cards")
 }
 

@@ -1,0 +1,194 @@
+//! `koth run [FILE.toml] [--bot NAME=builtin:honest | NAME=cmd:python3 bot.py]...`:
+//! a Coup tournament among built-in bots and external programs speaking the koth
+//! JSON-lines protocol (docs/protocol.md).
+
+use crate::out;
+use crate::output::{self, Bar, Columns, Summary};
+use anyhow::{bail, Result};
+use clap::Args;
+use koth_arena::{GameRecord, Observer, Progress, RecordLevel, Schedule, Scoring, Tournament};
+use koth_coup::{Choice, Rules};
+use koth_process::sandbox_support;
+use koth_protocol::config::{self, BotSource, Timeouts, TournamentFile};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Options of `koth run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Tournament file (TOML): [tournament] settings and [[bot]] entries.
+    pub file: Option<PathBuf>,
+    /// A bot, repeatable: NAME=builtin:honest or 'NAME=cmd:python3 bot.py' (runs in the
+    /// current directory); added to the file's bots.
+    #[arg(long = "bot", value_name = "NAME=SPEC")]
+    pub bots: Vec<String>,
+    /// Games to play (overrides the file; default 1000).
+    #[arg(long)]
+    pub games: Option<u64>,
+    /// Master seed (overrides the file; random if unset anywhere).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Seats per game (overrides the file; default min(6, bots)).
+    #[arg(long)]
+    pub table_size: Option<usize>,
+    /// Worker threads = parallel games; each external bot runs one process per thread.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Write the leaderboard, seed, rules and timing as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub summary_json: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Forfeits per entrant: reason → count, and the first stderr tail.
+#[derive(Default)]
+struct Forfeits {
+    by_entrant: BTreeMap<usize, (BTreeMap<String, u64>, Option<String>)>,
+}
+
+struct Watch {
+    bar: Bar,
+    forfeits: Forfeits,
+}
+
+impl Observer<Choice> for Watch {
+    fn on_record(&mut self, r: &GameRecord<Choice>) {
+        for f in &r.forfeits {
+            let e = self.forfeits.by_entrant.entry(f.entrant).or_default();
+            *e.0.entry(f.fault.reason.clone()).or_default() += 1;
+            if e.1.is_none() {
+                e.1 = f.fault.stderr_tail.clone().filter(|t| !t.trim().is_empty());
+            }
+        }
+    }
+    fn on_progress(&mut self, p: &Progress<'_>) {
+        <Bar as Observer<Choice>>::on_progress(&mut self.bar, p);
+    }
+}
+
+/// Runs `koth run`.
+pub fn run(a: RunArgs) -> Result<()> {
+    let file = match &a.file {
+        Some(p) => TournamentFile::load(p)?,
+        None => TournamentFile {
+            games: None,
+            seed: None,
+            table_size: None,
+            threads: None,
+            rules: "standard".into(),
+            decision_timeout: std::time::Duration::from_secs(1),
+            game_timeout: None,
+            startup_timeout: std::time::Duration::from_secs(10),
+            summary_json: None,
+            bots: Vec::new(),
+        },
+    };
+    let where_ = a.file.as_ref().map(|p| format!(" in {}", p.display())).unwrap_or_default();
+    let mut bots = file.bots.clone();
+    for b in &a.bots {
+        bots.push(config::parse_bot_arg(b)?);
+    }
+    if bots.len() < 2 {
+        bail!(
+            "a tournament needs at least 2 bots, got {}{where_}\n  fix: add [[bot]] entries to a tournament file or --bot NAME=builtin:honest arguments",
+            bots.len()
+        );
+    }
+    let rules = Rules::preset(&file.rules).expect("checked by the file parser");
+    let timeouts = Timeouts { decision: file.decision_timeout, game: file.game_timeout, startup: file.startup_timeout };
+    let entrants = config::coup_entrants(&bots, timeouts)?;
+    let max = rules.max_seats as usize;
+    let table = a.table_size.or(file.table_size).unwrap_or(entrants.len().min(max));
+    if table < rules.min_seats as usize || table > max {
+        bail!("table size {table} is outside {}..={} for the {} rules{where_}", rules.min_seats, max, file.rules);
+    }
+    if table > entrants.len() {
+        bail!("table size {table} needs at least {table} bots, got {}{where_}", entrants.len());
+    }
+    let games = a.games.or(file.games).unwrap_or(1000);
+    let seed = a.seed.or(file.seed).unwrap_or_else(output::fresh_seed);
+    let threads = output::threads(a.threads.or(file.threads));
+    let summary_json = a.summary_json.clone().or(file.summary_json.clone());
+    let external = bots.iter().filter(|b| matches!(b.source, BotSource::Program { .. })).count();
+
+    let t = Tournament {
+        rules,
+        entrants,
+        schedule: Schedule::RandomTables { games, table },
+        scoring: Scoring::ZeroSum,
+        seed,
+        threads,
+        records: RecordLevel::Results,
+    };
+    eprintln!(
+        "Coup ({} rules): {} games, {} bots ({} external), {} per table, seed {}, {} thread{}",
+        file.rules,
+        games,
+        t.entrants.len(),
+        external,
+        table,
+        seed,
+        threads,
+        if threads == 1 { "" } else { "s" }
+    );
+    let s = sandbox_support();
+    let isolation = if s.no_network && s.fs_write_confined {
+        "isolation: available: external bots get no network and may write only in their own folder".to_string()
+    } else {
+        format!("isolation: NOT fully available on this machine (bots run with resource limits only where missing): {}", s.detail)
+    };
+    if external > 0 {
+        eprintln!("{isolation}");
+        eprintln!(
+            "limits: {} ms per decision{}, one process per external bot and thread",
+            file.decision_timeout.as_millis(),
+            file.game_timeout.map(|g| format!(", {} ms per game", g.as_millis())).unwrap_or_default()
+        );
+    }
+
+    let mut watch = Watch { bar: Bar::new(games, a.quiet), forfeits: Forfeits::default() };
+    let summary = t.run_range(0..games, &mut watch, output::ctrl_c_flag());
+    watch.bar.finish();
+    // Stop the external bots before printing.
+    drop(t.entrants);
+
+    out!("{}", output::leaderboard(&summary.standings, Columns::ZeroSum));
+    out!("{}", output::run_line(&summary, seed, threads));
+    if external > 0 {
+        out!("{isolation}");
+    }
+    if watch.forfeits.by_entrant.is_empty() {
+        out!("forfeits: none");
+    } else {
+        out!("forfeits:");
+        for (e, (reasons, tail)) in &watch.forfeits.by_entrant {
+            let name = &summary.standings.entrants[*e].name;
+            let total: u64 = reasons.values().sum();
+            out!("  {name}: {total} game{}", if total == 1 { "" } else { "s" });
+            let mut rs: Vec<(&String, &u64)> = reasons.iter().collect();
+            rs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            for (reason, n) in rs.iter().take(8) {
+                out!("    {n:>6} × {reason}");
+            }
+            if rs.len() > 8 {
+                out!("           … and {} other reasons", rs.len() - 8);
+            }
+            if let Some(tail) = tail {
+                out!("    stderr (last lines, first forfeit):");
+                let lines: Vec<&str> = tail.lines().collect();
+                for l in &lines[lines.len().saturating_sub(10)..] {
+                    out!("      | {l}");
+                }
+            }
+        }
+    }
+    if let Some(path) = &summary_json {
+        let t_rules = rules;
+        let schedule = Schedule::RandomTables { games, table };
+        Summary::new("coup", &t_rules, seed, &schedule, Scoring::ZeroSum, threads, &summary).write(path)?;
+        out!("summary written to {}", path.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,306 @@
+//! `koth samurai`: Ultimate Samurai Showdown (seed 002).
+
+use crate::output::{self, Bar, Columns, Summary};
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use koth_arena::{
+    Agent, Game, GameRecord, Observer, Progress, RecordLevel, Schedule, Scoring, Tournament,
+};
+use koth_samurai::{
+    builtin, entrants, narrate_end, narrate_turn_with, program_entrants, Action, ExternalOptions,
+    NoteSink, Rules, SamuraiAgent, State, BUILTIN_NAMES,
+};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Ultimate Samurai Showdown: a round robin of programs and built-in samurai.
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct SamuraiCmd {
+    #[command(subcommand)]
+    sub: Option<SamuraiSub>,
+    #[command(flatten)]
+    run: TournamentArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum SamuraiSub {
+    /// Narrate one duel between two built-in samurai, turn by turn.
+    Play {
+        /// The first samurai (called first).
+        a: String,
+        /// The second samurai.
+        b: String,
+        /// Seed of the samurai's randomness (random if left out).
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+    /// List the built-in samurai.
+    Bots,
+}
+
+/// Options of a samurai tournament.
+#[derive(Args, Debug)]
+struct TournamentArgs {
+    /// The list of programs: one a line, the name then the command; each program runs
+    /// in the folder of its name beside the list.
+    file: Option<PathBuf>,
+    /// Add a built-in samurai to the field (repeatable, or comma-separated).
+    #[arg(long = "builtin", value_delimiter = ',')]
+    builtins: Vec<String>,
+    /// Matches each pair plays, alternating who is called first.
+    #[arg(long, default_value_t = 8)]
+    matches: u64,
+    /// Time limit per answer, from launch, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    timeout_ms: u64,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Master seed (random if left out).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Write the leaderboard as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    summary_json: Option<PathBuf>,
+    /// Folder for every match's move history (default: koth-samurai-out beside the list).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Runs `koth samurai`.
+pub fn run(cmd: SamuraiCmd) -> Result<()> {
+    match cmd.sub {
+        Some(SamuraiSub::Play { a, b, seed }) => play(&a, &b, seed),
+        Some(SamuraiSub::Bots) => {
+            for name in BUILTIN_NAMES {
+                out!("{name}");
+            }
+            Ok(())
+        }
+        None => tournament(cmd.run),
+    }
+}
+
+fn play(a: &str, b: &str, seed: Option<u64>) -> Result<()> {
+    let seed = seed.unwrap_or_else(output::fresh_seed);
+    let make = |n: &str| {
+        builtin(n).ok_or_else(|| {
+            anyhow::anyhow!(
+                "no built-in samurai {n:?}: the built-ins are {}",
+                BUILTIN_NAMES.join(", ")
+            )
+        })
+    };
+    let mut agents = [SamuraiAgent::new(make(a)?), SamuraiAgent::new(make(b)?)];
+    let names = koth_arena::runner::dedup_names(&[a, b]);
+    let names = [names[0].as_str(), names[1].as_str()];
+    let mut duel = State::new(&Rules::default(), seed);
+    out!(
+        "Ultimate Samurai Showdown, seed {seed}: {} vs {}",
+        names[0],
+        names[1]
+    );
+    for (s, agent) in agents.iter_mut().enumerate() {
+        agent
+            .start(&duel, s, koth_arena::rng::derive_seed(seed, 1 + s as u64))
+            .ok();
+    }
+    let mut legal = Vec::new();
+    let mut shown = 0;
+    while let Some(seat) = duel.to_move() {
+        legal.clear();
+        duel.legal_choices(&mut legal);
+        match agents[seat].decide(&duel, seat, &legal) {
+            Ok(c) if legal.contains(&c) => duel.apply(c)?,
+            _ => duel.forfeit(seat),
+        }
+        for t in &duel.log()[shown..] {
+            out!("{}", narrate_turn_with(t, names));
+        }
+        shown = duel.log().len();
+    }
+    if let Some(end) = narrate_end(&duel, names) {
+        out!("{end}");
+    }
+    Ok(())
+}
+
+/// Collects each match's histories into a file as the records arrive, in order.
+struct Archive {
+    file: Option<std::io::BufWriter<std::fs::File>>,
+    names: Vec<String>,
+    rules: Rules,
+    bar: Bar,
+}
+
+impl Observer<Action> for Archive {
+    fn on_record(&mut self, r: &GameRecord<Action>) {
+        let Some(f) = self.file.as_mut() else { return };
+        // Replaying the recorded choices gives each samurai's recorded history.
+        let mut duel = State::new(&self.rules, r.seed);
+        for &c in r.choices.iter().flatten() {
+            if duel.apply(c).is_err() {
+                break;
+            }
+        }
+        let h = |s: usize| {
+            duel.samurai(s)
+                .history
+                .iter()
+                .map(|a| a.to_char())
+                .collect::<String>()
+        };
+        let result = match r.outcome.winners.len() {
+            1 => format!(
+                "{} wins",
+                self.names[r.seats[r.outcome.winners.iter().next().unwrap_or(0)]]
+            ),
+            _ => "draw".into(),
+        };
+        let _ = writeln!(
+            f,
+            "match {} seed {}: {} vs {}: {} after {} turns\n  {:<20} {}\n  {:<20} {}",
+            r.index,
+            r.seed,
+            self.names[r.seats[0]],
+            self.names[r.seats[1]],
+            result,
+            r.outcome.turns,
+            self.names[r.seats[0]],
+            h(0),
+            self.names[r.seats[1]],
+            h(1)
+        );
+    }
+    fn on_progress(&mut self, p: &Progress<'_>) {
+        <Bar as Observer<Action>>::on_progress(&mut self.bar, p);
+    }
+}
+
+fn tournament(a: TournamentArgs) -> Result<()> {
+    let options = ExternalOptions {
+        timeout: Duration::from_millis(a.timeout_ms.max(1)),
+        ..Default::default()
+    };
+    let sink: NoteSink = Default::default();
+    let mut field = Vec::new();
+    let mut out_dir = a.out.clone();
+    if let Some(file) = &a.file {
+        let programs = koth_samurai::programs::load_programs(file)?;
+        field.extend(program_entrants(&programs, &options, &sink));
+        if out_dir.is_none() {
+            out_dir = Some(
+                file.parent()
+                    .unwrap_or(std::path::Path::new("."))
+                    .join("koth-samurai-out"),
+            );
+        }
+    }
+    if !a.builtins.is_empty() {
+        field.extend(entrants(&a.builtins).map_err(anyhow::Error::msg)?);
+    }
+    if a.file.is_none() && a.builtins.is_empty() {
+        field = entrants(&BUILTIN_NAMES).map_err(anyhow::Error::msg)?;
+    }
+    let names =
+        koth_arena::runner::dedup_names(&field.iter().map(|e| e.name.clone()).collect::<Vec<_>>());
+    for (e, n) in field.iter_mut().zip(&names) {
+        e.name = n.clone();
+    }
+    if field.len() < 2 {
+        bail!(
+            "a round robin needs at least 2 samurai, got {}",
+            field.len()
+        );
+    }
+    if a.matches == 0 {
+        bail!("--matches must be at least 1");
+    }
+    let seed = a.seed.unwrap_or_else(output::fresh_seed);
+    let threads = output::threads(a.threads);
+    let t = Tournament {
+        rules: Rules::default(),
+        entrants: field,
+        schedule: Schedule::RoundRobin {
+            games_per_pair: a.matches,
+        },
+        scoring: Scoring::SharedPoint,
+        seed,
+        threads,
+        records: if out_dir.is_some() {
+            RecordLevel::Full
+        } else {
+            RecordLevel::None
+        },
+    };
+    let total = t.total_games();
+    eprintln!(
+        "Ultimate Samurai Showdown: {} samurai, {} matches a pair, {total} matches, seed {seed}",
+        t.entrants.len(),
+        a.matches
+    );
+    let file = match &out_dir {
+        Some(d) => {
+            std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+            let path = d.join("matches.txt");
+            Some(std::io::BufWriter::new(
+                std::fs::File::create(&path)
+                    .with_context(|| format!("cannot write {}", path.display()))?,
+            ))
+        }
+        None => None,
+    };
+    let mut archive = Archive {
+        file,
+        names: names.clone(),
+        rules: Rules::default(),
+        bar: Bar::new(total, a.quiet),
+    };
+    let summary = t.run_range(0..total, &mut archive, output::ctrl_c_flag());
+    archive.bar.finish();
+    if let Some(f) = archive.file.as_mut() {
+        f.flush()?;
+    }
+    out!(
+        "{}",
+        output::leaderboard(&summary.standings, Columns::Points)
+    );
+    out!("{}", output::run_line(&summary, seed, threads));
+    let notes = sink.lock().map(|n| n.clone()).unwrap_or_default();
+    if !notes.is_empty() {
+        let mut by: BTreeMap<(String, String), usize> = BTreeMap::new();
+        for n in &notes {
+            *by.entry((n.program.clone(), n.reason.clone())).or_default() += 1;
+        }
+        out!("answers recorded as W:");
+        for ((p, why), k) in by {
+            out!("  {p}: {k} × {why}");
+        }
+    }
+    if let Some(d) = &out_dir {
+        out!(
+            "move histories of every match: {}",
+            d.join("matches.txt").display()
+        );
+    }
+    if let Some(path) = &a.summary_json {
+        Summary::new(
+            "samurai",
+            &t.rules,
+            seed,
+            &t.schedule,
+            t.scoring,
+            threads,
+            &summary,
+        )
+        .write(path)?;
+        out!("summary written to {}", path.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,368 @@
+//! Agents of [`PpcgGame`]: [`PpcgAgent`] runs an external program through the
+//! history-file protocol; [`Lifted`] seats any `Agent<State>` (built-in and Rust bots).
+
+use crate::game::PpcgGame;
+use crate::protocol::{self, card_of_give_up, Side};
+use koth_arena::{Agent, Fault, Game, Seat};
+use koth_coup::{Action, Card, Choice, Keep, Pending, State};
+use koth_process::{invoke, Command, Exit, InvokeResult};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How programs are run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Time limit of one invocation.
+    pub timeout: Duration,
+    /// The original's acceptance rule: a move is found with `endswith` on the last line
+    /// (junk before it, or `I\n` where `\n` is legal, accepted); at most two characters.
+    pub compat: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { timeout: Duration::from_secs(10), compat: false }
+    }
+}
+
+/// What one invocation was given and did (kept for tests and the log).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invocation {
+    /// The arguments after the command: file, coins, coins, cards, legal moves.
+    pub args: Vec<String>,
+    /// What the program appended.
+    pub appended: String,
+    /// The move it was taken as.
+    pub played: String,
+}
+
+/// Plays one seat for an external program, invoking it exactly as the original
+/// arbiter does.
+pub struct PpcgAgent {
+    name: String,
+    command: Command,
+    opts: RunOptions,
+    /// The second engine decision of a move that answers two (an Assassinate let
+    /// through with a card given up: pass, then lose that card).
+    buffered: Option<Choice>,
+    /// Every invocation of the current game.
+    pub invocations: Vec<Invocation>,
+    file: Option<PathBuf>,
+}
+
+impl PpcgAgent {
+    /// An agent running `command` (its `cwd` is the program's folder).
+    pub fn new(name: impl Into<String>, command: Command, opts: RunOptions) -> PpcgAgent {
+        PpcgAgent { name: name.into(), command, opts, buffered: None, invocations: Vec::new(), file: None }
+    }
+
+    /// The history file path this agent passes to its program.
+    ///
+    /// The arbiter's own file (in the output folder) unless the sandbox confines the
+    /// program's writes to its folder, in which case a copy of the same text lives in
+    /// `<program folder>/.koth-ppcg/` (same name, same content, rewritten before and
+    /// read back after every invocation).
+    fn path_for(&self, game: &PpcgGame) -> PathBuf {
+        let confined = self.command.sandbox != koth_process::Sandbox::Off && koth_process::sandbox_support().fs_write_confined;
+        let meta = game.meta();
+        if confined {
+            let dir = absolute(&self.command.cwd).join(".koth-ppcg");
+            dir.join(format!("{}.txt", meta.stem))
+        } else {
+            absolute(&meta.history_path())
+        }
+    }
+
+    fn fault(&self, game: &PpcgGame, seat: Seat, reason: String, r: Option<&InvokeResult>) -> Fault {
+        let tail = r.map(|r| r.stderr_tail.clone()).filter(|t| !t.is_empty());
+        let mut line = format!("     {} forfeits: {reason}", self.name);
+        if let Some(t) = &tail {
+            line.push_str("\n     stderr tail:\n");
+            for l in t.lines() {
+                line.push_str("       | ");
+                line.push_str(l);
+                line.push('\n');
+            }
+        }
+        game.note(line);
+        game.notes().faults[seat] = Some(reason.clone());
+        Fault { reason, stderr_tail: tail }
+    }
+
+    /// Runs the program once with the file holding `before`; returns the move it
+    /// made and its stdout.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &mut self,
+        game: &PpcgGame,
+        seat: Seat,
+        before: &str,
+        canonical: &str,
+        legal: &[String],
+        coins: [i32; 2],
+        cards: &str,
+    ) -> Result<(String, String, String), Fault> {
+        let path = self.path_for(game);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| self.fault(game, seat, format!("arbiter: cannot create {}: {e}", dir.display()), None))?;
+        }
+        std::fs::write(&path, before).map_err(|e| self.fault(game, seat, format!("arbiter: cannot write {}: {e}", path.display()), None))?;
+        self.file = Some(path.clone());
+        let mut args = vec![
+            path.display().to_string(),
+            coins[1 - seat].to_string(),
+            coins[seat].to_string(),
+            cards.to_string(),
+        ];
+        args.extend(legal.iter().cloned());
+        let r = invoke(&self.command, &args, self.opts.timeout, 4096);
+        game.note(format!(
+            "     invoke {} {:?} ({} ms)",
+            self.name,
+            &args[1..],
+            r.elapsed.as_millis()
+        ));
+        match &r.exit {
+            Exit::Code(0) => {}
+            Exit::Code(c) => return Err(self.fault(game, seat, format!("non-zero exit status {c}"), Some(&r))),
+            Exit::Signal(s) => return Err(self.fault(game, seat, format!("killed by signal {s}"), Some(&r))),
+            Exit::TimedOut => {
+                return Err(self.fault(game, seat, format!("timeout after {} ms", self.opts.timeout.as_millis()), Some(&r)))
+            }
+            Exit::SpawnFailed(m) => return Err(self.fault(game, seat, format!("could not start: {m}"), Some(&r))),
+        }
+        let after = match std::fs::read(&path) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => return Err(self.fault(game, seat, format!("the history file is gone: {e}"), Some(&r))),
+        };
+        let stdout = r.stdout_lossy();
+        let (appended, played) = if self.opts.compat {
+            // play_game: the old text must be the new one minus one or two characters,
+            // then the first legal move the last line ends with.
+            let a: Vec<char> = after.chars().collect();
+            let ok = (1..=2).any(|k| a.len() >= k && a[..a.len() - k].iter().collect::<String>() == before)
+                || (before.is_empty() && after.is_empty());
+            if !ok {
+                return Err(self.fault(game, seat, format!("modified the file (old {:?}, new {:?})", tail(before), tail(&after)), Some(&r)));
+            }
+            if after.len() == before.len() {
+                return Err(self.fault(game, seat, "wrote nothing".into(), Some(&r)));
+            }
+            let appended = after[before.len()..].to_string();
+            let line_text = format!("{}{}", canonical, appended);
+            let last = protocol::last_line(&line_text).unwrap_or("");
+            match legal.iter().find(|m| last.ends_with(m.as_str())) {
+                Some(m) => (appended, m.clone()),
+                None => {
+                    return Err(self.fault(game, seat, format!("illegal move, last line {last:?} (legal: {legal:?})"), Some(&r)))
+                }
+            }
+        } else {
+            let Some(appended) = after.strip_prefix(before) else {
+                return Err(self.fault(
+                    game,
+                    seat,
+                    format!("changed the file other than appending (old ends {:?}, new ends {:?})", tail(before), tail(&after)),
+                    Some(&r),
+                ));
+            };
+            if appended.is_empty() {
+                return Err(self.fault(game, seat, "wrote nothing to the history file".into(), Some(&r)));
+            }
+            if !legal.iter().any(|m| m == appended) {
+                return Err(self.fault(game, seat, format!("illegal move {appended:?} (legal: {legal:?})"), Some(&r)));
+            }
+            (appended.to_string(), appended.to_string())
+        };
+        self.invocations.push(Invocation { args: args[1..].to_vec(), appended: appended.clone(), played: played.clone() });
+        Ok((appended, played, stdout))
+    }
+}
+
+fn tail(s: &str) -> String {
+    let k = s.chars().count();
+    s.chars().skip(k.saturating_sub(20)).collect()
+}
+
+fn absolute(p: &std::path::Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_path_buf())
+    }
+}
+
+/// The engine choice (and a second, buffered one) a move stands for.
+pub fn choice_of(mv: &str, pending: Pending, state: &State) -> Option<(Choice, Option<Choice>)> {
+    let one = |c| Some((c, None));
+    let first = mv.chars().next()?;
+    match pending {
+        Pending::Action { actor } => {
+            let opp = state.opponents(actor).next()?;
+            one(Choice::Act(match mv {
+                "I\n" => Action::Income,
+                "F" => Action::ForeignAid,
+                "E" => Action::Exchange,
+                "T" => Action::Tax,
+                "S" => Action::Steal(opp),
+                "A" => Action::Assassinate(opp),
+                "C" => Action::Coup(opp),
+                _ => return None,
+            }))
+        }
+        Pending::ChallengeAction { .. } => match mv {
+            "p" => one(Choice::Pass),
+            "q" => one(Choice::Challenge),
+            "s" => one(Choice::Block(Card::Contessa)),
+            "a" => one(Choice::Block(Card::Ambassador)),
+            "c" => one(Choice::Block(Card::Captain)),
+            _ if mv.len() == 1 => Some((Choice::Pass, Some(Choice::Lose(card_of_give_up(first)?)))),
+            _ => None,
+        },
+        Pending::Block { .. } => match mv {
+            "d" => one(Choice::Block(Card::Duke)),
+            "p" => one(Choice::Pass),
+            _ => None,
+        },
+        Pending::ChallengeBlock { .. } => match mv {
+            "\n" => one(Choice::Pass),
+            "q" => one(Choice::Challenge),
+            _ => None,
+        },
+        Pending::LoseInfluence { .. } => one(Choice::Lose(card_of_give_up(first)?)),
+        Pending::Exchange { .. } | Pending::Over => None,
+    }
+}
+
+impl Agent<PpcgGame> for PpcgAgent {
+    fn start(&mut self, _game: &PpcgGame, _seat: Seat, _seed: u64) -> Result<(), Fault> {
+        self.buffered = None;
+        self.invocations.clear();
+        self.file = None;
+        Ok(())
+    }
+
+    fn decide(&mut self, game: &PpcgGame, seat: Seat, legal: &[Choice]) -> Result<Choice, Fault> {
+        let h = game.history();
+        // A move the arbiter asks for that the engine does not: a reveal, or the
+        // newline that ends a turn. There is exactly one legal move.
+        if let Some((i, m)) = h.owed() {
+            let before = h.file_before(i);
+            let canonical = h.canonical_before(i);
+            let legal_moves = protocol::legal_moves(
+                &canonical,
+                &Side { coins: m.coins[seat], cards: &m.hand },
+                &Side { coins: m.coins[1 - seat], cards: &[] },
+            )
+            .unwrap_or_default();
+            debug_assert_eq!(legal_moves, [m.text.clone()], "owed move must be the only legal one");
+            let cards = protocol::cards_arg(None, &m.hand);
+            let (appended, _, _) = self.run(game, seat, &before, &canonical, &legal_moves, m.coins, &cards)?;
+            if appended != m.text {
+                game.notes().raw.push((i, appended));
+            }
+            return Ok(Choice::Pass);
+        }
+        if let Some(c) = self.buffered.take() {
+            if legal.contains(&c) {
+                return Ok(c);
+            }
+            return Err(self.fault(game, seat, format!("internal: buffered {c:?} is not legal"), None));
+        }
+        let state = game.state();
+        let index = h.moves().len();
+        let before = h.file_text().to_string();
+        let canonical = h.canonical().to_string();
+        let coins = h.coins();
+        let hand = h.hand(seat).to_vec();
+        let legal_moves = match protocol::legal_moves(
+            &canonical,
+            &Side { coins: coins[seat], cards: &hand },
+            &Side { coins: coins[1 - seat], cards: &[] },
+        ) {
+            Some(l) => l,
+            None => return Err(self.fault(game, seat, format!("internal: no legal moves after {:?}", tail(&canonical)), None)),
+        };
+        let drawn = state.drawn().filter(|_| matches!(state.pending(), Pending::Exchange { actor } if actor == seat));
+        let cards = protocol::cards_arg(drawn, &hand);
+        let (appended, played, stdout) = self.run(game, seat, &before, &canonical, &legal_moves, coins, &cards)?;
+        if appended != played {
+            game.notes().raw.push((index, appended));
+        }
+        if let Pending::Exchange { .. } = state.pending() {
+            let kept = protocol::parse_exchange(&stdout, &cards, hand.len())
+                .map_err(|e| self.fault(game, seat, format!("illegal exchange: {e}"), None))?;
+            let keep = Keep::new(&kept).ok_or_else(|| self.fault(game, seat, "illegal exchange".into(), None))?;
+            game.notes().exchange_order = Some((seat, kept));
+            game.note(format!("     {} keeps {:?} of {:?}", self.name, stdout.trim(), cards));
+            return Ok(Choice::Keep(keep));
+        }
+        let Some((choice, second)) = choice_of(&played, state.pending(), state) else {
+            return Err(self.fault(game, seat, format!("internal: move {played:?} does not answer {:?}", state.pending()), None));
+        };
+        if !legal.contains(&choice) {
+            return Err(self.fault(game, seat, format!("move {played:?} ({choice}) is not legal here"), None));
+        }
+        self.buffered = second;
+        Ok(choice)
+    }
+
+    fn finish(&mut self, game: &PpcgGame, _seat: Seat) {
+        if let Some(f) = self.file.take() {
+            if f != absolute(&game.meta().history_path()) {
+                let _ = std::fs::remove_file(&f);
+            }
+        }
+        let _ = game.write_archive();
+    }
+}
+
+/// Seats an `Agent<State>` (a built-in or Rust bot) in a [`PpcgGame`]: it sees its
+/// own [`koth_coup::View`] of the engine state, exactly as in any Coup game, and the
+/// arbiter's extra invocations (reveals, end-of-turn newlines) are answered for it.
+pub struct Lifted(pub Box<dyn Agent<State>>);
+
+impl Agent<PpcgGame> for Lifted {
+    fn start(&mut self, game: &PpcgGame, seat: Seat, seed: u64) -> Result<(), Fault> {
+        self.0.start(game.state(), seat, seed)
+    }
+    fn decide(&mut self, game: &PpcgGame, seat: Seat, legal: &[Choice]) -> Result<Choice, Fault> {
+        if game.history().owed().is_some() {
+            return Ok(Choice::Pass);
+        }
+        let c = self.0.decide(game.state(), seat, legal);
+        match &c {
+            Ok(ch) if !legal.contains(ch) => {
+                let reason = format!("illegal choice {ch:?}");
+                game.notes().faults[seat] = Some(reason.clone());
+                Err(Fault::new(reason))
+            }
+            Err(f) => {
+                game.notes().faults[seat] = Some(f.reason.clone());
+                c
+            }
+            _ => c,
+        }
+    }
+    fn finish(&mut self, game: &PpcgGame, seat: Seat) {
+        self.0.finish(game.state(), seat);
+        let _ = game.write_archive();
+    }
+}
+
+/// Runs one game to its end with two agents (for tests and single games).
+pub fn play(game: &mut PpcgGame, a: &mut dyn Agent<PpcgGame>, b: &mut dyn Agent<PpcgGame>) -> koth_arena::GameRecord<Choice> {
+    let mut seats: Vec<&mut dyn Agent<PpcgGame>> = vec![a, b];
+    let (rec, _) = koth_arena::play_game(
+        game,
+        &mut seats,
+        &[0, 1],
+        0,
+        0,
+        koth_arena::Scoring::SharedPoint,
+        koth_arena::RecordLevel::Full,
+        &mut Vec::new(),
+    );
+    let _ = game.outcome();
+    rec
+}

@@ -1,0 +1,373 @@
+//! [`JsonAgent`]: an external program playing over the JSON-lines protocol.
+
+use crate::wire::{Decide, End, Hello, Ready, Reply, Start, WireGame, PROTOCOL_VERSION};
+use koth_arena::{Agent, Entrant, Fault, Seat};
+use koth_process::{BotProcess, Command, Exit, ProcessError};
+use serde::Serialize;
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How to run one external bot and how patient to be with it.
+#[derive(Clone, Debug)]
+pub struct JsonBotConfig {
+    /// The program, its working directory, environment, limits and sandbox.
+    pub command: Command,
+    /// Longest wait for one answer (default 1 s).
+    pub decision_timeout: Duration,
+    /// Longest total time spent waiting for this bot's answers in one game (default: none).
+    pub game_timeout: Option<Duration>,
+    /// Longest wait for `ready` after `hello`, i.e. for the program to start (default 10 s).
+    pub startup_timeout: Duration,
+    /// Longest answer line in bytes (default 1 MiB).
+    pub max_line: usize,
+    /// When set, every line sent (`> ...`) and received (`< ...`) is appended here
+    /// (for debugging and for the transcript in `docs/protocol.md`).
+    pub transcript: Option<Arc<Mutex<Vec<String>>>>,
+}
+
+impl JsonBotConfig {
+    /// The defaults for `command`: 1 s per decision, no game limit, 10 s to start, 1 MiB lines.
+    pub fn new(command: Command) -> Self {
+        JsonBotConfig {
+            command,
+            decision_timeout: Duration::from_secs(1),
+            game_timeout: None,
+            startup_timeout: Duration::from_secs(10),
+            max_line: 1 << 20,
+            transcript: None,
+        }
+    }
+}
+
+/// An arena entrant played by an external program: each parallel slot gets its own
+/// process (started at its first game, restarted after a fault). The process sees
+/// `KOTH_SLOT` set to the slot number.
+pub fn json_entrant<G: WireGame>(name: impl Into<String>, config: JsonBotConfig) -> Entrant<G> {
+    let config = Arc::new(config);
+    Entrant::new(name, move |slot| {
+        let mut cfg = (*config).clone();
+        cfg.command = cfg.command.with_env("KOTH_SLOT", slot.to_string());
+        Ok(Box::new(JsonAgent::<G>::new(Arc::new(cfg))) as Box<dyn Agent<G>>)
+    })
+}
+
+/// An [`Agent`] that runs an external program speaking protocol version 1.
+///
+/// The process is started lazily at the first game, serves every following game, and
+/// is killed on any fault (the seat forfeits with the reason and the program's stderr
+/// tail); the next game starts a fresh one.
+pub struct JsonAgent<G> {
+    cfg: Arc<JsonBotConfig>,
+    proc: Option<BotProcess>,
+    /// The name the bot gave in `ready`.
+    bot_name: Option<String>,
+    games: u64,
+    cursor: usize,
+    used: Duration,
+    buf: Vec<u8>,
+    _game: PhantomData<fn() -> G>,
+}
+
+impl<G> std::fmt::Debug for JsonAgent<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsonAgent")
+            .field("program", &self.cfg.command.program)
+            .field("running", &self.proc.is_some())
+            .field("games", &self.games)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<G: WireGame> JsonAgent<G> {
+    /// An agent for this configuration (nothing is started yet).
+    pub fn new(cfg: Arc<JsonBotConfig>) -> Self {
+        JsonAgent {
+            cfg,
+            proc: None,
+            bot_name: None,
+            games: 0,
+            cursor: 0,
+            used: Duration::ZERO,
+            buf: Vec::with_capacity(4096),
+            _game: PhantomData,
+        }
+    }
+
+    /// The name the program announced in `ready`, if it is running and gave one.
+    pub fn bot_name(&self) -> Option<&str> {
+        self.bot_name.as_deref()
+    }
+
+    /// The process id of the running program.
+    pub fn pid(&self) -> Option<u32> {
+        self.proc.as_ref().map(|p| p.pid())
+    }
+
+    /// Kills the program (if running) and turns `reason` into a fault with its stderr tail.
+    fn fail(&mut self, reason: String) -> Fault {
+        let Some(mut p) = self.proc.take() else {
+            return Fault::new(reason);
+        };
+        // Let the stderr reader catch up with what the bot wrote last.
+        std::thread::sleep(Duration::from_millis(15));
+        let tail = p.stderr_tail();
+        p.kill();
+        self.bot_name = None;
+        Fault {
+            reason,
+            stderr_tail: (!tail.is_empty()).then_some(tail),
+        }
+    }
+
+    /// A fault for an I/O error, naming how the program ended when it did.
+    fn io_fault(&mut self, e: ProcessError, waiting_for: &str, timeout: Duration) -> Fault {
+        let reason = match e {
+            ProcessError::Timeout(_) => {
+                format!("timeout: no {waiting_for} within {} ms", timeout.as_millis())
+            }
+            ProcessError::LineTooLong(n) => format!(
+                "line too long: wrote more than {} bytes without a newline ({n} so far) instead of {waiting_for}",
+                self.cfg.max_line
+            ),
+            ProcessError::Closed => {
+                let exit = self.proc.as_mut().and_then(|p| wait_exit(p, Duration::from_millis(200)));
+                match exit {
+                    Some(Exit::Code(0)) => format!("exited early (exit code 0) instead of {waiting_for}"),
+                    Some(Exit::Code(c)) => format!("crashed (exit code {c}) instead of {waiting_for}"),
+                    Some(Exit::Signal(s)) => format!("crashed (killed by signal {s}) instead of {waiting_for}"),
+                    _ => format!("closed its input or output instead of {waiting_for}"),
+                }
+            }
+            ProcessError::Spawn(m) => format!("cannot start: {m}"),
+            ProcessError::Io(m) => format!("I/O error: {m}"),
+        };
+        self.fail(reason)
+    }
+
+    fn send(&mut self, msg: &impl Serialize) -> Result<(), ProcessError> {
+        self.buf.clear();
+        serde_json::to_writer(&mut self.buf, msg).map_err(|e| ProcessError::Io(e.to_string()))?;
+        let line = std::str::from_utf8(&self.buf).map_err(|e| ProcessError::Io(e.to_string()))?;
+        if let Some(t) = &self.cfg.transcript {
+            if let Ok(mut t) = t.lock() {
+                t.push(format!("> {line}"));
+            }
+        }
+        match self.proc.as_mut() {
+            Some(p) => p.send_line(line),
+            None => Err(ProcessError::Closed),
+        }
+    }
+
+    fn read(&mut self, timeout: Duration) -> Result<String, ProcessError> {
+        let r = match self.proc.as_mut() {
+            Some(p) => p.read_line(timeout, self.cfg.max_line),
+            None => Err(ProcessError::Closed),
+        };
+        if let (Some(t), Ok(line)) = (&self.cfg.transcript, &r) {
+            if let Ok(mut t) = t.lock() {
+                t.push(format!("< {line}"));
+            }
+        }
+        r
+    }
+
+    /// Starts the program and greets it, unless it is already running.
+    fn ensure_running(&mut self) -> Result<(), Fault> {
+        if self.proc.is_some() {
+            return Ok(());
+        }
+        let mut p = BotProcess::spawn(&self.cfg.command)
+            .map_err(|e| Fault::new(format!("cannot start: {e}")))?;
+        p.set_write_timeout(self.cfg.decision_timeout.max(Duration::from_millis(100)));
+        self.proc = Some(p);
+        let hello = Hello {
+            kind: "hello",
+            protocol: PROTOCOL_VERSION,
+            game: G::NAME,
+        };
+        let t = self.cfg.startup_timeout;
+        if let Err(e) = self.send(&hello) {
+            return Err(self.io_fault(e, "answer to hello", t));
+        }
+        let line = match self.read(t) {
+            Ok(l) => l,
+            Err(e) => return Err(self.io_fault(e, "answer to hello", t)),
+        };
+        match serde_json::from_str::<Ready>(&line) {
+            Ok(r) if r.kind == "ready" => {
+                self.bot_name = r.name;
+                Ok(())
+            }
+            _ => Err(self.fail(format!(
+                "garbage: expected {{\"type\":\"ready\"}} in answer to hello, got {}",
+                snippet(&line)
+            ))),
+        }
+    }
+
+    fn decide_inner(
+        &mut self,
+        game: &G,
+        seat: Seat,
+        legal: &[G::Choice],
+    ) -> Result<G::Choice, Fault> {
+        if self.proc.is_none() {
+            return Err(Fault::new("not running (failed earlier)"));
+        }
+        let (events, cursor) = game.events_since(seat, self.cursor);
+        let msg = Decide {
+            kind: "decide",
+            events,
+            decision: game.decision_json(),
+            view: game.view_json(seat),
+            legal,
+        };
+        if let Err(e) = self.send(&msg) {
+            return Err(self.io_fault(e, "answer", self.cfg.decision_timeout));
+        }
+        self.cursor = cursor;
+        let mut timeout = self.cfg.decision_timeout;
+        let mut game_limited = false;
+        if let Some(g) = self.cfg.game_timeout {
+            let left = g.saturating_sub(self.used);
+            if left < timeout {
+                timeout = left;
+                game_limited = true;
+            }
+        }
+        let t0 = Instant::now();
+        let r = self.read(timeout);
+        self.used += t0.elapsed();
+        let line = match r {
+            Ok(l) => l,
+            Err(ProcessError::Timeout(_)) if game_limited => {
+                let g = self.cfg.game_timeout.unwrap_or_default();
+                return Err(self.fail(format!(
+                    "timeout: game time limit of {} ms used up",
+                    g.as_millis()
+                )));
+            }
+            Err(e) => return Err(self.io_fault(e, "answer", timeout)),
+        };
+        match parse_reply::<G>(&line, legal) {
+            Ok(c) => Ok(c),
+            Err(reason) => Err(self.fail(reason)),
+        }
+    }
+}
+
+/// Polls for the program's exit for up to `wait`.
+fn wait_exit(p: &mut BotProcess, wait: Duration) -> Option<Exit> {
+    let end = Instant::now() + wait;
+    loop {
+        if let Some(e) = p.exit_status() {
+            return Some(e);
+        }
+        if Instant::now() >= end {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// The first 100 characters of a text.
+fn clip(line: &str) -> String {
+    let mut s: String = line.chars().take(100).collect();
+    if s.len() < line.len() {
+        s.push('…');
+    }
+    s
+}
+
+/// The first 100 characters of a line, quoted, for messages.
+fn snippet(line: &str) -> String {
+    format!("{:?}", clip(line))
+}
+
+/// Reads an answer to `decide`; the error is the forfeit reason.
+fn parse_reply<G: WireGame>(line: &str, legal: &[G::Choice]) -> Result<G::Choice, String> {
+    let reply: Reply = serde_json::from_str(line)
+        .map_err(|_| format!("garbage: answer is not a JSON object: {}", snippet(line)))?;
+    if let Some(v) = reply.choice {
+        let text = v.to_string();
+        let c: G::Choice = serde_json::from_value(v)
+            .map_err(|_| format!("illegal choice {}: not a {} choice", clip(&text), G::NAME))?;
+        return if legal.contains(&c) {
+            Ok(c)
+        } else {
+            Err(format!(
+                "illegal choice {}: not among the {} legal choices",
+                clip(&text),
+                legal.len()
+            ))
+        };
+    }
+    if let Some(v) = reply.index {
+        return match v.as_u64() {
+            Some(i) if (i as usize) < legal.len() => Ok(legal[i as usize]),
+            _ => Err(format!(
+                "illegal choice: index {v} is not in 0..{}",
+                legal.len()
+            )),
+        };
+    }
+    Err(format!(
+        "garbage: answer has neither \"choice\" nor \"index\": {}",
+        snippet(line)
+    ))
+}
+
+impl<G: WireGame> Agent<G> for JsonAgent<G> {
+    fn start(&mut self, game: &G, seat: Seat, seed: u64) -> Result<(), Fault> {
+        self.ensure_running()?;
+        self.games += 1;
+        self.cursor = 0;
+        self.used = Duration::ZERO;
+        let msg = Start {
+            kind: "start",
+            game_id: self.games,
+            seat,
+            players: game.seats(),
+            rules: game.wire_rules(),
+            seed,
+            view: game.view_json(seat),
+        };
+        if let Err(e) = self.send(&msg) {
+            return Err(self.io_fault(e, "reading of start", self.cfg.decision_timeout));
+        }
+        Ok(())
+    }
+
+    fn decide(&mut self, game: &G, seat: Seat, legal: &[G::Choice]) -> Result<G::Choice, Fault> {
+        self.decide_inner(game, seat, legal)
+    }
+
+    fn finish(&mut self, game: &G, seat: Seat) {
+        if self.proc.is_none() {
+            return;
+        }
+        let outcome = game.outcome();
+        let (events, _) = game.events_since(seat, self.cursor);
+        let msg = End {
+            kind: "end",
+            events,
+            winners: outcome
+                .map(|o| o.winners.iter().collect())
+                .unwrap_or_default(),
+            ending: outcome
+                .map(|o| o.ending)
+                .unwrap_or(koth_arena::Ending::Adjudicated),
+            turns: game.turns(),
+            view: game.view_json(seat),
+        };
+        if self.send(&msg).is_err() {
+            // It will be restarted for the next game; the fault shows there if it recurs.
+            if let Some(mut p) = self.proc.take() {
+                p.kill();
+            }
+        }
+        self.cursor = 0;
+    }
+}

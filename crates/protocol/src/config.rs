@@ -1,0 +1,573 @@
+//! Tournament files (`koth run FILE.toml`) and `--bot` arguments.
+//!
+//! ```toml
+//! [tournament]
+//! games = 2000              # default 1000
+//! seed = 42                 # default: from the clock
+//! table_size = 4            # default: min(6, bots)
+//! threads = 2               # default: every core
+//! rules = "standard"        # or "ppcg"
+//! decision_timeout_ms = 1000
+//! game_timeout_ms = 20000   # default: none
+//! startup_timeout_ms = 10000
+//! summary_json = "summary.json"   # relative to this file
+//!
+//! [[bot]]
+//! name = "honest"
+//! builtin = "honest"
+//!
+//! [[bot]]
+//! name = "mine"
+//! command = ["python3", "bot.py"]
+//! dir = "bots/mine"         # working directory, relative to this file (default: its folder)
+//! env = { LEVEL = "3" }
+//! memory_mb = 512           # also cpu_seconds, open_files, processes, file_size_mb
+//! sandbox = "auto"          # "off" | "required"
+//! ```
+
+use crate::agent::{json_entrant, JsonBotConfig};
+use koth_arena::Entrant;
+use koth_coup::{bots, builtin_entrant, Rules, State};
+use koth_process::{Command, Limits, Sandbox};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use toml::Spanned;
+
+/// A tournament file or `--bot` argument that cannot be used; the message names the
+/// file, the line and the fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+/// Where a bot comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BotSource {
+    /// A built-in bot, by name.
+    Builtin(String),
+    /// An external program speaking the JSON-lines protocol.
+    Program {
+        /// `argv`.
+        command: Vec<String>,
+        /// Working directory (absolute or relative to the current directory).
+        dir: PathBuf,
+        /// Extra environment.
+        env: Vec<(String, String)>,
+        /// Resource limits.
+        limits: Limits,
+        /// Isolation.
+        sandbox: Sandbox,
+    },
+}
+
+/// One entrant of a tournament.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotEntry {
+    /// The name shown in the standings.
+    pub name: String,
+    /// What plays.
+    pub source: BotSource,
+}
+
+/// A parsed tournament file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TournamentFile {
+    /// Games to play.
+    pub games: Option<u64>,
+    /// Master seed.
+    pub seed: Option<u64>,
+    /// Seats per game.
+    pub table_size: Option<usize>,
+    /// Worker threads.
+    pub threads: Option<usize>,
+    /// Rule set name (`standard` or `ppcg`), checked.
+    pub rules: String,
+    /// Per-decision time limit.
+    pub decision_timeout: Duration,
+    /// Per-game time limit for each external bot.
+    pub game_timeout: Option<Duration>,
+    /// Time for a program to start and answer `hello`.
+    pub startup_timeout: Duration,
+    /// Where to write the JSON summary (resolved against the file's folder).
+    pub summary_json: Option<PathBuf>,
+    /// The bots, in file order.
+    pub bots: Vec<BotEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    #[serde(default)]
+    tournament: Option<Spanned<RawTournament>>,
+    #[serde(default)]
+    bot: Vec<Spanned<RawBot>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawTournament {
+    games: Option<u64>,
+    seed: Option<u64>,
+    table_size: Option<usize>,
+    threads: Option<usize>,
+    rules: Option<Spanned<String>>,
+    decision_timeout_ms: Option<Spanned<u64>>,
+    game_timeout_ms: Option<u64>,
+    startup_timeout_ms: Option<u64>,
+    summary_json: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBot {
+    name: Spanned<String>,
+    builtin: Option<Spanned<String>>,
+    command: Option<Spanned<Vec<String>>>,
+    dir: Option<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    memory_mb: Option<u64>,
+    cpu_seconds: Option<u64>,
+    open_files: Option<u64>,
+    processes: Option<u64>,
+    file_size_mb: Option<u64>,
+    sandbox: Option<Spanned<String>>,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+fn known_builtins() -> String {
+    bots::BUILTINS
+        .iter()
+        .map(|b| b.0)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Parses a sandbox mode: `auto`, `off` or `required`.
+pub fn parse_sandbox(s: &str) -> Option<Sandbox> {
+    match s {
+        "auto" => Some(Sandbox::Auto),
+        "off" => Some(Sandbox::Off),
+        "required" => Some(Sandbox::Required),
+        _ => None,
+    }
+}
+
+impl TournamentFile {
+    /// Reads and checks a tournament file.
+    pub fn load(path: &Path) -> Result<TournamentFile, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            ConfigError(format!(
+                "cannot read the tournament file {}: {e}",
+                path.display()
+            ))
+        })?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Self::parse(&text, &path.display().to_string(), &base)
+    }
+
+    /// Parses the text of a tournament file called `name` (for messages) whose relative
+    /// paths are relative to `base`.
+    pub fn parse(text: &str, name: &str, base: &Path) -> Result<TournamentFile, ConfigError> {
+        let at = |offset: usize, msg: String| {
+            ConfigError(format!("{name}:{}: {msg}", line_of(text, offset)))
+        };
+        let raw: Raw = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
+            let msg = e.message().trim().to_string();
+            let fix = if msg.contains("unknown field") {
+                "\n  fix: check the spelling; see docs/protocol.md for the fields of [tournament] and [[bot]]"
+            } else if msg.contains("missing field `name`") {
+                "\n  fix: give every [[bot]] a name = \"...\""
+            } else {
+                ""
+            };
+            ConfigError(format!("{name}:{line}: {msg}{fix}"))
+        })?;
+        let t = raw.tournament.map(Spanned::into_inner).unwrap_or_default();
+        let rules = match t.rules {
+            None => "standard".to_string(),
+            Some(r) => {
+                if Rules::preset(r.get_ref()).is_none() {
+                    return Err(at(
+                        r.span().start,
+                        format!(
+                            "unknown rule set {:?}\n  fix: use one of {}",
+                            r.get_ref(),
+                            Rules::PRESETS.join(", ")
+                        ),
+                    ));
+                }
+                r.into_inner()
+            }
+        };
+        let decision_timeout = match t.decision_timeout_ms {
+            None => Duration::from_secs(1),
+            Some(d) if *d.get_ref() == 0 => return Err(at(
+                d.span().start,
+                "decision_timeout_ms must be at least 1\n  fix: e.g. decision_timeout_ms = 1000"
+                    .into(),
+            )),
+            Some(d) => Duration::from_millis(*d.get_ref()),
+        };
+        let mut bots_out = Vec::new();
+        for b in raw.bot {
+            let line = b.span().start;
+            let b = b.into_inner();
+            let bot_name = b.name.get_ref().trim().to_string();
+            if bot_name.is_empty() {
+                return Err(at(
+                    b.name.span().start,
+                    "a bot's name is empty\n  fix: name = \"my bot\"".into(),
+                ));
+            }
+            if bots_out.iter().any(|x: &BotEntry| x.name == bot_name) {
+                return Err(at(
+                    b.name.span().start,
+                    format!(
+                        "two bots are named {bot_name:?}\n  fix: give each [[bot]] its own name"
+                    ),
+                ));
+            }
+            let source = match (b.builtin, b.command) {
+                (Some(_), Some(c)) => {
+                    return Err(at(
+                        c.span().start,
+                        format!("bot {bot_name:?} has both `builtin` and `command`\n  fix: keep one of them"),
+                    ))
+                }
+                (None, None) => {
+                    return Err(at(
+                        line,
+                        format!(
+                            "bot {bot_name:?} has neither `builtin` nor `command`\n  fix: add builtin = \"honest\" (one of {}) or command = [\"python3\", \"bot.py\"]",
+                            known_builtins()
+                        ),
+                    ))
+                }
+                (Some(bi), None) => {
+                    if bots::builtin(bi.get_ref()).is_none() {
+                        return Err(at(
+                            bi.span().start,
+                            format!(
+                                "unknown built-in bot {:?}\n  fix: use one of {}",
+                                bi.get_ref(),
+                                known_builtins()
+                            ),
+                        ));
+                    }
+                    BotSource::Builtin(bi.into_inner())
+                }
+                (None, Some(c)) => {
+                    if c.get_ref().is_empty() || c.get_ref()[0].trim().is_empty() {
+                        return Err(at(
+                            c.span().start,
+                            format!("bot {bot_name:?} has an empty command\n  fix: command = [\"python3\", \"bot.py\"]"),
+                        ));
+                    }
+                    let sandbox = match &b.sandbox {
+                        None => Sandbox::Auto,
+                        Some(s) => parse_sandbox(s.get_ref()).ok_or_else(|| {
+                            at(
+                                s.span().start,
+                                format!("unknown sandbox mode {:?}\n  fix: use \"auto\", \"off\" or \"required\"", s.get_ref()),
+                            )
+                        })?,
+                    };
+                    let mut limits = Limits::standard();
+                    if let Some(m) = b.memory_mb {
+                        limits.memory_bytes = Some(m << 20);
+                    }
+                    if let Some(v) = b.cpu_seconds {
+                        limits.cpu_seconds = Some(v);
+                    }
+                    if let Some(v) = b.open_files {
+                        limits.open_files = Some(v);
+                    }
+                    if let Some(v) = b.processes {
+                        limits.processes = Some(v);
+                    }
+                    if let Some(v) = b.file_size_mb {
+                        limits.file_size_bytes = Some(v << 20);
+                    }
+                    let dir = match &b.dir {
+                        Some(d) => base.join(d),
+                        None => base.to_path_buf(),
+                    };
+                    BotSource::Program {
+                        command: c.into_inner(),
+                        dir,
+                        env: b.env.into_iter().collect(),
+                        limits,
+                        sandbox,
+                    }
+                }
+            };
+            bots_out.push(BotEntry {
+                name: bot_name,
+                source,
+            });
+        }
+        Ok(TournamentFile {
+            games: t.games,
+            seed: t.seed,
+            table_size: t.table_size,
+            threads: t.threads,
+            rules,
+            decision_timeout,
+            game_timeout: t.game_timeout_ms.map(Duration::from_millis),
+            startup_timeout: Duration::from_millis(t.startup_timeout_ms.unwrap_or(10_000)),
+            summary_json: t.summary_json.map(|p| base.join(p)),
+            bots: bots_out,
+        })
+    }
+}
+
+/// Parses a `--bot` argument: `NAME=builtin:honest` or `NAME=cmd:python3 bot.py` (the
+/// command is split on whitespace and runs in the current directory).
+pub fn parse_bot_arg(arg: &str) -> Result<BotEntry, ConfigError> {
+    let usage = "\n  fix: write --bot NAME=builtin:honest or --bot 'NAME=cmd:python3 bot.py'";
+    let Some((name, spec)) = arg.split_once('=') else {
+        return Err(ConfigError(format!("--bot {arg:?} has no NAME={usage}")));
+    };
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(ConfigError(format!(
+            "--bot {arg:?} has an empty name{usage}"
+        )));
+    }
+    let source = if let Some(b) = spec.strip_prefix("builtin:") {
+        let b = b.trim();
+        if bots::builtin(b).is_none() {
+            return Err(ConfigError(format!(
+                "--bot {arg:?}: unknown built-in bot {b:?}\n  fix: use one of {}",
+                known_builtins()
+            )));
+        }
+        BotSource::Builtin(b.to_string())
+    } else if let Some(c) = spec.strip_prefix("cmd:") {
+        let command: Vec<String> = c.split_whitespace().map(str::to_string).collect();
+        if command.is_empty() {
+            return Err(ConfigError(format!(
+                "--bot {arg:?} has an empty command{usage}"
+            )));
+        }
+        BotSource::Program {
+            command,
+            dir: PathBuf::from("."),
+            env: Vec::new(),
+            limits: Limits::standard(),
+            sandbox: Sandbox::Auto,
+        }
+    } else {
+        return Err(ConfigError(format!(
+            "--bot {arg:?}: expected builtin:NAME or cmd:COMMAND after '='{usage}"
+        )));
+    };
+    Ok(BotEntry {
+        name: name.to_string(),
+        source,
+    })
+}
+
+/// Timeouts applied to every external bot of a run.
+#[derive(Clone, Copy, Debug)]
+pub struct Timeouts {
+    /// Per decision.
+    pub decision: Duration,
+    /// Per game, summed over the bot's decisions.
+    pub game: Option<Duration>,
+    /// To start and answer `hello`.
+    pub startup: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            decision: Duration::from_secs(1),
+            game: None,
+            startup: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The Coup entrants for these bots. Names must be unique.
+pub fn coup_entrants(
+    bots_in: &[BotEntry],
+    timeouts: Timeouts,
+) -> Result<Vec<Entrant<State>>, ConfigError> {
+    let mut out: Vec<Entrant<State>> = Vec::new();
+    for b in bots_in {
+        if out.iter().any(|e| e.name == b.name) {
+            return Err(ConfigError(format!(
+                "two bots are named {:?}\n  fix: give each bot its own name",
+                b.name
+            )));
+        }
+        out.push(match &b.source {
+            BotSource::Builtin(k) => builtin_entrant(k, b.name.clone()).ok_or_else(|| {
+                ConfigError(format!(
+                    "unknown built-in bot {k:?}\n  fix: use one of {}",
+                    known_builtins()
+                ))
+            })?,
+            BotSource::Program {
+                command,
+                dir,
+                env,
+                limits,
+                sandbox,
+            } => {
+                let mut cmd = Command::new(command.clone(), dir.clone())
+                    .with_limits(limits.clone())
+                    .with_sandbox(*sandbox);
+                for (k, v) in env {
+                    cmd = cmd.with_env(k.clone(), v.clone());
+                }
+                let mut cfg = JsonBotConfig::new(cmd);
+                cfg.decision_timeout = timeouts.decision;
+                cfg.game_timeout = timeouts.game;
+                cfg.startup_timeout = timeouts.startup;
+                json_entrant(b.name.clone(), cfg)
+            }
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<TournamentFile, ConfigError> {
+        TournamentFile::parse(text, "t.toml", Path::new("/base"))
+    }
+
+    #[test]
+    fn full_file() {
+        let f = parse(
+            r#"
+[tournament]
+games = 50
+seed = 7
+table_size = 3
+rules = "ppcg"
+decision_timeout_ms = 200
+game_timeout_ms = 5000
+summary_json = "out.json"
+
+[[bot]]
+name = "h"
+builtin = "honest"
+
+[[bot]]
+name = "py"
+command = ["python3", "bot.py"]
+dir = "bots/py"
+env = { A = "1" }
+memory_mb = 256
+processes = 10
+sandbox = "off"
+"#,
+        )
+        .unwrap();
+        assert_eq!(f.games, Some(50));
+        assert_eq!(f.rules, "ppcg");
+        assert_eq!(f.decision_timeout, Duration::from_millis(200));
+        assert_eq!(f.game_timeout, Some(Duration::from_secs(5)));
+        assert_eq!(f.summary_json, Some(PathBuf::from("/base/out.json")));
+        assert_eq!(f.bots[0].source, BotSource::Builtin("honest".into()));
+        match &f.bots[1].source {
+            BotSource::Program {
+                command,
+                dir,
+                env,
+                limits,
+                sandbox,
+            } => {
+                assert_eq!(command, &["python3", "bot.py"]);
+                assert_eq!(dir, Path::new("/base/bots/py"));
+                assert_eq!(env, &[("A".to_string(), "1".to_string())]);
+                assert_eq!(limits.memory_bytes, Some(256 << 20));
+                assert_eq!(limits.processes, Some(10));
+                assert_eq!(*sandbox, Sandbox::Off);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn errors_name_line_and_fix() {
+        let e = parse("[[bot]]\nname = \"a\"\nbuiltin = \"honset\"\n")
+            .unwrap_err()
+            .0;
+        assert!(
+            e.starts_with("t.toml:3: unknown built-in bot \"honset\""),
+            "{e}"
+        );
+        assert!(e.contains("honest, random"), "{e}");
+
+        let e = parse("[[bot]]\nname = \"a\"\nbuiltin = \"honest\"\n[[bot]]\nname = \"b\"\nbuiltin = \"honest\"\ncommand = [\"x\"]\n")
+            .unwrap_err()
+            .0;
+        assert!(e.starts_with("t.toml:7: bot \"b\" has both"), "{e}");
+
+        let e = parse("[[bot]]\nname = \"a\"\n").unwrap_err().0;
+        assert!(e.starts_with("t.toml:1: bot \"a\" has neither"), "{e}");
+
+        let e = parse("[tournament]\ngames = 5\nrulez = \"x\"\n")
+            .unwrap_err()
+            .0;
+        assert!(
+            e.starts_with("t.toml:3:") && e.contains("unknown field") && e.contains("fix:"),
+            "{e}"
+        );
+
+        let e = parse("[tournament]\nrules = \"fancy\"\n").unwrap_err().0;
+        assert!(
+            e.starts_with("t.toml:2: unknown rule set") && e.contains("standard, ppcg"),
+            "{e}"
+        );
+
+        let e = parse("[[bot]]\nname = \"a\"\ncommand = [\"x\"]\nsandbox = \"yes\"\n")
+            .unwrap_err()
+            .0;
+        assert!(e.starts_with("t.toml:4: unknown sandbox mode"), "{e}");
+
+        let e = parse("[[bot]]\nname = \"a\"\nbuiltin = \"honest\"\n[[bot]]\nname = \"a\"\nbuiltin = \"random\"\n")
+            .unwrap_err()
+            .0;
+        assert!(e.starts_with("t.toml:5: two bots are named"), "{e}");
+
+        let e = parse("[tournament\n").unwrap_err().0;
+        assert!(e.starts_with("t.toml:1:"), "{e}");
+    }
+
+    #[test]
+    fn bot_args() {
+        assert_eq!(
+            parse_bot_arg("h=builtin:honest").unwrap().source,
+            BotSource::Builtin("honest".into())
+        );
+        match parse_bot_arg("p=cmd:python3 bot.py --fast").unwrap().source {
+            BotSource::Program { command, .. } => {
+                assert_eq!(command, ["python3", "bot.py", "--fast"])
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(parse_bot_arg("honest").unwrap_err().0.contains("fix:"));
+        assert!(parse_bot_arg("h=builtin:nope")
+            .unwrap_err()
+            .0
+            .contains("honest"));
+        assert!(parse_bot_arg("h=python3 bot.py").is_err());
+    }
+}

@@ -1,0 +1,153 @@
+//! Coup over the wire.
+
+use crate::wire::WireGame;
+use koth_arena::Seat;
+use koth_coup::{Action, Card, Event, Pending, Rules, State, View};
+use serde::Serialize;
+
+/// A pending Coup decision as sent to a bot.
+///
+/// `kind` is one of `action`, `challenge_action`, `block`, `challenge_block`,
+/// `exchange`, `lose_influence`; the other fields are present when they apply.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct CoupDecision {
+    /// The kind of decision.
+    pub kind: &'static str,
+    /// Whose turn it is (the player who declared the action).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actor: Option<Seat>,
+    /// The action declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<Action>,
+    /// The card the actor claims (`challenge_action`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim: Option<Card>,
+    /// Cards that would block the action (`block`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blockers: Option<&'static [Card]>,
+    /// Who blocked (`challenge_block`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocker: Option<Seat>,
+    /// The card the blocker claims (`challenge_block`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub card: Option<Card>,
+}
+
+impl CoupDecision {
+    fn new(kind: &'static str) -> Self {
+        CoupDecision {
+            kind,
+            actor: None,
+            action: None,
+            claim: None,
+            blockers: None,
+            blocker: None,
+            card: None,
+        }
+    }
+
+    /// The decision for a pending state.
+    pub fn of(p: Pending) -> Self {
+        match p {
+            Pending::Action { actor } => CoupDecision {
+                actor: Some(actor),
+                ..Self::new("action")
+            },
+            Pending::ChallengeAction { actor, action, .. } => CoupDecision {
+                actor: Some(actor),
+                action: Some(action),
+                claim: action.claim(),
+                ..Self::new("challenge_action")
+            },
+            Pending::Block { actor, action, .. } => CoupDecision {
+                actor: Some(actor),
+                action: Some(action),
+                blockers: Some(action.blockers()),
+                ..Self::new("block")
+            },
+            Pending::ChallengeBlock {
+                actor,
+                action,
+                blocker,
+                card,
+                ..
+            } => CoupDecision {
+                actor: Some(actor),
+                action: Some(action),
+                blocker: Some(blocker),
+                card: Some(card),
+                ..Self::new("challenge_block")
+            },
+            Pending::Exchange { actor } => CoupDecision {
+                actor: Some(actor),
+                ..Self::new("exchange")
+            },
+            Pending::LoseInfluence { .. } => Self::new("lose_influence"),
+            Pending::Over => Self::new("over"),
+        }
+    }
+}
+
+/// What one Coup seat sees, as sent to its bot.
+#[derive(Clone, Debug, Serialize)]
+pub struct CoupView<'a> {
+    /// My seat.
+    pub seat: Seat,
+    /// Seats at the table.
+    pub players: usize,
+    /// My face-down cards.
+    pub cards: &'a [Card],
+    /// The two cards drawn in my pending Exchange.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drawn: Option<[Card; 2]>,
+    /// Coins per seat.
+    pub coins: Vec<u8>,
+    /// Face-down card count per seat.
+    pub influence: Vec<usize>,
+    /// Face-up (lost) cards per seat.
+    pub revealed: Vec<&'a [Card]>,
+    /// Whether each seat is still in.
+    pub alive: Vec<bool>,
+    /// Cards in the deck.
+    pub deck_size: usize,
+    /// Turns completed.
+    pub turn: u32,
+}
+
+impl<'a> CoupView<'a> {
+    /// The view of `seat`.
+    pub fn of(state: &'a State, seat: Seat) -> Self {
+        let v = View::new(state, seat);
+        let n = v.players();
+        CoupView {
+            seat,
+            players: n,
+            cards: v.my_cards(),
+            drawn: v.drawn(),
+            coins: (0..n).map(|s| v.coins(s)).collect(),
+            influence: (0..n).map(|s| v.influence(s)).collect(),
+            revealed: (0..n).map(|s| v.revealed(s)).collect(),
+            alive: (0..n).map(|s| v.is_alive(s)).collect(),
+            deck_size: v.deck_size(),
+            turn: v.turns(),
+        }
+    }
+}
+
+impl WireGame for State {
+    fn wire_rules(&self) -> impl Serialize + '_ {
+        let r: &Rules = self.rules();
+        r
+    }
+    fn decision_json(&self) -> impl Serialize + '_ {
+        CoupDecision::of(self.pending())
+    }
+    fn view_json(&self, seat: Seat) -> impl Serialize + '_ {
+        CoupView::of(self, seat)
+    }
+    fn events_since(&self, _seat: Seat, cursor: usize) -> (impl Serialize + '_, usize) {
+        let log: &[Event] = self.log();
+        let from = cursor.min(log.len());
+        (&log[from..], log.len())
+    }
+}

@@ -1,0 +1,58 @@
+"""Misbehaving bots for the tests: python3 zoo.py MODE."""
+import json, os, random, subprocess, sys, time
+
+mode = sys.argv[1]
+if mode == "crash_start":
+    print("boom at start", file=sys.stderr, flush=True)
+    sys.exit(3)
+
+decisions = 0
+games = 0
+for line in sys.stdin:
+    msg = json.loads(line)
+    kind = msg["type"]
+    if kind == "hello":
+        if mode == "spawn":
+            for _ in range(40):
+                subprocess.Popen(["sleep", "299.123"])
+        if mode == "escape":
+            target = os.environ["ESCAPE_TARGET"]
+            try:
+                with open(target, "w") as f:
+                    f.write("escaped\n")
+                print("wrote", target, file=sys.stderr, flush=True)
+            except OSError as e:
+                print("write refused:", e, file=sys.stderr, flush=True)
+        print(json.dumps({"type": "ready", "name": mode}), flush=True)
+    elif kind == "end":
+        games += 1
+        if mode == "exit_after_one":
+            sys.exit(0)
+    elif kind == "decide":
+        decisions += 1
+        if mode == "crash_mid" and decisions == 3:
+            print("about to fail", file=sys.stderr, flush=True)
+            1 / 0
+        if mode == "sleep":
+            time.sleep(1e6)
+        if mode == "silent":
+            continue
+        if mode == "garbage":
+            print("hello world, I think I'll play a Duke", flush=True)
+            continue
+        if mode == "illegal":
+            print(json.dumps({"choice": {"act": {"coup": 9}}}), flush=True)
+            continue
+        if mode == "bad_index":
+            print(json.dumps({"index": 999}), flush=True)
+            continue
+        if mode == "longline":
+            chunk = "x" * (1 << 20)
+            for _ in range(100):
+                sys.stdout.write(chunk)
+            sys.stdout.flush()
+            continue
+        if mode == "stderr_flood":
+            sys.stderr.write("noise " * 40000 + "\n")
+            sys.stderr.flush()
+        print(json.dumps({"choice": random.choice(msg["legal"])}), flush=True)

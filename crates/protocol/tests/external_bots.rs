@@ -1,0 +1,285 @@
+//! Real processes playing real tournaments: the Python SDK bots against built-in
+//! bots, and a zoo of misbehaving bots that must forfeit with the right reason
+//! while every other game stays intact.
+
+use koth_arena::{Entrant, GameRecord, Observer, RecordLevel, Schedule, Scoring, Tournament};
+use koth_coup::{builtin_entrant, Choice, Rules, State};
+use koth_process::{sandbox_support, Command};
+use koth_protocol::{json_entrant, JsonBotConfig};
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn sdk() -> PathBuf {
+    root().join("../../sdk/python")
+}
+
+fn py(name: &str, script: PathBuf, args: &[&str]) -> JsonBotConfig {
+    let dir = script.parent().unwrap().to_path_buf();
+    let mut argv = vec!["python3".to_string(), script.to_string_lossy().into_owned()];
+    argv.extend(args.iter().map(|s| s.to_string()));
+    let mut cfg = JsonBotConfig::new(Command::new(argv, dir));
+    cfg.decision_timeout = Duration::from_millis(400);
+    let _ = name;
+    cfg
+}
+
+fn zoo(mode: &str) -> JsonBotConfig {
+    py(mode, root().join("tests/bots/zoo.py"), &[mode])
+}
+
+#[derive(Default)]
+struct Collect(Vec<GameRecord<Choice>>);
+impl Observer<Choice> for Collect {
+    fn on_record(&mut self, r: &GameRecord<Choice>) {
+        self.0.push(r.clone());
+    }
+}
+
+/// Plays `games` games at tables of `table` among the built-ins and `extra`.
+fn tournament(
+    extra: Vec<Entrant<State>>,
+    games: u64,
+    table: usize,
+) -> (koth_arena::RunSummary, Vec<GameRecord<Choice>>) {
+    let mut entrants: Vec<Entrant<State>> = ["honest", "counter", "random"]
+        .iter()
+        .map(|b| builtin_entrant(b, *b).unwrap())
+        .collect();
+    entrants.extend(extra);
+    let t = Tournament {
+        rules: Rules::standard(),
+        entrants,
+        schedule: Schedule::RandomTables { games, table },
+        scoring: Scoring::ZeroSum,
+        seed: 2024,
+        threads: 2,
+        records: RecordLevel::Results,
+    };
+    let mut c = Collect::default();
+    let s = t.run(&mut c);
+    assert!(s.complete);
+    assert_eq!(c.0.len() as u64, games);
+    (s, c.0)
+}
+
+/// Every game has a proper result, and only entrant `bad` ever forfeits.
+fn check_intact(records: &[GameRecord<Choice>], bad: Option<usize>) {
+    for r in records {
+        assert!(
+            !r.outcome.winners.is_empty(),
+            "game {} has no winner",
+            r.index
+        );
+        for f in &r.forfeits {
+            assert_eq!(
+                Some(f.entrant),
+                bad,
+                "game {}: unexpected forfeit {:?}",
+                r.index,
+                f
+            );
+        }
+        if bad.is_none_or(|b| !r.seats.contains(&b)) {
+            assert!(
+                r.forfeits.is_empty(),
+                "game {} without the bad bot has forfeits",
+                r.index
+            );
+        }
+    }
+}
+
+/// Runs the zoo bot `mode` (entrant 3) and returns its forfeits.
+fn zoo_run(mode: &str, games: u64, cfg: JsonBotConfig) -> Vec<(u64, koth_arena::Fault)> {
+    let (_, recs) = tournament(vec![json_entrant(mode, cfg)], games, 3);
+    check_intact(&recs, Some(3));
+    recs.iter()
+        .flat_map(|r| r.forfeits.iter().map(move |f| (r.index, f.fault.clone())))
+        .collect()
+}
+
+fn assert_reason(forfeits: &[(u64, koth_arena::Fault)], needle: &str) {
+    assert!(!forfeits.is_empty(), "expected forfeits with {needle:?}");
+    for (g, f) in forfeits {
+        assert!(
+            f.reason.contains(needle),
+            "game {g}: reason {:?} lacks {needle:?}",
+            f.reason
+        );
+    }
+}
+
+#[test]
+fn python_sdk_bots_play_full_tournaments() {
+    let (s, recs) = tournament(
+        vec![
+            json_entrant("example", py("example", sdk().join("example_bot.py"), &[])),
+            json_entrant("minimal", py("minimal", sdk().join("minimal_bot.py"), &[])),
+        ],
+        120,
+        4,
+    );
+    check_intact(&recs, None);
+    let by_name = |n: &str| {
+        s.standings
+            .entrants
+            .iter()
+            .find(|e| e.name == n)
+            .unwrap()
+            .clone()
+    };
+    let (example, minimal, honest) = (by_name("example"), by_name("minimal"), by_name("honest"));
+    assert!(example.games() > 50 && minimal.games() > 50);
+    assert_eq!(example.forfeits + minimal.forfeits, 0);
+    // The honest example beats random play; it plays like the built-in honest bot.
+    assert!(
+        example.score.mean() > minimal.score.mean(),
+        "example {} vs minimal {}",
+        example.score.mean(),
+        minimal.score.mean()
+    );
+    assert!(example.wins > 0 && honest.wins > 0);
+}
+
+#[test]
+fn crash_at_start() {
+    let f = zoo_run("crash_start", 12, zoo("crash_start"));
+    assert_reason(&f, "crashed (exit code 3)");
+    assert!(
+        f[0].1
+            .stderr_tail
+            .as_deref()
+            .unwrap_or("")
+            .contains("boom at start"),
+        "{:?}",
+        f[0].1
+    );
+}
+
+#[test]
+fn crash_mid_game() {
+    let f = zoo_run("crash_mid", 12, zoo("crash_mid"));
+    assert_reason(&f, "crashed (exit code 1)");
+    let tail = f[0].1.stderr_tail.clone().unwrap_or_default();
+    assert!(
+        tail.contains("ZeroDivisionError") && tail.contains("about to fail"),
+        "{tail}"
+    );
+}
+
+#[test]
+fn sleep_forever() {
+    assert_reason(
+        &zoo_run("sleep", 8, zoo("sleep")),
+        "timeout: no answer within 400 ms",
+    );
+}
+
+#[test]
+fn never_answer() {
+    assert_reason(
+        &zoo_run("silent", 8, zoo("silent")),
+        "timeout: no answer within 400 ms",
+    );
+}
+
+#[test]
+fn game_time_limit() {
+    let mut cfg = zoo("sleep");
+    cfg.game_timeout = Some(Duration::from_millis(150));
+    assert_reason(&zoo_run("sleep", 6, cfg), "game time limit of 150 ms");
+}
+
+#[test]
+fn answer_garbage() {
+    assert_reason(
+        &zoo_run("garbage", 10, zoo("garbage")),
+        "garbage: answer is not a JSON object",
+    );
+}
+
+#[test]
+fn answer_illegal_choice() {
+    assert_reason(
+        &zoo_run("illegal", 10, zoo("illegal")),
+        "illegal choice {\"act\":{\"coup\":9}}",
+    );
+    assert_reason(
+        &zoo_run("bad_index", 10, zoo("bad_index")),
+        "illegal choice: index 999",
+    );
+}
+
+#[test]
+fn hundred_megabytes_without_newline() {
+    assert_reason(&zoo_run("longline", 6, zoo("longline")), "line too long");
+}
+
+#[test]
+fn stderr_flood_is_harmless() {
+    let f = zoo_run("stderr_flood", 12, zoo("stderr_flood"));
+    assert!(f.is_empty(), "{f:?}");
+}
+
+#[test]
+fn exit_after_one_game() {
+    let f = zoo_run("exit_after_one", 16, zoo("exit_after_one"));
+    assert_reason(&f, "exited early (exit code 0)");
+}
+
+fn count_marked_sleepers() -> usize {
+    let mut n = 0;
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(cmd) = std::fs::read(e.path().join("cmdline")) {
+            if cmd == b"sleep\x00299.123\x00" {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn spawn_many_processes_are_cleaned_up() {
+    let f = zoo_run("spawn", 10, zoo("spawn"));
+    assert!(f.is_empty(), "{f:?}");
+    // The agents (and their process groups) are gone with the tournament.
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(count_marked_sleepers(), 0, "children of the bot survived");
+}
+
+#[test]
+fn write_outside_its_directory() {
+    let target = std::env::temp_dir().join(format!("koth-escape-{}", std::process::id()));
+    let _ = std::fs::remove_file(&target);
+    let mut cfg = zoo("escape");
+    cfg.command = cfg
+        .command
+        .with_env("ESCAPE_TARGET", target.to_string_lossy());
+    let f = zoo_run("escape", 6, cfg);
+    assert!(f.is_empty(), "{f:?}");
+    if sandbox_support().fs_write_confined {
+        assert!(
+            !target.exists(),
+            "the sandboxed bot wrote {}",
+            target.display()
+        );
+    } else {
+        eprintln!(
+            "no landlock here ({}): write confinement not checked",
+            sandbox_support().detail
+        );
+        let _ = std::fs::remove_file(&target);
+    }
+}
+
+#[test]
+fn missing_program_forfeits_every_game() {
+    let cfg = JsonBotConfig::new(Command::new(["./no-such-bot"], root()));
+    let f = zoo_run("ghost", 6, cfg);
+    assert_reason(&f, "cannot start");
+}

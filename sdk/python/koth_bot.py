@@ -1,0 +1,118 @@
+"""koth bot SDK for Python: one file, no dependencies (protocol version 1).
+
+Write a bot by subclassing Bot and overriding decide(), then call run():
+
+    from koth_bot import Bot, run
+
+    class MyBot(Bot):
+        name = "my bot"
+        def decide(self, decision, view, legal):
+            return legal[0]          # always answer with an element of legal
+
+    run(MyBot())
+
+The engine sends one JSON object per line on stdin; the bot answers `hello` with
+`{"type": "ready"}` and each `decide` with `{"choice": <element of legal>}`.
+Print debugging output to stderr (the `log` helper does), never to stdout.
+
+Coup choices look like: "pass", "challenge", {"act": "income"}, {"act": {"steal": 2}},
+{"block": "duke"}, {"keep": ["captain", "duke"]}, {"lose": "contessa"}.
+"""
+import json
+import sys
+
+CARDS = ["ambassador", "assassin", "captain", "contessa", "duke"]
+CLAIMS = {"tax": "duke", "assassinate": "assassin", "steal": "captain", "exchange": "ambassador"}
+
+
+def log(*args):
+    """Prints to stderr (stdout is the protocol channel)."""
+    print(*args, file=sys.stderr, flush=True)
+
+
+def action_of(choice):
+    """For {"act": X}: the action's name ("income", "steal"...), else None."""
+    if isinstance(choice, dict) and "act" in choice:
+        a = choice["act"]
+        return a if isinstance(a, str) else next(iter(a))
+    return None
+
+
+def target_of(choice):
+    """For a targeted action {"act": {"coup": 2}}: the target seat, else None."""
+    if isinstance(choice, dict) and isinstance(choice.get("act"), dict):
+        return next(iter(choice["act"].values()))
+    return None
+
+
+def claim_of(action):
+    """The card an action claims ("tax" -> "duke"), or None. `action` is a name or {"steal": 2}."""
+    if isinstance(action, dict):
+        action = next(iter(action))
+    return CLAIMS.get(action)
+
+
+def actions(legal, name=None):
+    """The {"act": ...} choices in legal, optionally only those of one action."""
+    return [c for c in legal if action_of(c) is not None and (name is None or action_of(c) == name)]
+
+
+def find(legal, kind, value=None):
+    """The first choice of a kind ("pass", "challenge", "block", "keep", "lose", "act")
+    with an optional value (e.g. find(legal, "block", "duke")), else None."""
+    for c in legal:
+        if c == kind and value is None:
+            return c
+        if isinstance(c, dict) and kind in c and (value is None or c[kind] == value):
+            return c
+    return None
+
+
+def seen(view, card):
+    """Copies of `card` I can account for: in my hand or face up anywhere (3 exist)."""
+    return view["cards"].count(card) + sum(r.count(card) for r in view["revealed"])
+
+
+class Bot:
+    """Override decide(); the other hooks are optional."""
+
+    name = "python bot"
+
+    def start(self, msg):
+        """A game begins: msg has seat, players, rules, seed, view."""
+
+    def event(self, ev):
+        """One public event (called for each event before decide/end)."""
+
+    def decide(self, decision, view, legal):
+        """Return one element of `legal` (or an int index into it)."""
+        return legal[0]
+
+    def end(self, msg):
+        """The game is over: msg has winners, ending, turns, view."""
+
+
+def run(bot, stdin=None, stdout=None):
+    """Serves games until the engine closes stdin."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    for line in stdin:
+        msg = json.loads(line)
+        kind = msg.get("type")
+        for ev in msg.get("events", ()):
+            bot.event(ev)
+        if kind == "hello":
+            reply = {"type": "ready", "name": bot.name}
+        elif kind == "start":
+            bot.start(msg)
+            continue
+        elif kind == "decide":
+            choice = bot.decide(msg["decision"], msg["view"], msg["legal"])
+            reply = {"index": choice} if isinstance(choice, int) else {"choice": choice}
+        elif kind == "end":
+            bot.end(msg)
+            continue
+        else:
+            continue
+        stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+        stdout.flush()
