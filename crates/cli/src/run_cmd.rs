@@ -2,7 +2,6 @@
 //! a Coup tournament among built-in bots and external programs speaking the koth
 //! JSON-lines protocol (docs/protocol.md).
 
-use crate::out;
 use crate::output::{self, Bar, Columns, Summary};
 use anyhow::{bail, Result};
 use clap::Args;

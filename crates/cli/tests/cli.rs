@@ -1,0 +1,218 @@
+//! The `koth` binary as a user runs it.
+
+use std::process::Command;
+
+fn koth(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn coup_loop_prints_a_leaderboard_and_writes_json() {
+    let json = std::env::temp_dir().join(format!("koth-cli-{}.json", std::process::id()));
+    let (ok, out, err) = koth(&[
+        "coup",
+        "loop",
+        "--games",
+        "3000",
+        "--seed",
+        "5",
+        "--summary-json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    for bot in [
+        "static",
+        "honest",
+        "random",
+        "counter",
+        "bluffer",
+        "economist",
+        "challenger",
+        "skeptic",
+    ] {
+        assert!(out.contains(bot), "{bot} missing from\n{out}");
+    }
+    assert!(out.contains("mean score ± 95%"));
+    assert!(out.contains("3000 games in"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["seed"], 5);
+    assert_eq!(v["games"], 3000);
+    assert_eq!(v["standings"].as_array().unwrap().len(), 8);
+    assert_eq!(v["rules"]["preset"], "standard");
+    let total: f64 = v["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["total"].as_f64().unwrap())
+        .sum();
+    assert!(total.abs() < 1e-6, "zero-sum: {total}");
+    std::fs::remove_file(&json).ok();
+}
+
+#[test]
+fn coup_loop_is_reproducible_across_thread_counts() {
+    let a = koth(&[
+        "coup",
+        "loop",
+        "--games",
+        "2000",
+        "--seed",
+        "9",
+        "--threads",
+        "1",
+        "-q",
+    ])
+    .1;
+    let b = koth(&[
+        "coup",
+        "loop",
+        "--games",
+        "2000",
+        "--seed",
+        "9",
+        "--threads",
+        "2",
+        "-q",
+    ])
+    .1;
+    let table = |s: &str| {
+        s.lines()
+            .filter(|l| l.contains('┆'))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(table(&a), table(&b));
+}
+
+#[test]
+fn duplicate_bots_are_numbered() {
+    let (ok, out, _) = koth(&[
+        "coup",
+        "loop",
+        "--games",
+        "500",
+        "--bots",
+        "honest,honest,random",
+        "--seed",
+        "1",
+    ]);
+    assert!(ok);
+    assert!(out.contains("honest 2"));
+}
+
+#[test]
+fn bad_input_gets_a_clear_error() {
+    let (ok, _, err) = koth(&["coup", "loop", "--bots", "honest,nobody"]);
+    assert!(!ok);
+    assert!(
+        err.contains("unknown bot \"nobody\"") && err.contains("honest"),
+        "{err}"
+    );
+    let (ok, _, err) = koth(&[
+        "coup",
+        "loop",
+        "--bots",
+        "honest,random",
+        "--table-size",
+        "3",
+    ]);
+    assert!(!ok && err.contains("--table-size 3"), "{err}");
+    let (ok, _, err) = koth(&["coup", "play", "--rules", "chess"]);
+    assert!(!ok && err.contains("unknown rule set"), "{err}");
+    let (ok, _, err) = koth(&["coup", "play", "--bots", "honest"]);
+    assert!(!ok && err.contains("2 to 6"), "{err}");
+}
+
+#[test]
+fn coup_play_narrates_a_whole_game() {
+    let (ok, out, err) = koth(&[
+        "coup",
+        "play",
+        "--seed",
+        "11",
+        "--bots",
+        "honest,counter,bluffer",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("Coup, standard rules, seed 11: honest, counter, bluffer"));
+    assert!(out.contains("Turn 1: honest"));
+    assert!(out.contains("loses an influence"));
+    assert!(out.contains("is out of the game"));
+    let last = out.lines().last().unwrap();
+    assert!(last.starts_with("Winner: "), "{last}");
+    // The same seed tells the same game.
+    assert_eq!(
+        out,
+        koth(&[
+            "coup",
+            "play",
+            "--seed",
+            "11",
+            "--bots",
+            "honest,counter,bluffer"
+        ])
+        .1
+    );
+}
+
+#[test]
+fn samurai_round_robin_of_builtins_and_a_duel() {
+    let (ok, out, err) = koth(&["samurai", "--matches", "4", "--seed", "3", "-q"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("guardian") && out.contains("points/game"),
+        "{out}"
+    );
+    let (ok, out, _) = koth(&["samurai", "play", "bower", "waiter", "--seed", "1"]);
+    assert!(ok);
+    assert!(out.contains("turn 1: bower bows"), "{out}");
+    let (ok, _, err) = koth(&["samurai", "play", "bower", "ghost"]);
+    assert!(!ok && err.contains("ghost"), "{err}");
+}
+
+#[test]
+fn samurai_runs_programs_from_a_list() {
+    let dir = std::env::temp_dir().join(format!("koth-samurai-cli-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("Bower")).unwrap();
+    std::fs::create_dir_all(dir.join("Garbage")).unwrap();
+    std::fs::write(
+        dir.join("Bower/bower.sh"),
+        "#!/bin/sh\nif [ \"$#\" -ge 6 ] && [ \"$5\" -ge 7 ]; then echo I; else echo B; fi\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("Garbage/g.sh"), "#!/bin/sh\necho zzz\n").unwrap();
+    std::fs::write(dir.join("list.txt"), "Bower sh bower.sh\nGarbage sh g.sh\n").unwrap();
+    let list = dir.join("list.txt");
+    let (ok, out, err) = koth(&[
+        "samurai",
+        list.to_str().unwrap(),
+        "--builtin",
+        "waiter",
+        "--matches",
+        "2",
+        "--seed",
+        "1",
+        "-q",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("Bower") && out.contains("Garbage") && out.contains("waiter"),
+        "{out}"
+    );
+    assert!(out.contains("answers recorded as W"), "{out}");
+    let matches = std::fs::read_to_string(dir.join("koth-samurai-out/matches.txt")).unwrap();
+    assert_eq!(matches.matches("match ").count(), 6, "{matches}");
+    let (ok, _, err) = koth(&["samurai", dir.join("nope.txt").to_str().unwrap()]);
+    assert!(!ok && err.contains("nope.txt"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
