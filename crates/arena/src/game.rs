@@ -107,6 +107,12 @@ pub trait Game: Clone + Send + Debug + 'static {
     /// A new game for `seats` players whose chance events all follow `seed`.
     fn new_game(rules: &Self::Rules, seats: usize, seed: u64) -> Self;
 
+    /// Turns this state into `new_game(rules, seats, seed)`; games may override it to
+    /// reuse memory between the games a worker plays.
+    fn reset(&mut self, rules: &Self::Rules, seats: usize, seed: u64) {
+        *self = Self::new_game(rules, seats, seed);
+    }
+
     /// How many seats the game has.
     fn seats(&self) -> usize;
 

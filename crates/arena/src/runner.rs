@@ -475,6 +475,7 @@ impl<G: Game> Tournament<G> {
                         (0..self.entrants.len()).map(|_| None).collect();
                     let mut seating = Vec::new();
                     let mut legal = Vec::with_capacity(64);
+                    let mut game: Option<G> = None;
                     loop {
                         if stop.load(Ordering::Relaxed) {
                             break;
@@ -491,8 +492,14 @@ impl<G: Game> Tournament<G> {
                             records: Vec::new(),
                         };
                         for index in lo..hi {
-                            let (rec, decisions) =
-                                self.play_index(index, slot, &mut agents, &mut seating, &mut legal);
+                            let (rec, decisions) = self.play_index(
+                                index,
+                                slot,
+                                &mut agents,
+                                &mut seating,
+                                &mut legal,
+                                &mut game,
+                            );
                             part.standings.add(&rec, decisions);
                             if self.records != RecordLevel::None {
                                 part.records.push(rec);
@@ -541,11 +548,18 @@ impl<G: Game> Tournament<G> {
         agents: &mut [Option<Box<dyn Agent<G>>>],
         seating: &mut Vec<usize>,
         legal: &mut Vec<G::Choice>,
+        reuse: &mut Option<G>,
     ) -> (GameRecord<G::Choice>, u64) {
         let n = self.entrants.len();
         self.schedule.seating(n, self.seed, index, seating);
         let seed = derive_seed(self.seed, index);
-        let mut game = G::new_game(&self.rules, seating.len(), seed);
+        let game = match reuse {
+            Some(g) => {
+                g.reset(&self.rules, seating.len(), seed);
+                g
+            }
+            None => reuse.insert(G::new_game(&self.rules, seating.len(), seed)),
+        };
         for &e in seating.iter() {
             if agents[e].is_none() {
                 // A factory that fails leaves a stand-in that forfeits, so the
@@ -569,7 +583,7 @@ impl<G: Game> Tournament<G> {
             );
         }
         play_game(
-            &mut game,
+            game,
             &mut refs,
             seating,
             index,

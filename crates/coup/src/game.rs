@@ -18,6 +18,9 @@ impl Game for State {
     fn new_game(rules: &Rules, seats: usize, seed: u64) -> Self {
         State::new(*rules, seats, seed)
     }
+    fn reset(&mut self, rules: &Rules, seats: usize, seed: u64) {
+        State::redeal(self, *rules, seats, seed)
+    }
     fn seats(&self) -> usize {
         self.players()
     }

@@ -51,3 +51,21 @@ pub fn builtin_entrant(bot: &str, display: impl Into<String>) -> Option<Entrant<
         Ok(Box::new(BotAgent(b)) as Box<dyn Agent<State>>)
     }))
 }
+
+#[cfg(test)]
+mod size_tests {
+    #[test]
+    fn hot_types_stay_small() {
+        // Choices and events are copied on every decision: keep them a few words.
+        assert!(
+            std::mem::size_of::<crate::Choice>() <= 16,
+            "{}",
+            std::mem::size_of::<crate::Choice>()
+        );
+        assert!(
+            std::mem::size_of::<crate::Event>() <= 32,
+            "{}",
+            std::mem::size_of::<crate::Event>()
+        );
+    }
+}

@@ -135,6 +135,10 @@ pub struct State {
 impl State {
     /// Deals a new game for `players` seats (clamped to 2..=6) from `seed`.
     pub fn new(rules: Rules, players: usize, seed: u64) -> State {
+        State::new_with_log(rules, players, seed, Vec::with_capacity(256))
+    }
+
+    fn new_with_log(rules: Rules, players: usize, seed: u64, log: Vec<Event>) -> State {
         let n = players.clamp(2, MAX_PLAYERS);
         let mut rng = Rng::new(seed);
         let mut deck = full_deck();
@@ -158,7 +162,7 @@ impl State {
             drawn: [Card::Ambassador; 2],
             turns: 0,
             outcome: None,
-            log: Vec::with_capacity(256),
+            log,
             rng,
         };
         for seat in 0..n {
@@ -443,20 +447,33 @@ impl State {
     /// Live seats other than `me`, in seat order after `me`.
     pub fn opponents(&self, me: Seat) -> impl Iterator<Item = Seat> + '_ {
         let n = self.n as usize;
-        (1..n)
-            .map(move |i| (me + i) % n)
+        // Seats after me, wrapping, without a division per step.
+        (me + 1..n)
+            .chain(0..me)
             .filter(move |&s| self.alive.contains(s))
     }
 
+    #[inline]
     fn next_live_after(&self, s: Seat) -> Seat {
         let n = self.n as usize;
-        for i in 1..=n {
-            let t = (s + i) % n;
+        let mut t = s;
+        for _ in 0..n {
+            t += 1;
+            if t == n {
+                t = 0;
+            }
             if self.alive.contains(t) {
                 return t;
             }
         }
         s
+    }
+
+    /// Deals a new game into this state, reusing its log's memory.
+    pub fn redeal(&mut self, rules: Rules, players: usize, seed: u64) {
+        let mut log = std::mem::take(&mut self.log);
+        log.clear();
+        *self = State::new_with_log(rules, players, seed, log);
     }
 
     /// Whether `choice` answers the pending decision legally.
