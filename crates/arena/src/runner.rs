@@ -123,6 +123,9 @@ pub enum RecordLevel {
 pub struct ForfeitRecord {
     /// The seat that forfeited.
     pub seat: Seat,
+    /// How many choices had been applied when it happened (for replays).
+    #[serde(default)]
+    pub at: u64,
     /// The entrant at that seat.
     pub entrant: usize,
     /// The reason and the program's stderr tail.
@@ -143,6 +146,9 @@ pub struct GameRecord<C> {
     pub outcome: Outcome,
     /// Score of each seat.
     pub scores: Vec<f64>,
+    /// Decisions asked of the bots.
+    #[serde(default)]
+    pub decisions: u64,
     /// Forfeits, in the order they happened.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forfeits: Vec<ForfeitRecord>,
@@ -207,10 +213,10 @@ impl Standings {
     }
 
     /// Counts one game.
-    pub fn add<C>(&mut self, rec: &GameRecord<C>, decisions: u64) {
+    pub fn add<C>(&mut self, rec: &GameRecord<C>) {
         let n = self.entrants.len();
         self.games += 1;
-        self.decisions += decisions;
+        self.decisions += rec.decisions;
         for (seat, &e) in rec.seats.iter().enumerate() {
             let st = &mut self.entrants[e];
             st.score.add(rec.scores[seat]);
@@ -290,12 +296,14 @@ pub fn play_game<G: Game>(
             game.forfeit(seat);
             forfeits.push(ForfeitRecord {
                 seat,
+                at: 0,
                 entrant: entrants[seat],
                 fault,
             });
         }
     }
     let mut decisions = 0u64;
+    let mut applied = 0u64;
     while let Some(seat) = game.to_move() {
         legal.clear();
         game.legal_choices(legal);
@@ -305,6 +313,7 @@ pub fn play_game<G: Game>(
         let fault = match answer {
             Ok(Ok(c)) if legal.contains(&c) => {
                 game.apply_legal(c);
+                applied += 1;
                 if let Some(v) = choices.as_mut() {
                     v.push(c);
                 }
@@ -318,6 +327,7 @@ pub fn play_game<G: Game>(
             game.forfeit(seat);
             forfeits.push(ForfeitRecord {
                 seat,
+                at: applied,
                 entrant: entrants[seat],
                 fault,
             });
@@ -338,6 +348,7 @@ pub fn play_game<G: Game>(
         seats: entrants.to_vec(),
         outcome,
         scores,
+        decisions,
         forfeits,
         choices,
     };
@@ -492,7 +503,7 @@ impl<G: Game> Tournament<G> {
                             records: Vec::new(),
                         };
                         for index in lo..hi {
-                            let (rec, decisions) = self.play_index(
+                            let (rec, _) = self.play_index(
                                 index,
                                 slot,
                                 &mut agents,
@@ -500,7 +511,7 @@ impl<G: Game> Tournament<G> {
                                 &mut legal,
                                 &mut game,
                             );
-                            part.standings.add(&rec, decisions);
+                            part.standings.add(&rec);
                             if self.records != RecordLevel::None {
                                 part.records.push(rec);
                             }

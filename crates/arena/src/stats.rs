@@ -2,31 +2,52 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Count, sum and sum of squares of a sample; merges exactly in a fixed order.
+/// Scores are kept as exact multiples of `1 / SCALE`: every score the arena's
+/// scorings give at tables of up to 8 seats is one (−1/(n−1), L/((n−1)·W), 1/W), so
+/// sums do not depend on the order games are added in. That makes standings
+/// bit-identical for any thread count, after a resume, and across merged shards.
+pub const SCALE: i128 = 420 * 840;
+
+/// Count, sum and sum of squares of a sample of scores, merged exactly in any order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
     /// Number of observations.
     pub n: u64,
-    /// Sum of observations.
+    /// Sum of observations (derived from the exact sum).
     pub sum: f64,
-    /// Sum of squared observations.
+    /// Sum of squared observations (derived from the exact sum).
     pub sum_sq: f64,
+    /// Sum in units of 1/SCALE.
+    #[serde(with = "i128_text")]
+    exact_sum: i128,
+    /// Sum of squares in units of 1/SCALE².
+    #[serde(with = "i128_text")]
+    exact_sq: i128,
 }
 
 impl Sample {
-    /// Adds one observation.
+    /// Adds one observation (rounded to a multiple of 1/[`SCALE`]).
     #[inline]
     pub fn add(&mut self, x: f64) {
+        let q = (x * SCALE as f64).round() as i128;
         self.n += 1;
-        self.sum += x;
-        self.sum_sq += x * x;
+        self.exact_sum += q;
+        self.exact_sq += q * q;
+        self.derive();
     }
 
     /// Adds another sample's observations.
     pub fn merge(&mut self, other: &Sample) {
         self.n += other.n;
-        self.sum += other.sum;
-        self.sum_sq += other.sum_sq;
+        self.exact_sum += other.exact_sum;
+        self.exact_sq += other.exact_sq;
+        self.derive();
+    }
+
+    #[inline]
+    fn derive(&mut self) {
+        self.sum = self.exact_sum as f64 / SCALE as f64;
+        self.sum_sq = self.exact_sq as f64 / (SCALE * SCALE) as f64;
     }
 
     /// The mean, 0 when empty.
@@ -43,8 +64,10 @@ impl Sample {
         if self.n < 2 {
             return 0.0;
         }
-        let n = self.n as f64;
-        let var = (self.sum_sq - self.sum * self.sum / n) / (n - 1.0);
+        // n·Σq² − (Σq)² exactly, then scaled: no cancellation error.
+        let n = self.n as i128;
+        let num = n * self.exact_sq - self.exact_sum * self.exact_sum;
+        let var = num as f64 / (SCALE * SCALE) as f64 / (self.n as f64 * (self.n as f64 - 1.0));
         var.max(0.0).sqrt()
     }
 
@@ -62,6 +85,18 @@ impl Sample {
             return f64::INFINITY;
         }
         1.959_963_984_540_054 * self.std_dev() / (self.n as f64).sqrt()
+    }
+}
+
+/// i128 as a decimal string: JSON readers lose precision on big numbers.
+mod i128_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+    pub fn serialize<S: Serializer>(v: &i128, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&v.to_string())
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i128, D::Error> {
+        let t = String::deserialize(d)?;
+        t.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -87,6 +122,27 @@ mod tests {
         }
         a.merge(&b);
         assert_eq!(a, s);
+        let json = serde_json::to_string(&a).unwrap();
+        assert_eq!(serde_json::from_str::<Sample>(&json).unwrap(), a);
         assert!(Sample::default().ci95().is_infinite());
+    }
+
+    #[test]
+    fn sums_do_not_depend_on_order() {
+        let xs: Vec<f64> = (0..1000)
+            .map(|i| [-0.2, 1.0, -1.0 / 3.0, 0.4, 0.5, -1.0 / 7.0][i % 6])
+            .collect();
+        let mut fwd = Sample::default();
+        xs.iter().for_each(|&x| fwd.add(x));
+        let mut back = Sample::default();
+        xs.iter().rev().for_each(|&x| back.add(x));
+        assert_eq!(fwd, back);
+        let mut parts = Sample::default();
+        for chunk in xs.chunks(37) {
+            let mut p = Sample::default();
+            chunk.iter().for_each(|&x| p.add(x));
+            parts.merge(&p);
+        }
+        assert_eq!(parts, fwd);
     }
 }

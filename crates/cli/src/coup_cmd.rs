@@ -1,6 +1,7 @@
 //! `koth coup play` and `koth coup loop`.
 
 use crate::output::{self, Bar, Columns, Summary};
+use crate::runs::{execute, Describe, RunOpts};
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
 use koth_arena::runner::dedup_names;
@@ -79,6 +80,8 @@ pub struct LoopArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub run: RunOpts,
 }
 
 /// Runs a `koth coup` command.
@@ -156,9 +159,13 @@ fn run_loop(a: LoopArgs) -> Result<()> {
             entrants.len()
         );
     }
-    let seed = a.seed.unwrap_or_else(output::fresh_seed);
+    let seed = a
+        .run
+        .resumed_seed(a.seed)?
+        .or(a.seed)
+        .unwrap_or_else(output::fresh_seed);
     let threads = output::threads(a.threads);
-    let t = Tournament {
+    let mut t = Tournament {
         rules,
         entrants,
         schedule: Schedule::RandomTables {
@@ -181,7 +188,21 @@ fn run_loop(a: LoopArgs) -> Result<()> {
         if threads == 1 { "" } else { "s" }
     );
     let mut bar = Bar::new(a.games, a.quiet);
-    let summary = t.run_range(0..a.games, &mut bar, output::ctrl_c_flag());
+    let specs = a
+        .bots
+        .iter()
+        .map(|b| serde_json::json!({ "builtin": b }))
+        .collect();
+    let summary = execute(
+        &mut t,
+        Describe {
+            game: "coup",
+            runner: "coup loop",
+            specs,
+        },
+        &a.run,
+        &mut bar,
+    )?;
     bar.finish();
     out!(
         "{}",

@@ -13,6 +13,8 @@ macro_rules! out {
 
 mod coup_cmd;
 mod output;
+mod run_cmd;
+mod runs;
 mod samurai_cmd;
 
 use clap::{Parser, Subcommand};
@@ -32,6 +34,8 @@ enum Cmd {
     Coup(coup_cmd::CoupCmd),
     /// Ultimate Samurai Showdown: a round robin of programs and built-ins, or one duel.
     Samurai(samurai_cmd::SamuraiCmd),
+    /// Run a tournament file (built-in and external bots over the JSON-lines protocol).
+    Run(run_cmd::RunArgs),
 }
 
 fn main() {
@@ -39,6 +43,7 @@ fn main() {
     let result = match cli.cmd {
         Cmd::Coup(c) => coup_cmd::run(c),
         Cmd::Samurai(c) => samurai_cmd::run(c),
+        Cmd::Run(a) => run_cmd::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

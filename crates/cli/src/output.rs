@@ -44,6 +44,7 @@ impl Bar {
 impl<C> Observer<C> for Bar {
     fn on_record(&mut self, _r: &GameRecord<C>) {}
     fn on_progress(&mut self, p: &Progress<'_>) {
+        self.bar.set_length(p.total);
         self.bar.set_position(p.done);
         if p.elapsed >= self.last_msg + Duration::from_millis(250) {
             self.last_msg = p.elapsed;

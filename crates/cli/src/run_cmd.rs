@@ -84,7 +84,11 @@ pub fn run(a: RunArgs) -> Result<()> {
             bots: Vec::new(),
         },
     };
-    let where_ = a.file.as_ref().map(|p| format!(" in {}", p.display())).unwrap_or_default();
+    let where_ = a
+        .file
+        .as_ref()
+        .map(|p| format!(" in {}", p.display()))
+        .unwrap_or_default();
     let mut bots = file.bots.clone();
     for b in &a.bots {
         bots.push(config::parse_bot_arg(b)?);
@@ -96,21 +100,39 @@ pub fn run(a: RunArgs) -> Result<()> {
         );
     }
     let rules = Rules::preset(&file.rules).expect("checked by the file parser");
-    let timeouts = Timeouts { decision: file.decision_timeout, game: file.game_timeout, startup: file.startup_timeout };
+    let timeouts = Timeouts {
+        decision: file.decision_timeout,
+        game: file.game_timeout,
+        startup: file.startup_timeout,
+    };
     let entrants = config::coup_entrants(&bots, timeouts)?;
     let max = rules.max_seats as usize;
-    let table = a.table_size.or(file.table_size).unwrap_or(entrants.len().min(max));
+    let table = a
+        .table_size
+        .or(file.table_size)
+        .unwrap_or(entrants.len().min(max));
     if table < rules.min_seats as usize || table > max {
-        bail!("table size {table} is outside {}..={} for the {} rules{where_}", rules.min_seats, max, file.rules);
+        bail!(
+            "table size {table} is outside {}..={} for the {} rules{where_}",
+            rules.min_seats,
+            max,
+            file.rules
+        );
     }
     if table > entrants.len() {
-        bail!("table size {table} needs at least {table} bots, got {}{where_}", entrants.len());
+        bail!(
+            "table size {table} needs at least {table} bots, got {}{where_}",
+            entrants.len()
+        );
     }
     let games = a.games.or(file.games).unwrap_or(1000);
     let seed = a.seed.or(file.seed).unwrap_or_else(output::fresh_seed);
     let threads = output::threads(a.threads.or(file.threads));
     let summary_json = a.summary_json.clone().or(file.summary_json.clone());
-    let external = bots.iter().filter(|b| matches!(b.source, BotSource::Program { .. })).count();
+    let external = bots
+        .iter()
+        .filter(|b| matches!(b.source, BotSource::Program { .. }))
+        .count();
 
     let t = Tournament {
         rules,
@@ -134,7 +156,8 @@ pub fn run(a: RunArgs) -> Result<()> {
     );
     let s = sandbox_support();
     let isolation = if s.no_network && s.fs_write_confined {
-        "isolation: available: external bots get no network and may write only in their own folder".to_string()
+        "isolation: available: external bots get no network and may write only in their own folder"
+            .to_string()
     } else {
         format!("isolation: NOT fully available on this machine (bots run with resource limits only where missing): {}", s.detail)
     };
@@ -143,17 +166,25 @@ pub fn run(a: RunArgs) -> Result<()> {
         eprintln!(
             "limits: {} ms per decision{}, one process per external bot and thread",
             file.decision_timeout.as_millis(),
-            file.game_timeout.map(|g| format!(", {} ms per game", g.as_millis())).unwrap_or_default()
+            file.game_timeout
+                .map(|g| format!(", {} ms per game", g.as_millis()))
+                .unwrap_or_default()
         );
     }
 
-    let mut watch = Watch { bar: Bar::new(games, a.quiet), forfeits: Forfeits::default() };
+    let mut watch = Watch {
+        bar: Bar::new(games, a.quiet),
+        forfeits: Forfeits::default(),
+    };
     let summary = t.run_range(0..games, &mut watch, output::ctrl_c_flag());
     watch.bar.finish();
     // Stop the external bots before printing.
     drop(t.entrants);
 
-    out!("{}", output::leaderboard(&summary.standings, Columns::ZeroSum));
+    out!(
+        "{}",
+        output::leaderboard(&summary.standings, Columns::ZeroSum)
+    );
     out!("{}", output::run_line(&summary, seed, threads));
     if external > 0 {
         out!("{isolation}");
@@ -165,7 +196,10 @@ pub fn run(a: RunArgs) -> Result<()> {
         for (e, (reasons, tail)) in &watch.forfeits.by_entrant {
             let name = &summary.standings.entrants[*e].name;
             let total: u64 = reasons.values().sum();
-            out!("  {name}: {total} game{}", if total == 1 { "" } else { "s" });
+            out!(
+                "  {name}: {total} game{}",
+                if total == 1 { "" } else { "s" }
+            );
             let mut rs: Vec<(&String, &u64)> = reasons.iter().collect();
             rs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
             for (reason, n) in rs.iter().take(8) {
@@ -186,7 +220,16 @@ pub fn run(a: RunArgs) -> Result<()> {
     if let Some(path) = &summary_json {
         let t_rules = rules;
         let schedule = Schedule::RandomTables { games, table };
-        Summary::new("coup", &t_rules, seed, &schedule, Scoring::ZeroSum, threads, &summary).write(path)?;
+        Summary::new(
+            "coup",
+            &t_rules,
+            seed,
+            &schedule,
+            Scoring::ZeroSum,
+            threads,
+            &summary,
+        )
+        .write(path)?;
         out!("summary written to {}", path.display());
     }
     Ok(())

@@ -21,7 +21,10 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { timeout: Duration::from_secs(10), compat: false }
+        RunOptions {
+            timeout: Duration::from_secs(10),
+            compat: false,
+        }
     }
 }
 
@@ -53,7 +56,14 @@ pub struct PpcgAgent {
 impl PpcgAgent {
     /// An agent running `command` (its `cwd` is the program's folder).
     pub fn new(name: impl Into<String>, command: Command, opts: RunOptions) -> PpcgAgent {
-        PpcgAgent { name: name.into(), command, opts, buffered: None, invocations: Vec::new(), file: None }
+        PpcgAgent {
+            name: name.into(),
+            command,
+            opts,
+            buffered: None,
+            invocations: Vec::new(),
+            file: None,
+        }
     }
 
     /// The history file path this agent passes to its program.
@@ -63,7 +73,8 @@ impl PpcgAgent {
     /// `<program folder>/.koth-ppcg/` (same name, same content, rewritten before and
     /// read back after every invocation).
     fn path_for(&self, game: &PpcgGame) -> PathBuf {
-        let confined = self.command.sandbox != koth_process::Sandbox::Off && koth_process::sandbox_support().fs_write_confined;
+        let confined = self.command.sandbox != koth_process::Sandbox::Off
+            && koth_process::sandbox_support().fs_write_confined;
         let meta = game.meta();
         if confined {
             let dir = absolute(&self.command.cwd).join(".koth-ppcg");
@@ -73,7 +84,13 @@ impl PpcgAgent {
         }
     }
 
-    fn fault(&self, game: &PpcgGame, seat: Seat, reason: String, r: Option<&InvokeResult>) -> Fault {
+    fn fault(
+        &self,
+        game: &PpcgGame,
+        seat: Seat,
+        reason: String,
+        r: Option<&InvokeResult>,
+    ) -> Fault {
         let tail = r.map(|r| r.stderr_tail.clone()).filter(|t| !t.is_empty());
         let mut line = format!("     {} forfeits: {reason}", self.name);
         if let Some(t) = &tail {
@@ -86,7 +103,10 @@ impl PpcgAgent {
         }
         game.note(line);
         game.notes().faults[seat] = Some(reason.clone());
-        Fault { reason, stderr_tail: tail }
+        Fault {
+            reason,
+            stderr_tail: tail,
+        }
     }
 
     /// Runs the program once with the file holding `before`; returns the move it
@@ -104,9 +124,23 @@ impl PpcgAgent {
     ) -> Result<(String, String, String), Fault> {
         let path = self.path_for(game);
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| self.fault(game, seat, format!("arbiter: cannot create {}: {e}", dir.display()), None))?;
+            std::fs::create_dir_all(dir).map_err(|e| {
+                self.fault(
+                    game,
+                    seat,
+                    format!("arbiter: cannot create {}: {e}", dir.display()),
+                    None,
+                )
+            })?;
         }
-        std::fs::write(&path, before).map_err(|e| self.fault(game, seat, format!("arbiter: cannot write {}: {e}", path.display()), None))?;
+        std::fs::write(&path, before).map_err(|e| {
+            self.fault(
+                game,
+                seat,
+                format!("arbiter: cannot write {}: {e}", path.display()),
+                None,
+            )
+        })?;
         self.file = Some(path.clone());
         let mut args = vec![
             path.display().to_string(),
@@ -124,26 +158,54 @@ impl PpcgAgent {
         ));
         match &r.exit {
             Exit::Code(0) => {}
-            Exit::Code(c) => return Err(self.fault(game, seat, format!("non-zero exit status {c}"), Some(&r))),
-            Exit::Signal(s) => return Err(self.fault(game, seat, format!("killed by signal {s}"), Some(&r))),
-            Exit::TimedOut => {
-                return Err(self.fault(game, seat, format!("timeout after {} ms", self.opts.timeout.as_millis()), Some(&r)))
+            Exit::Code(c) => {
+                return Err(self.fault(game, seat, format!("non-zero exit status {c}"), Some(&r)))
             }
-            Exit::SpawnFailed(m) => return Err(self.fault(game, seat, format!("could not start: {m}"), Some(&r))),
+            Exit::Signal(s) => {
+                return Err(self.fault(game, seat, format!("killed by signal {s}"), Some(&r)))
+            }
+            Exit::TimedOut => {
+                return Err(self.fault(
+                    game,
+                    seat,
+                    format!("timeout after {} ms", self.opts.timeout.as_millis()),
+                    Some(&r),
+                ))
+            }
+            Exit::SpawnFailed(m) => {
+                return Err(self.fault(game, seat, format!("could not start: {m}"), Some(&r)))
+            }
         }
         let after = match std::fs::read(&path) {
             Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-            Err(e) => return Err(self.fault(game, seat, format!("the history file is gone: {e}"), Some(&r))),
+            Err(e) => {
+                return Err(self.fault(
+                    game,
+                    seat,
+                    format!("the history file is gone: {e}"),
+                    Some(&r),
+                ))
+            }
         };
         let stdout = r.stdout_lossy();
         let (appended, played) = if self.opts.compat {
             // play_game: the old text must be the new one minus one or two characters,
             // then the first legal move the last line ends with.
             let a: Vec<char> = after.chars().collect();
-            let ok = (1..=2).any(|k| a.len() >= k && a[..a.len() - k].iter().collect::<String>() == before)
+            let ok = (1..=2)
+                .any(|k| a.len() >= k && a[..a.len() - k].iter().collect::<String>() == before)
                 || (before.is_empty() && after.is_empty());
             if !ok {
-                return Err(self.fault(game, seat, format!("modified the file (old {:?}, new {:?})", tail(before), tail(&after)), Some(&r)));
+                return Err(self.fault(
+                    game,
+                    seat,
+                    format!(
+                        "modified the file (old {:?}, new {:?})",
+                        tail(before),
+                        tail(&after)
+                    ),
+                    Some(&r),
+                ));
             }
             if after.len() == before.len() {
                 return Err(self.fault(game, seat, "wrote nothing".into(), Some(&r)));
@@ -154,7 +216,12 @@ impl PpcgAgent {
             match legal.iter().find(|m| last.ends_with(m.as_str())) {
                 Some(m) => (appended, m.clone()),
                 None => {
-                    return Err(self.fault(game, seat, format!("illegal move, last line {last:?} (legal: {legal:?})"), Some(&r)))
+                    return Err(self.fault(
+                        game,
+                        seat,
+                        format!("illegal move, last line {last:?} (legal: {legal:?})"),
+                        Some(&r),
+                    ))
                 }
             }
         } else {
@@ -162,19 +229,37 @@ impl PpcgAgent {
                 return Err(self.fault(
                     game,
                     seat,
-                    format!("changed the file other than appending (old ends {:?}, new ends {:?})", tail(before), tail(&after)),
+                    format!(
+                        "changed the file other than appending (old ends {:?}, new ends {:?})",
+                        tail(before),
+                        tail(&after)
+                    ),
                     Some(&r),
                 ));
             };
             if appended.is_empty() {
-                return Err(self.fault(game, seat, "wrote nothing to the history file".into(), Some(&r)));
+                return Err(self.fault(
+                    game,
+                    seat,
+                    "wrote nothing to the history file".into(),
+                    Some(&r),
+                ));
             }
             if !legal.iter().any(|m| m == appended) {
-                return Err(self.fault(game, seat, format!("illegal move {appended:?} (legal: {legal:?})"), Some(&r)));
+                return Err(self.fault(
+                    game,
+                    seat,
+                    format!("illegal move {appended:?} (legal: {legal:?})"),
+                    Some(&r),
+                ));
             }
             (appended.to_string(), appended.to_string())
         };
-        self.invocations.push(Invocation { args: args[1..].to_vec(), appended: appended.clone(), played: played.clone() });
+        self.invocations.push(Invocation {
+            args: args[1..].to_vec(),
+            appended: appended.clone(),
+            played: played.clone(),
+        });
         Ok((appended, played, stdout))
     }
 }
@@ -188,7 +273,9 @@ fn absolute(p: &std::path::Path) -> PathBuf {
     if p.is_absolute() {
         p.to_path_buf()
     } else {
-        std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_path_buf())
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
     }
 }
 
@@ -251,13 +338,31 @@ impl Agent<PpcgGame> for PpcgAgent {
             let canonical = h.canonical_before(i);
             let legal_moves = protocol::legal_moves(
                 &canonical,
-                &Side { coins: m.coins[seat], cards: &m.hand },
-                &Side { coins: m.coins[1 - seat], cards: &[] },
+                &Side {
+                    coins: m.coins[seat],
+                    cards: &m.hand,
+                },
+                &Side {
+                    coins: m.coins[1 - seat],
+                    cards: &[],
+                },
             )
             .unwrap_or_default();
-            debug_assert_eq!(legal_moves, [m.text.clone()], "owed move must be the only legal one");
+            debug_assert_eq!(
+                legal_moves,
+                [m.text.clone()],
+                "owed move must be the only legal one"
+            );
             let cards = protocol::cards_arg(None, &m.hand);
-            let (appended, _, _) = self.run(game, seat, &before, &canonical, &legal_moves, m.coins, &cards)?;
+            let (appended, _, _) = self.run(
+                game,
+                seat,
+                &before,
+                &canonical,
+                &legal_moves,
+                m.coins,
+                &cards,
+            )?;
             if appended != m.text {
                 game.notes().raw.push((i, appended));
             }
@@ -267,7 +372,12 @@ impl Agent<PpcgGame> for PpcgAgent {
             if legal.contains(&c) {
                 return Ok(c);
             }
-            return Err(self.fault(game, seat, format!("internal: buffered {c:?} is not legal"), None));
+            return Err(self.fault(
+                game,
+                seat,
+                format!("internal: buffered {c:?} is not legal"),
+                None,
+            ));
         }
         let state = game.state();
         let index = h.moves().len();
@@ -277,31 +387,66 @@ impl Agent<PpcgGame> for PpcgAgent {
         let hand = h.hand(seat).to_vec();
         let legal_moves = match protocol::legal_moves(
             &canonical,
-            &Side { coins: coins[seat], cards: &hand },
-            &Side { coins: coins[1 - seat], cards: &[] },
+            &Side {
+                coins: coins[seat],
+                cards: &hand,
+            },
+            &Side {
+                coins: coins[1 - seat],
+                cards: &[],
+            },
         ) {
             Some(l) => l,
-            None => return Err(self.fault(game, seat, format!("internal: no legal moves after {:?}", tail(&canonical)), None)),
+            None => {
+                return Err(self.fault(
+                    game,
+                    seat,
+                    format!("internal: no legal moves after {:?}", tail(&canonical)),
+                    None,
+                ))
+            }
         };
-        let drawn = state.drawn().filter(|_| matches!(state.pending(), Pending::Exchange { actor } if actor == seat));
+        let drawn = state
+            .drawn()
+            .filter(|_| matches!(state.pending(), Pending::Exchange { actor } if actor == seat));
         let cards = protocol::cards_arg(drawn, &hand);
-        let (appended, played, stdout) = self.run(game, seat, &before, &canonical, &legal_moves, coins, &cards)?;
+        let (appended, played, stdout) =
+            self.run(game, seat, &before, &canonical, &legal_moves, coins, &cards)?;
         if appended != played {
             game.notes().raw.push((index, appended));
         }
         if let Pending::Exchange { .. } = state.pending() {
             let kept = protocol::parse_exchange(&stdout, &cards, hand.len())
                 .map_err(|e| self.fault(game, seat, format!("illegal exchange: {e}"), None))?;
-            let keep = Keep::new(&kept).ok_or_else(|| self.fault(game, seat, "illegal exchange".into(), None))?;
+            let keep = Keep::new(&kept)
+                .ok_or_else(|| self.fault(game, seat, "illegal exchange".into(), None))?;
             game.notes().exchange_order = Some((seat, kept));
-            game.note(format!("     {} keeps {:?} of {:?}", self.name, stdout.trim(), cards));
+            game.note(format!(
+                "     {} keeps {:?} of {:?}",
+                self.name,
+                stdout.trim(),
+                cards
+            ));
             return Ok(Choice::Keep(keep));
         }
         let Some((choice, second)) = choice_of(&played, state.pending(), state) else {
-            return Err(self.fault(game, seat, format!("internal: move {played:?} does not answer {:?}", state.pending()), None));
+            return Err(self.fault(
+                game,
+                seat,
+                format!(
+                    "internal: move {played:?} does not answer {:?}",
+                    state.pending()
+                ),
+                None,
+            ));
         };
         if !legal.contains(&choice) {
-            return Err(self.fault(game, seat, format!("move {played:?} ({choice}) is not legal here"), None));
+            return Err(self.fault(
+                game,
+                seat,
+                format!("move {played:?} ({choice}) is not legal here"),
+                None,
+            ));
         }
         self.buffered = second;
         Ok(choice)
@@ -351,7 +496,11 @@ impl Agent<PpcgGame> for Lifted {
 }
 
 /// Runs one game to its end with two agents (for tests and single games).
-pub fn play(game: &mut PpcgGame, a: &mut dyn Agent<PpcgGame>, b: &mut dyn Agent<PpcgGame>) -> koth_arena::GameRecord<Choice> {
+pub fn play(
+    game: &mut PpcgGame,
+    a: &mut dyn Agent<PpcgGame>,
+    b: &mut dyn Agent<PpcgGame>,
+) -> koth_arena::GameRecord<Choice> {
     let mut seats: Vec<&mut dyn Agent<PpcgGame>> = vec![a, b];
     let (rec, _) = koth_arena::play_game(
         game,

@@ -27,7 +27,11 @@ pub struct PpcgRules {
 
 impl Default for PpcgRules {
     fn default() -> Self {
-        PpcgRules { coup: Rules::ppcg(), max_invocations: MAX_INVOCATIONS, field: None }
+        PpcgRules {
+            coup: Rules::ppcg(),
+            max_invocations: MAX_INVOCATIONS,
+            field: None,
+        }
     }
 }
 
@@ -44,22 +48,41 @@ pub struct Field {
 
 impl Field {
     /// The field of a round robin of `names` with `master_seed`, archiving into `out_dir`.
-    pub fn new(names: Vec<String>, schedule: koth_arena::Schedule, master_seed: u64, out_dir: PathBuf) -> Field {
+    pub fn new(
+        names: Vec<String>,
+        schedule: koth_arena::Schedule,
+        master_seed: u64,
+        out_dir: PathBuf,
+    ) -> Field {
         let total = schedule.len(names.len());
-        let index_of_seed = (0..total).map(|i| (koth_arena::rng::derive_seed(master_seed, i), i)).collect();
-        Field { names, schedule, master_seed, out_dir, index_of_seed }
+        let index_of_seed = (0..total)
+            .map(|i| (koth_arena::rng::derive_seed(master_seed, i), i))
+            .collect();
+        Field {
+            names,
+            schedule,
+            master_seed,
+            out_dir,
+            index_of_seed,
+        }
     }
 
     fn meta(&self, seed: u64) -> Option<GameMeta> {
         let &index = self.index_of_seed.get(&seed)?;
         let n = self.names.len();
         let mut seats = Vec::new();
-        self.schedule.seating(n, self.master_seed, index, &mut seats);
+        self.schedule
+            .seating(n, self.master_seed, index, &mut seats);
         let per_round = (n * (n - 1)) as u64;
         let (round, game) = (index / per_round, index % per_round);
         let names = [self.names[seats[0]].clone(), self.names[seats[1]].clone()];
         let stem = format!("{}_{}_{}_{}", names[0], names[1], round, game);
-        Some(GameMeta { names, stem, out_dir: self.out_dir.clone(), index })
+        Some(GameMeta {
+            names,
+            stem,
+            out_dir: self.out_dir.clone(),
+            index,
+        })
     }
 }
 
@@ -144,8 +167,19 @@ impl PpcgGame {
     }
 
     /// A game outside a tournament, filed under `out_dir` as `stem`.
-    pub fn standalone(rules: Rules, seed: u64, names: [&str; 2], out_dir: PathBuf, stem: &str) -> PpcgGame {
-        let meta = GameMeta { names: names.map(str::to_string), stem: stem.to_string(), out_dir, index: 0 };
+    pub fn standalone(
+        rules: Rules,
+        seed: u64,
+        names: [&str; 2],
+        out_dir: PathBuf,
+        stem: &str,
+    ) -> PpcgGame {
+        let meta = GameMeta {
+            names: names.map(str::to_string),
+            stem: stem.to_string(),
+            out_dir,
+            index: 0,
+        };
         PpcgGame::from_state(State::new(rules, 2, seed), MAX_INVOCATIONS, meta)
     }
 
@@ -193,7 +227,9 @@ impl PpcgGame {
                 {
                     let before = self.hands();
                     let card = self.state.hand(player)[0];
-                    self.state.apply(Choice::Lose(card)).expect("forced loss is legal");
+                    self.state
+                        .apply(Choice::Lose(card))
+                        .expect("forced loss is legal");
                     self.history.update(&self.state, &before);
                 }
                 _ => break,
@@ -221,7 +257,12 @@ impl PpcgGame {
         }
         for i in first_new..n {
             let m = &self.history.moves()[i];
-            let mut s = format!("#{:<3} {:<12} {:<4}", i + 1, self.meta.names[m.seat], format!("{:?}", m.text));
+            let mut s = format!(
+                "#{:<3} {:<12} {:<4}",
+                i + 1,
+                self.meta.names[m.seat],
+                format!("{:?}", m.text)
+            );
             if m.owed {
                 s.push_str(" (owed)");
             }
@@ -233,7 +274,10 @@ impl PpcgGame {
         drop(notes);
         if !self.state.is_over() && self.history.invoked() >= self.max_invocations as usize {
             self.capped = true;
-            self.note(format!("{} invocations without a winner: both lose", self.max_invocations));
+            self.note(format!(
+                "{} invocations without a winner: both lose",
+                self.max_invocations
+            ));
             self.state.adjudicate(SeatSet::EMPTY);
         }
     }
@@ -241,7 +285,13 @@ impl PpcgGame {
     /// Coins and cards of both players, as the arbiter counts them.
     pub fn status(&self) -> String {
         let c = self.history.coins();
-        let cards = |s: Seat| -> String { self.history.hand(s).iter().map(|&k| crate::protocol::reveal_char(k)).collect() };
+        let cards = |s: Seat| -> String {
+            self.history
+                .hand(s)
+                .iter()
+                .map(|&k| crate::protocol::reveal_char(k))
+                .collect()
+        };
         format!(
             "{}: {} coins, cards {:?} | {}: {} coins, cards {:?}",
             self.meta.names[0],
@@ -263,8 +313,14 @@ impl PpcgGame {
         std::fs::create_dir_all(&self.meta.out_dir)?;
         std::fs::write(self.meta.history_path(), self.history.file_text())?;
         let mut log = String::new();
-        log.push_str(&format!("{} (first) vs {} (second)\n", self.meta.names[0], self.meta.names[1]));
-        log.push_str(&format!("history file: {}\n\n", self.meta.history_path().display()));
+        log.push_str(&format!(
+            "{} (first) vs {} (second)\n",
+            self.meta.names[0], self.meta.names[1]
+        ));
+        log.push_str(&format!(
+            "history file: {}\n\n",
+            self.meta.history_path().display()
+        ));
         for l in &notes.transcript {
             log.push_str(l);
             log.push('\n');
@@ -281,18 +337,32 @@ impl PpcgGame {
             return "the game did not finish".into();
         };
         if self.capped {
-            return format!("result: no winner, {} invocations without a winner: both lose", self.max_invocations);
+            return format!(
+                "result: no winner, {} invocations without a winner: both lose",
+                self.max_invocations
+            );
         }
         let mut s = String::from("result: ");
         match o.winners.iter().next() {
             Some(w) if o.winners.len() == 1 => {
                 let l = 1 - w;
                 match &notes.faults[l] {
-                    Some(reason) => s.push_str(&format!("{} wins: {} forfeits: {}", names[w], names[l], reason)),
-                    None if self.state.log().iter().any(|e| matches!(e, koth_coup::Event::Forfeit { .. })) => {
+                    Some(reason) => s.push_str(&format!(
+                        "{} wins: {} forfeits: {}",
+                        names[w], names[l], reason
+                    )),
+                    None if self
+                        .state
+                        .log()
+                        .iter()
+                        .any(|e| matches!(e, koth_coup::Event::Forfeit { .. })) =>
+                    {
                         s.push_str(&format!("{} wins: {} forfeits", names[w], names[l]))
                     }
-                    None => s.push_str(&format!("{} wins by eliminating both opponent cards", names[w])),
+                    None => s.push_str(&format!(
+                        "{} wins by eliminating both opponent cards",
+                        names[w]
+                    )),
                 }
             }
             _ => s.push_str("no winner"),
@@ -312,12 +382,16 @@ impl Game for PpcgGame {
     }
 
     fn new_game(rules: &PpcgRules, _seats: usize, seed: u64) -> Self {
-        let meta = rules.field.as_ref().and_then(|f| f.meta(seed)).unwrap_or_else(|| GameMeta {
-            names: ["first".into(), "second".into()],
-            stem: format!("game_{seed:016x}"),
-            out_dir: std::env::temp_dir().join("koth-ppcg"),
-            index: 0,
-        });
+        let meta = rules
+            .field
+            .as_ref()
+            .and_then(|f| f.meta(seed))
+            .unwrap_or_else(|| GameMeta {
+                names: ["first".into(), "second".into()],
+                stem: format!("game_{seed:016x}"),
+                out_dir: std::env::temp_dir().join("koth-ppcg"),
+                index: 0,
+            });
         PpcgGame::from_state(State::new(rules.coup, 2, seed), rules.max_invocations, meta)
     }
 
@@ -352,7 +426,9 @@ impl Game for PpcgGame {
         }
         if self.history.owed().is_some() {
             if choice != Choice::Pass {
-                return Err(IllegalChoice(format!("{choice:?}: an owed move is confirmed with Pass")));
+                return Err(IllegalChoice(format!(
+                    "{choice:?}: an owed move is confirmed with Pass"
+                )));
             }
             self.history.confirm_owed();
             let before = self.hands();

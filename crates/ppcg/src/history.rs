@@ -121,9 +121,19 @@ impl History {
     }
 
     fn push(&mut self, seat: Seat, text: String, owed: bool) {
-        let m = Move { seat, text: text.clone(), owed, coins: self.coins, hand: self.hands[seat].clone() };
+        let m = Move {
+            seat,
+            text: text.clone(),
+            owed,
+            coins: self.coins,
+            hand: self.hands[seat].clone(),
+        };
         if !owed {
-            debug_assert_eq!(self.invoked, self.moves.len(), "a decided move while another is owed");
+            debug_assert_eq!(
+                self.invoked,
+                self.moves.len(),
+                "a decided move while another is owed"
+            );
             self.invoked = self.moves.len() + 1;
         }
         self.moves.push(m);
@@ -224,7 +234,11 @@ impl History {
             }
             Event::NoBlock { player } => self.push(player, "p".into(), false),
             Event::Challenge { challenger, .. } => self.push(challenger, "q".into(), false),
-            Event::Reveal { player, card, replaced } => {
+            Event::Reveal {
+                player,
+                card,
+                replaced,
+            } => {
                 self.push(player, reveal_char(card).to_string(), true);
                 if replaced {
                     let i = before[player].iter().position(|&c| c == card);
@@ -238,7 +252,9 @@ impl History {
                     }
                 }
             }
-            Event::Block { blocker, card } => self.push(blocker, block_char(card).to_string(), false),
+            Event::Block { blocker, card } => {
+                self.push(blocker, block_char(card).to_string(), false)
+            }
             Event::LoseInfluence { player, card } => {
                 let suppressed = player != self.actor && self.lost_in_line[player];
                 if !suppressed {
@@ -285,8 +301,16 @@ impl History {
             if a != b && !state.is_over() {
                 return Err(format!("seat {seat}: arbiter cards {a:?}, engine {b:?}"));
             }
-            if self.line_ended() && self.invoked == self.moves.len() && !state.is_over() && self.coins[seat] != state.coins(seat) as i32 {
-                return Err(format!("seat {seat}: arbiter coins {}, engine {}", self.coins[seat], state.coins(seat)));
+            if self.line_ended()
+                && self.invoked == self.moves.len()
+                && !state.is_over()
+                && self.coins[seat] != state.coins(seat) as i32
+            {
+                return Err(format!(
+                    "seat {seat}: arbiter coins {}, engine {}",
+                    self.coins[seat],
+                    state.coins(seat)
+                ));
             }
         }
         Ok(())

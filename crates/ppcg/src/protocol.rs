@@ -88,7 +88,10 @@ pub fn last_line(text: &str) -> Option<&str> {
 
 /// The first-turn list: `['I\n'] + list("FEST")`.
 pub fn first_turn() -> Vec<String> {
-    ["I\n", "F", "E", "S", "T"].iter().map(|s| s.to_string()).collect()
+    ["I\n", "F", "E", "S", "T"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
 }
 
 /// The legal moves the arbiter passes for a file holding `text`, exactly as its
@@ -110,8 +113,18 @@ pub fn legal_moves(text: &str, me: &Side, opp: &Side) -> Option<Vec<String>> {
     let h: Vec<char> = line.chars().collect();
     let c = *h.last()?;
     let from_end = |k: usize| h.len().checked_sub(k).map(|i| h[i]);
-    let cards = || me.cards.iter().map(|&k| give_up_char(k).to_string()).collect::<Vec<_>>();
-    let cards_nl = || me.cards.iter().map(|&k| format!("{}\n", give_up_char(k))).collect::<Vec<_>>();
+    let cards = || {
+        me.cards
+            .iter()
+            .map(|&k| give_up_char(k).to_string())
+            .collect::<Vec<_>>()
+    };
+    let cards_nl = || {
+        me.cards
+            .iter()
+            .map(|&k| format!("{}\n", give_up_char(k)))
+            .collect::<Vec<_>>()
+    };
     let list = |s: &str| s.chars().map(|c| c.to_string()).collect::<Vec<_>>();
     Some(match c {
         '\n' => {
@@ -168,7 +181,12 @@ pub fn legal_moves(text: &str, me: &Side, opp: &Side) -> Option<Vec<String>> {
 
 /// The CARDS argument: the drawn cards (after a successful Exchange) then the hand.
 pub fn cards_arg(drawn: Option<[Card; 2]>, hand: &[Card]) -> String {
-    drawn.iter().flatten().chain(hand).map(|&k| reveal_char(k)).collect()
+    drawn
+        .iter()
+        .flatten()
+        .chain(hand)
+        .map(|&k| reveal_char(k))
+        .collect()
 }
 
 /// Whether the arbiter hands the drawn cards over on this invocation: the last line
@@ -187,11 +205,14 @@ pub fn exchange_due(text: &str) -> bool {
 /// permutation of `keep` characters of CARDS) and returns the kept cards in the
 /// order printed.
 pub fn parse_exchange(stdout: &str, cards: &str, keep: usize) -> Result<Vec<Card>, String> {
-    let out = stdout.trim_matches(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c'));
+    let out =
+        stdout.trim_matches(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c'));
     let mut pool: Vec<char> = cards.chars().collect();
     let chars: Vec<char> = out.chars().collect();
     if chars.len() != keep {
-        return Err(format!("printed {out:?} after an Exchange: must keep {keep} of {cards:?}"));
+        return Err(format!(
+            "printed {out:?} after an Exchange: must keep {keep} of {cards:?}"
+        ));
     }
     let mut kept = Vec::with_capacity(keep);
     for c in chars {
@@ -200,7 +221,11 @@ pub fn parse_exchange(stdout: &str, cards: &str, keep: usize) -> Result<Vec<Card
                 pool.remove(i);
                 kept.push(card_of_reveal(c).ok_or_else(|| format!("{c:?} is not a card"))?);
             }
-            None => return Err(format!("printed {out:?} after an Exchange: not cards from {cards:?}")),
+            None => {
+                return Err(format!(
+                    "printed {out:?} after an Exchange: not cards from {cards:?}"
+                ))
+            }
         }
     }
     Ok(kept)
@@ -217,20 +242,47 @@ mod tests {
 
     #[test]
     fn turn_start_lists() {
-        let me = Side { coins: 7, cards: &[Duke] };
-        let poor = Side { coins: 0, cards: &[] };
-        assert_eq!(legal_moves("I\n", &me, &poor).unwrap(), s(&["I\n", "F", "E", "T", "A", "C"]));
-        let rich = Side { coins: 1, cards: &[] };
-        assert_eq!(legal_moves("I\n", &me, &rich).unwrap(), s(&["I\n", "F", "E", "T", "A", "C", "S"]));
-        let ten = Side { coins: 10, cards: &[Duke] };
+        let me = Side {
+            coins: 7,
+            cards: &[Duke],
+        };
+        let poor = Side {
+            coins: 0,
+            cards: &[],
+        };
+        assert_eq!(
+            legal_moves("I\n", &me, &poor).unwrap(),
+            s(&["I\n", "F", "E", "T", "A", "C"])
+        );
+        let rich = Side {
+            coins: 1,
+            cards: &[],
+        };
+        assert_eq!(
+            legal_moves("I\n", &me, &rich).unwrap(),
+            s(&["I\n", "F", "E", "T", "A", "C", "S"])
+        );
+        let ten = Side {
+            coins: 10,
+            cards: &[Duke],
+        };
         assert_eq!(legal_moves("I\nI\n", &ten, &rich).unwrap(), s(&["C"]));
-        assert_eq!(legal_moves("", &ten, &poor).unwrap(), s(&["I\n", "F", "E", "S", "T"]));
+        assert_eq!(
+            legal_moves("", &ten, &poor).unwrap(),
+            s(&["I\n", "F", "E", "S", "T"])
+        );
     }
 
     #[test]
     fn answers() {
-        let me = Side { coins: 1, cards: &[Captain, Duke] };
-        let o = Side { coins: 1, cards: &[] };
+        let me = Side {
+            coins: 1,
+            cards: &[Captain, Duke],
+        };
+        let o = Side {
+            coins: 1,
+            cards: &[],
+        };
         assert_eq!(legal_moves("F", &me, &o).unwrap(), s(&["d", "p"]));
         assert_eq!(legal_moves("C", &me, &o).unwrap(), s(&["<", "0"]));
         assert_eq!(legal_moves("A", &me, &o).unwrap(), s(&["s", "q", "<", "0"]));
@@ -248,7 +300,10 @@ mod tests {
 
     #[test]
     fn exchange_parsing() {
-        assert_eq!(parse_exchange(" $* \n", "~$*!", 2).unwrap(), vec![Duke, Captain]);
+        assert_eq!(
+            parse_exchange(" $* \n", "~$*!", 2).unwrap(),
+            vec![Duke, Captain]
+        );
         assert!(parse_exchange("$$", "~$*!", 2).is_err());
         assert!(parse_exchange("$", "~$*!", 2).is_err());
         assert_eq!(parse_exchange("~", "~$*", 1).unwrap(), vec![Ambassador]);

@@ -53,38 +53,64 @@ impl PpcgOptions {
 
     /// The schedule: every ordered pair once per round.
     pub fn schedule(&self) -> Schedule {
-        Schedule::RoundRobin { games_per_pair: 2 * self.rounds }
+        Schedule::RoundRobin {
+            games_per_pair: 2 * self.rounds,
+        }
     }
 }
 
 /// The default output folder for a program list: `<list dir>/koth-ppcg-out`.
 pub fn default_out_dir(list: &std::path::Path) -> PathBuf {
-    let dir = list.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let dir = list
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
     dir.join("koth-ppcg-out")
 }
 
 /// The entrants: the programs of the list, then the built-in bots (names made unique).
-pub fn entrants(list: &[Program], builtins: &[String], opts: &PpcgOptions) -> Result<Vec<Entrant<PpcgGame>>, String> {
+pub fn entrants(
+    list: &[Program],
+    builtins: &[String],
+    opts: &PpcgOptions,
+) -> Result<Vec<Entrant<PpcgGame>>, String> {
     for b in builtins {
         if koth_coup::bots::builtin(b).is_none() {
             let known: Vec<&str> = koth_coup::bots::BUILTINS.iter().map(|(n, _)| *n).collect();
-            return Err(format!("no built-in bot {b:?} (known: {})", known.join(", ")));
+            return Err(format!(
+                "no built-in bot {b:?} (known: {})",
+                known.join(", ")
+            ));
         }
     }
-    let names: Vec<String> = list.iter().map(|p| p.name.clone()).chain(builtins.iter().cloned()).collect();
+    let names: Vec<String> = list
+        .iter()
+        .map(|p| p.name.clone())
+        .chain(builtins.iter().cloned())
+        .collect();
     let names = dedup_names(&names);
-    let run = RunOptions { timeout: opts.timeout, compat: opts.compat };
+    let run = RunOptions {
+        timeout: opts.timeout,
+        compat: opts.compat,
+    };
     let mut out = Vec::new();
     for (p, name) in list.iter().zip(&names) {
         let cwd = if p.dir.is_absolute() {
             p.dir.clone()
         } else {
-            std::env::current_dir().map_err(|e| e.to_string())?.join(&p.dir)
+            std::env::current_dir()
+                .map_err(|e| e.to_string())?
+                .join(&p.dir)
         };
-        let command = Command::new(p.command.clone(), cwd).with_limits(opts.limits.clone()).with_sandbox(opts.sandbox);
+        let command = Command::new(p.command.clone(), cwd)
+            .with_limits(opts.limits.clone())
+            .with_sandbox(opts.sandbox);
         let (n, run) = (name.clone(), run.clone());
         out.push(Entrant::new(name.clone(), move |_slot| {
-            Ok(Box::new(PpcgAgent::new(n.clone(), command.clone(), run.clone())) as Box<dyn Agent<PpcgGame>>)
+            Ok(
+                Box::new(PpcgAgent::new(n.clone(), command.clone(), run.clone()))
+                    as Box<dyn Agent<PpcgGame>>,
+            )
         }));
     }
     for (b, name) in builtins.iter().zip(&names[list.len()..]) {
@@ -102,21 +128,34 @@ pub fn rust_entrant<F>(name: impl Into<String>, make: F) -> Entrant<PpcgGame>
 where
     F: Fn() -> Box<dyn Agent<koth_coup::State>> + Send + Sync + 'static,
 {
-    Entrant::new(name, move |_slot| Ok(Box::new(Lifted(make())) as Box<dyn Agent<PpcgGame>>))
+    Entrant::new(name, move |_slot| {
+        Ok(Box::new(Lifted(make())) as Box<dyn Agent<PpcgGame>>)
+    })
 }
 
 /// The tournament of `entrants` (at least two) with every game filed in `opts.out_dir`.
-pub fn tournament(entrants: Vec<Entrant<PpcgGame>>, opts: &PpcgOptions) -> Result<Tournament<PpcgGame>, String> {
+pub fn tournament(
+    entrants: Vec<Entrant<PpcgGame>>,
+    opts: &PpcgOptions,
+) -> Result<Tournament<PpcgGame>, String> {
     if entrants.len() < 2 {
-        return Err(format!("a tournament needs at least 2 entrants, not {}", entrants.len()));
+        return Err(format!(
+            "a tournament needs at least 2 entrants, not {}",
+            entrants.len()
+        ));
     }
-    std::fs::create_dir_all(&opts.out_dir).map_err(|e| format!("cannot create {}: {e}", opts.out_dir.display()))?;
+    std::fs::create_dir_all(&opts.out_dir)
+        .map_err(|e| format!("cannot create {}: {e}", opts.out_dir.display()))?;
     let out_dir = std::fs::canonicalize(&opts.out_dir).map_err(|e| e.to_string())?;
     let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
     let schedule = opts.schedule();
     let field = Field::new(names, schedule, opts.seed, out_dir);
     Ok(Tournament {
-        rules: PpcgRules { coup: Rules::ppcg(), max_invocations: opts.max_invocations, field: Some(Arc::new(field)) },
+        rules: PpcgRules {
+            coup: Rules::ppcg(),
+            max_invocations: opts.max_invocations,
+            field: Some(Arc::new(field)),
+        },
         entrants,
         schedule,
         scoring: Scoring::SharedPoint,

@@ -288,6 +288,25 @@ fn snippet(line: &str) -> String {
 
 /// Reads an answer to `decide`; the error is the forfeit reason.
 fn parse_reply<G: WireGame>(line: &str, legal: &[G::Choice]) -> Result<G::Choice, String> {
+    // Fast path: a well-formed answer, decoded without building a JSON tree.
+    #[derive(serde::Deserialize)]
+    #[serde(bound = "C: serde::de::DeserializeOwned")]
+    struct Fast<C> {
+        #[serde(default)]
+        choice: Option<C>,
+        #[serde(default)]
+        index: Option<usize>,
+    }
+    match serde_json::from_str::<Fast<G::Choice>>(line) {
+        Ok(Fast {
+            choice: Some(c), ..
+        }) if legal.contains(&c) => return Ok(c),
+        Ok(Fast {
+            choice: None,
+            index: Some(i),
+        }) if i < legal.len() => return Ok(legal[i]),
+        _ => {}
+    }
     let reply: Reply = serde_json::from_str(line)
         .map_err(|_| format!("garbage: answer is not a JSON object: {}", snippet(line)))?;
     if let Some(v) = reply.choice {

@@ -170,7 +170,10 @@ impl TournamentFile {
                 path.display()
             ))
         })?;
-        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let base = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
         Self::parse(&text, &path.display().to_string(), &base)
     }
 

@@ -101,13 +101,13 @@ pub struct CoupView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drawn: Option<[Card; 2]>,
     /// Coins per seat.
-    pub coins: Vec<u8>,
+    pub coins: PerSeat<'a, u8>,
     /// Face-down card count per seat.
-    pub influence: Vec<usize>,
+    pub influence: PerSeat<'a, usize>,
     /// Face-up (lost) cards per seat.
-    pub revealed: Vec<&'a [Card]>,
+    pub revealed: PerSeat<'a, &'a [Card]>,
     /// Whether each seat is still in.
-    pub alive: Vec<bool>,
+    pub alive: PerSeat<'a, bool>,
     /// Cards in the deck.
     pub deck_size: usize,
     /// Turns completed.
@@ -118,16 +118,27 @@ impl<'a> CoupView<'a> {
     /// The view of `seat`.
     pub fn of(state: &'a State, seat: Seat) -> Self {
         let v = View::new(state, seat);
-        let n = v.players();
         CoupView {
             seat,
-            players: n,
+            players: v.players(),
             cards: v.my_cards(),
             drawn: v.drawn(),
-            coins: (0..n).map(|s| v.coins(s)).collect(),
-            influence: (0..n).map(|s| v.influence(s)).collect(),
-            revealed: (0..n).map(|s| v.revealed(s)).collect(),
-            alive: (0..n).map(|s| v.is_alive(s)).collect(),
+            coins: PerSeat {
+                state,
+                f: |st, s| st.coins(s),
+            },
+            influence: PerSeat {
+                state,
+                f: |st, s| st.influence(s),
+            },
+            revealed: PerSeat {
+                state,
+                f: |st, s| st.revealed(s),
+            },
+            alive: PerSeat {
+                state,
+                f: |st, s| st.is_alive(s),
+            },
             deck_size: v.deck_size(),
             turn: v.turns(),
         }
@@ -149,5 +160,26 @@ impl WireGame for State {
         let log: &[Event] = self.log();
         let from = cursor.min(log.len());
         (&log[from..], log.len())
+    }
+}
+
+/// One public value per seat, serialized as an array without allocating.
+#[derive(Clone, Copy)]
+pub struct PerSeat<'a, T> {
+    state: &'a State,
+    f: fn(&'a State, Seat) -> T,
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for PerSeat<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries((0..self.state.players()).map(|s| (self.f)(self.state, s)))
+            .finish()
+    }
+}
+
+impl<T: Serialize> Serialize for PerSeat<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq((0..self.state.players()).map(|s| (self.f)(self.state, s)))
     }
 }

@@ -28,5 +28,5 @@ mod coup;
 mod wire;
 
 pub use agent::{json_entrant, JsonAgent, JsonBotConfig};
-pub use coup::{CoupDecision, CoupView};
+pub use coup::{CoupDecision, CoupView, PerSeat};
 pub use wire::{Reply, WireGame, PROTOCOL_VERSION};

@@ -283,3 +283,46 @@ fn missing_program_forfeits_every_game() {
     let f = zoo_run("ghost", 6, cfg);
     assert_reason(&f, "cannot start");
 }
+
+fn node(script: PathBuf, args: &[&str]) -> JsonBotConfig {
+    let dir = script.parent().unwrap().to_path_buf();
+    let mut argv = vec!["node".to_string(), script.to_string_lossy().into_owned()];
+    argv.extend(args.iter().map(|s| s.to_string()));
+    let mut cfg = JsonBotConfig::new(Command::new(argv, dir));
+    cfg.decision_timeout = Duration::from_millis(1000);
+    cfg
+}
+
+#[test]
+fn js_sdk_and_coup_cli_adapter_play_full_tournaments() {
+    let cli_bot = root().join("tests/bots/coup-cli/cliBot");
+    let (s, recs) = tournament(
+        vec![
+            json_entrant(
+                "js example",
+                node(root().join("../../sdk/js/example_bot.js"), &[]),
+            ),
+            json_entrant(
+                "coup-cli bot",
+                node(
+                    root().join("../../sdk/coup-cli/adapter.js"),
+                    &[cli_bot.to_str().unwrap()],
+                ),
+            ),
+        ],
+        80,
+        4,
+    );
+    let forfeits: Vec<_> = recs.iter().flat_map(|r| r.forfeits.clone()).collect();
+    assert!(forfeits.is_empty(), "{forfeits:?}");
+    check_intact(&recs, None);
+    for name in ["js example", "coup-cli bot"] {
+        let e = s
+            .standings
+            .entrants
+            .iter()
+            .find(|e| e.name == name)
+            .unwrap();
+        assert!(e.games() > 30 && e.wins > 0, "{name}: {e:?}");
+    }
+}

@@ -1,0 +1,328 @@
+//! A run on disk: what was run (`run.json`), every game as it finished
+//! (`games.jsonl`, one JSON record a line, in game order) and the standings
+//! (`summary.json`, written by the front end). Enough to resume an interrupted run,
+//! merge shards, replay any game and build a report.
+
+use crate::game::Game;
+use crate::runner::{GameRecord, Observer, Progress, RecordLevel, Standings};
+use crate::schedule::Schedule;
+use crate::scoring::Scoring;
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// The file describing a run.
+pub const RUN_FILE: &str = "run.json";
+/// The file of game records.
+pub const GAMES_FILE: &str = "games.jsonl";
+/// The file of the final standings.
+pub const SUMMARY_FILE: &str = "summary.json";
+
+/// What a run is: everything needed to play it again, resume it or merge it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// The game (`coup`, `samurai`).
+    pub game: String,
+    /// The command that made it (`coup loop`, `ppcg`, `samurai`, `run`).
+    pub runner: String,
+    /// The rule options, as JSON.
+    pub rules: serde_json::Value,
+    /// Master seed.
+    pub seed: u64,
+    /// Who plays whom.
+    pub schedule: Schedule,
+    /// How games are scored.
+    pub scoring: Scoring,
+    /// Entrant names, in entrant order.
+    pub entrants: Vec<String>,
+    /// How each entrant is played (built-in name, command...), as the front end
+    /// describes it; a resumed run must describe them the same way.
+    pub entrant_specs: Vec<serde_json::Value>,
+    /// What each record keeps.
+    pub records: RecordLevel,
+    /// The games of the schedule this run plays (all of them, or a shard).
+    pub range: (u64, u64),
+    /// `(i, n)` when the run is shard `i` of `n` (1-based `i`).
+    pub shard: Option<(u64, u64)>,
+    /// The koth version that wrote it.
+    pub version: String,
+}
+
+impl RunInfo {
+    /// Whether `other` is the same tournament (same game, rules, seed, schedule,
+    /// scoring, entrants), whatever part of it each plays.
+    pub fn same_tournament(&self, other: &RunInfo) -> Result<(), String> {
+        let checks: [(&str, bool); 7] = [
+            ("game", self.game == other.game),
+            ("rules", self.rules == other.rules),
+            ("seed", self.seed == other.seed),
+            ("schedule", self.schedule == other.schedule),
+            ("scoring", self.scoring == other.scoring),
+            ("entrants", self.entrants == other.entrants),
+            (
+                "entrant commands",
+                self.entrant_specs == other.entrant_specs,
+            ),
+        ];
+        match checks.iter().find(|c| !c.1) {
+            Some((what, _)) => Err(format!("the runs differ in their {what}")),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A problem with a run folder.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// Reading or writing failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
+    /// A file is not what koth writes.
+    #[error("{path}:{line}: {message}")]
+    Bad {
+        /// The file.
+        path: PathBuf,
+        /// The line (1-based; 0 for the whole file).
+        line: usize,
+        /// What is wrong and what to do.
+        message: String,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RecordError + '_ {
+    move |source| RecordError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Writes a run's `run.json`, creating the folder.
+pub fn write_info(dir: &Path, info: &RunInfo) -> Result<(), RecordError> {
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let path = dir.join(RUN_FILE);
+    let text = serde_json::to_string_pretty(info).expect("run info serializes");
+    std::fs::write(&path, text + "\n").map_err(io(&path))
+}
+
+/// Reads a run's `run.json`.
+pub fn read_info(dir: &Path) -> Result<RunInfo, RecordError> {
+    let path = dir.join(RUN_FILE);
+    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+    serde_json::from_str(&text).map_err(|e| RecordError::Bad {
+        path,
+        line: e.line(),
+        message: format!("not a koth run description: {e}"),
+    })
+}
+
+/// Reads every complete record of `games.jsonl`. A last line cut short by a crash
+/// is ignored (and removed from the file when `repair` is set, so that appending
+/// goes on cleanly).
+pub fn read_records<C: DeserializeOwned>(
+    dir: &Path,
+    repair: bool,
+) -> Result<Vec<GameRecord<C>>, RecordError> {
+    let path = dir.join(GAMES_FILE);
+    let file = match File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io(&path)(e)),
+    };
+    let mut reader = BufReader::new(file);
+    let mut out = Vec::new();
+    let mut good_bytes = 0u64;
+    let mut line = String::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        let k = reader.read_line(&mut line).map_err(io(&path))?;
+        if k == 0 {
+            break;
+        }
+        number += 1;
+        if !line.ends_with('\n') {
+            break; // cut short: the game is played again on resume
+        }
+        match serde_json::from_str::<GameRecord<C>>(&line) {
+            Ok(r) => out.push(r),
+            Err(e) => {
+                return Err(RecordError::Bad {
+                    path,
+                    line: number,
+                    message: format!("not a game record: {e}"),
+                })
+            }
+        }
+        good_bytes += k as u64;
+    }
+    if repair {
+        let f = OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .map_err(io(&path))?;
+        f.set_len(good_bytes).map_err(io(&path))?;
+    }
+    Ok(out)
+}
+
+/// Standings of a list of records.
+pub fn standings_of<C>(names: &[String], records: &[GameRecord<C>]) -> Standings {
+    let mut s = Standings::new(names);
+    for r in records {
+        s.add(r);
+    }
+    s
+}
+
+/// An [`Observer`] that appends every record to `games.jsonl` as it arrives and
+/// flushes after every batch, then hands progress to another observer.
+pub struct RecordWriter<'a, C> {
+    out: BufWriter<File>,
+    path: PathBuf,
+    inner: &'a mut dyn Observer<C>,
+    /// The first write error, if any (writing stops there).
+    pub error: Option<RecordError>,
+    /// Bytes written.
+    pub bytes: u64,
+}
+
+impl<'a, C> RecordWriter<'a, C> {
+    /// Appends to `dir/games.jsonl` (created if missing).
+    pub fn append(dir: &Path, inner: &'a mut dyn Observer<C>) -> Result<Self, RecordError> {
+        let path = dir.join(GAMES_FILE);
+        let mut f = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io(&path))?;
+        f.seek(SeekFrom::End(0)).map_err(io(&path))?;
+        Ok(RecordWriter {
+            out: BufWriter::with_capacity(1 << 20, f),
+            path,
+            inner,
+            error: None,
+            bytes: 0,
+        })
+    }
+
+    /// Flushes what is buffered to the file.
+    pub fn flush(&mut self) -> Result<(), RecordError> {
+        self.out.flush().map_err(io(&self.path))
+    }
+}
+
+impl<C: Serialize> Observer<C> for RecordWriter<'_, C> {
+    fn on_record(&mut self, record: &GameRecord<C>) {
+        if self.error.is_none() {
+            let mut line = serde_json::to_vec(record).expect("records serialize");
+            line.push(b'\n');
+            self.bytes += line.len() as u64;
+            if let Err(e) = self.out.write_all(&line) {
+                self.error = Some(io(&self.path)(e));
+            }
+        }
+        self.inner.on_record(record);
+    }
+    fn on_progress(&mut self, progress: &Progress<'_>) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.flush() {
+                self.error = Some(io(&self.path)(e));
+            }
+        }
+        self.inner.on_progress(progress);
+    }
+}
+
+/// Replays a fully recorded game (choices and forfeits) from its seed; the result
+/// must be the recorded one. `step` sees the game after every change.
+pub fn replay<G: Game>(
+    rules: &G::Rules,
+    record: &GameRecord<G::Choice>,
+    mut step: impl FnMut(&G),
+) -> Result<G, String> {
+    let choices = record.choices.as_ref().ok_or(
+        "this run kept results only: replays need records with every choice (--records full)",
+    )?;
+    let mut game = G::new_game(rules, record.seats.len(), record.seed);
+    step(&game);
+    let mut forfeits = record.forfeits.iter().peekable();
+    for (i, &c) in choices.iter().enumerate() {
+        while let Some(f) = forfeits.next_if(|f| f.at == i as u64) {
+            game.forfeit(f.seat);
+            step(&game);
+        }
+        game.apply(c)
+            .map_err(|e| format!("game {}: choice {i} does not replay: {e}", record.index))?;
+        step(&game);
+    }
+    for f in forfeits {
+        game.forfeit(f.seat);
+        step(&game);
+    }
+    if game.outcome() != Some(record.outcome) {
+        return Err(format!(
+            "game {}: the replay ends {:?}, the record says {:?}",
+            record.index,
+            game.outcome(),
+            record.outcome
+        ));
+    }
+    Ok(game)
+}
+
+/// The part `i` of `n` (1-based) of `0..total`: contiguous, disjoint, covering.
+///
+/// ```
+/// use koth_arena::records::shard_range;
+/// assert_eq!(shard_range(10, 1, 3), 0..3);
+/// assert_eq!(shard_range(10, 3, 3), 6..10);
+/// ```
+pub fn shard_range(total: u64, i: u64, n: u64) -> std::ops::Range<u64> {
+    let lo = (total as u128 * (i - 1) as u128 / n as u128) as u64;
+    let hi = (total as u128 * i as u128 / n as u128) as u64;
+    lo..hi
+}
+
+/// Parses `I/N` (1 ≤ I ≤ N).
+pub fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("--shard takes I/N with 1 ≤ I ≤ N, e.g. 2/8, not {s:?}");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (u64, u64) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if i == 0 || n == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_cover_disjointly() {
+        for total in [0u64, 1, 7, 100, 1_000_003] {
+            for n in 1..=7 {
+                let mut next = 0;
+                for i in 1..=n {
+                    let r = shard_range(total, i, n);
+                    assert_eq!(r.start, next);
+                    next = r.end;
+                }
+                assert_eq!(next, total);
+            }
+        }
+        assert_eq!(parse_shard("2/8"), Ok((2, 8)));
+        assert!(
+            parse_shard("0/8").is_err() && parse_shard("9/8").is_err() && parse_shard("x").is_err()
+        );
+    }
+}

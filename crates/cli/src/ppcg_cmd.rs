@@ -1,0 +1,86 @@
+//! `koth ppcg`: the two-player Coup challenge of seed 000, running the original
+//! programs unchanged through the history-file protocol.
+
+use crate::output::{self, Bar, Columns, Summary};
+use anyhow::{anyhow, Result};
+use clap::Args;
+use koth_arena::programs;
+use koth_ppcg::{default_out_dir, entrants, tournament, PpcgOptions};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Options of `koth ppcg`.
+#[derive(Args, Debug)]
+pub struct PpcgArgs {
+    /// The program list: one `Name command...` a line, each program in the folder
+    /// `<list dir>/<Name>`, which is its working directory.
+    pub file: PathBuf,
+    /// Rounds; in each, every program plays every other going first and second.
+    #[arg(long, default_value_t = 10)]
+    pub rounds: u64,
+    /// Write a JSON summary of the run here.
+    #[arg(long)]
+    pub summary_json: Option<PathBuf>,
+    /// Folder for every game's history file and log (default `<list dir>/koth-ppcg-out`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Games played at once (default: every core). Results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Master seed (random if left out; printed so the run can be repeated).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Time limit of one invocation, in milliseconds; past it the program is killed
+    /// and forfeits.
+    #[arg(long, default_value_t = 10_000)]
+    pub timeout_ms: u64,
+    /// Accept moves as the original arbiter did (`endswith`: junk before a legal move
+    /// passes) instead of requiring exactly one legal move.
+    #[arg(long)]
+    pub compat: bool,
+    /// Add a built-in bot to the field (repeatable); see `koth coup bots`.
+    #[arg(long = "builtin", value_name = "NAME")]
+    pub builtins: Vec<String>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Runs `koth ppcg`.
+pub fn run(args: PpcgArgs) -> Result<()> {
+    let list = programs::load(&args.file).map_err(|e| anyhow!("{e}"))?;
+    let out_dir = args.out.clone().unwrap_or_else(|| default_out_dir(&args.file));
+    let seed = args.seed.unwrap_or_else(output::fresh_seed);
+    let threads = output::threads(args.threads);
+    let mut opts = PpcgOptions::new(out_dir);
+    opts.rounds = args.rounds;
+    opts.timeout = Duration::from_millis(args.timeout_ms.max(1));
+    opts.compat = args.compat;
+    opts.seed = seed;
+    opts.threads = threads;
+    let field = entrants(&list, &args.builtins, &opts).map_err(|e| anyhow!(e))?;
+    let t = tournament(field, &opts).map_err(|e| anyhow!(e))?;
+    let support = koth_process::sandbox_support();
+    if !args.quiet {
+        eprintln!("sandbox: {}", support.detail);
+    }
+    let mut bar = Bar::new(t.total_games(), args.quiet);
+    let summary = t.run_range(0..t.total_games(), &mut bar, output::ctrl_c_flag());
+    bar.finish();
+
+    // The seed's leaderboard: score then name, highest first.
+    println!("Leaderboard");
+    for &e in &summary.standings.ranking() {
+        let st = &summary.standings.entrants[e];
+        println!("{:5} {}", st.score.sum, st.name);
+    }
+    println!();
+    println!("{}", output::leaderboard(&summary.standings, Columns::Points));
+    println!("{}", output::run_line(&summary, seed, threads));
+    println!("games (history files and logs): {}", opts.out_dir.display());
+    if let Some(path) = &args.summary_json {
+        let schedule = opts.schedule();
+        Summary::new("coup-ppcg", &t.rules, seed, &schedule, t.scoring, threads, &summary).write(path)?;
+    }
+    Ok(())
+}

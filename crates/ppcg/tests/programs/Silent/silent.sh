@@ -1,0 +1,3 @@
+#!/bin/sh
+# Writes nothing.
+exit 0
