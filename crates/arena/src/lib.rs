@@ -8,6 +8,7 @@
 pub mod conformance;
 pub mod game;
 pub mod programs;
+pub mod ratings;
 pub mod records;
 pub mod rng;
 pub mod runner;

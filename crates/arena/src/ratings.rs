@@ -1,0 +1,1 @@
+//! Ratings with uncertainty. Work in progress.
