@@ -1,1 +1,271 @@
-//! Ratings with uncertainty. Work in progress.
+//! Ratings with uncertainty: a Weng-Lin (OpenSkill) rating per entrant, learnt
+//! from the games of a run one after the other.
+//!
+//! Every game is a free-for-all between its seats: the winners share first place
+//! and everyone else shares second place (a game nobody won is a draw between
+//! all its seats). Games are taken in index order whatever order the records
+//! come in, so the ratings of a run are always the same.
+//!
+//! Unlike the mean score, a rating says how strong a bot is *given whom it met*:
+//! beating strong bots counts more than beating weak ones. `sigma` is the
+//! remaining uncertainty; `conservative = mu - 3 sigma` is a lower bound that
+//! only climbs with evidence, the usual value to rank by.
+//!
+//! ```
+//! use koth_arena::ratings::rate;
+//! use koth_arena::{Ending, GameRecord, Outcome, SeatSet};
+//!
+//! let names = vec!["a".to_string(), "b".to_string()];
+//! let game = |index: u64| GameRecord::<u8> {
+//!     index,
+//!     seed: index,
+//!     seats: vec![0, 1],
+//!     outcome: Outcome { winners: SeatSet::single(0), ending: Ending::Decided, turns: 3 },
+//!     scores: vec![1.0, -1.0],
+//!     decisions: 0,
+//!     forfeits: vec![],
+//!     choices: None,
+//! };
+//! let records: Vec<_> = (0..20).map(game).collect();
+//! let r = rate(&names, &records);
+//! assert!(r[0].mu > r[1].mu && r[0].conservative > r[1].conservative);
+//! ```
+
+use crate::runner::GameRecord;
+use serde::{Deserialize, Serialize};
+use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
+use skillratings::MultiTeamOutcome;
+
+/// One entrant's rating.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rating {
+    /// The entrant's name.
+    pub name: String,
+    /// Estimated skill (starts at 25).
+    pub mu: f64,
+    /// Uncertainty of `mu` (starts at 25/3 and shrinks with games).
+    pub sigma: f64,
+    /// `mu - 3 sigma`: a skill the entrant very likely has at least.
+    pub conservative: f64,
+    /// Games the rating learnt from.
+    pub games: u64,
+}
+
+/// The rating every entrant starts with.
+pub fn initial() -> (f64, f64) {
+    let r = WengLinRating::new();
+    (r.rating, r.uncertainty)
+}
+
+/// The ratings of `names` (in entrant order) after the games of `records`, taken
+/// in index order. Seats whose entrant index is out of range are ignored, and so
+/// are games with fewer than two seats.
+pub fn rate<C>(names: &[String], records: &[GameRecord<C>]) -> Vec<Rating> {
+    let config = WengLinConfig::new();
+    let mut ratings = vec![WengLinRating::new(); names.len()];
+    let mut games = vec![0u64; names.len()];
+
+    let mut order: Vec<&GameRecord<C>> = records.iter().collect();
+    order.sort_by_key(|r| r.index); // stable: equal indices keep their order
+
+    let mut teams: Vec<[WengLinRating; 1]> = Vec::new();
+    let mut seats: Vec<usize> = Vec::new();
+    for rec in order {
+        teams.clear();
+        seats.clear();
+        for (seat, &e) in rec.seats.iter().enumerate() {
+            // Each entrant once per game (the schedules never seat one twice).
+            if e < names.len() && !rec.seats[..seat].contains(&e) {
+                teams.push([ratings[e]]);
+                seats.push(seat);
+            }
+        }
+        if teams.len() < 2 {
+            continue;
+        }
+        let winners = rec.outcome.winners;
+        let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
+            .iter()
+            .zip(&seats)
+            .map(|(t, &seat)| {
+                // Winners share first place; with no winner, everyone draws.
+                let place = if winners.is_empty() || winners.contains(seat) {
+                    1
+                } else {
+                    2
+                };
+                (&t[..], MultiTeamOutcome::new(place))
+            })
+            .collect();
+        let updated = weng_lin_multi_team(&input, &config);
+        for (new, &seat) in updated.iter().zip(&seats) {
+            let e = rec.seats[seat];
+            ratings[e] = new[0];
+            games[e] += 1;
+        }
+    }
+
+    names
+        .iter()
+        .zip(ratings)
+        .zip(games)
+        .map(|((name, r), games)| Rating {
+            name: name.clone(),
+            mu: r.rating,
+            sigma: r.uncertainty,
+            conservative: r.rating - 3.0 * r.uncertainty,
+            games,
+        })
+        .collect()
+}
+
+/// Entrant indices, best first: by conservative rating, then mu, then name.
+pub fn ranking(ratings: &[Rating]) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..ratings.len()).collect();
+    idx.sort_by(|&a, &b| {
+        let (x, y) = (&ratings[a], &ratings[b]);
+        y.conservative
+            .total_cmp(&x.conservative)
+            .then(y.mu.total_cmp(&x.mu))
+            .then(x.name.cmp(&y.name))
+    });
+    idx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Ending, Outcome, SeatSet};
+
+    fn names(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("bot{i}")).collect()
+    }
+
+    fn game(index: u64, seats: Vec<usize>, winners: SeatSet) -> GameRecord<u8> {
+        let n = seats.len();
+        GameRecord {
+            index,
+            seed: index,
+            seats,
+            outcome: Outcome {
+                winners,
+                ending: Ending::Decided,
+                turns: 5,
+            },
+            scores: vec![0.0; n],
+            decisions: 0,
+            forfeits: vec![],
+            choices: None,
+        }
+    }
+
+    /// A three-bot free-for-all where bot 0 always wins, bot 2 never does, and
+    /// bot 1 wins when bot 0 is not seated; seats rotate.
+    fn ffa(games: u64) -> Vec<GameRecord<u8>> {
+        (0..games)
+            .map(|i| {
+                let seats = match i % 3 {
+                    0 => vec![0, 1, 2],
+                    1 => vec![2, 0, 1],
+                    _ => vec![1, 2],
+                };
+                let winner = if seats.contains(&0) { 0 } else { 1 };
+                let seat = seats.iter().position(|&e| e == winner).unwrap();
+                game(i, seats, SeatSet::single(seat))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn winners_rate_above_losers() {
+        let r = rate(&names(3), &ffa(300));
+        assert!(r[0].mu > r[1].mu && r[1].mu > r[2].mu, "{r:?}");
+        assert!(r[0].conservative > r[2].conservative);
+        assert!(r.iter().all(|x| x.sigma < initial().1));
+        assert_eq!(ranking(&r), vec![0, 1, 2]);
+        assert_eq!((r[0].games, r[1].games, r[2].games), (200, 300, 300));
+        for x in &r {
+            assert!((x.conservative - (x.mu - 3.0 * x.sigma)).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn equal_records_give_equal_ratings() {
+        // Bots 0 and 1 share every win against bot 2: the same record, exactly.
+        let shared: Vec<_> = (0..60)
+            .map(|i| {
+                let seats = [vec![0, 1, 2], vec![2, 1, 0], vec![1, 2, 0]][(i % 3) as usize].clone();
+                let mut w = SeatSet::EMPTY;
+                for (s, &e) in seats.iter().enumerate() {
+                    if e != 2 {
+                        w.insert(s);
+                    }
+                }
+                game(i, seats, w)
+            })
+            .collect();
+        let r = rate(&names(3), &shared);
+        assert_eq!((r[0].mu, r[0].sigma), (r[1].mu, r[1].sigma), "{r:?}");
+        assert!(r[0].mu > r[2].mu);
+        // Two bots that win alternately end level (up to who won last).
+        let alternate: Vec<_> = (0..200u64)
+            .map(|i| {
+                let seats = if i % 4 < 2 { vec![0, 1] } else { vec![1, 0] };
+                game(i, seats, SeatSet::single((i % 2) as usize))
+            })
+            .collect();
+        let r = rate(&names(2), &alternate);
+        assert!((r[0].mu - r[1].mu).abs() < 1.0, "{r:?}");
+        assert!((r[0].sigma - r[1].sigma).abs() < 1e-6, "{r:?}");
+        // Draws and games nobody won move both the same way.
+        let draws: Vec<_> = (0..10)
+            .map(|i| game(i, vec![0, 1], SeatSet::all(2)))
+            .chain((10..20).map(|i| game(i, vec![1, 0], SeatSet::EMPTY)))
+            .collect();
+        let r = rate(&names(2), &draws);
+        assert_eq!(r[0].mu, r[1].mu);
+        assert_eq!(r[0].sigma, r[1].sigma);
+        assert!((r[0].mu - initial().0).abs() < 1e-9);
+        assert!(r[0].sigma < initial().1);
+    }
+
+    #[test]
+    fn renaming_entrants_permutes_ratings() {
+        let recs = ffa(120);
+        let swapped: Vec<_> = recs
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                for e in &mut r.seats {
+                    *e = [1, 0, 2][*e];
+                }
+                r
+            })
+            .collect();
+        let a = rate(&names(3), &recs);
+        let b = rate(&names(3), &swapped);
+        assert_eq!((a[0].mu, a[0].sigma), (b[1].mu, b[1].sigma));
+        assert_eq!((a[1].mu, a[1].sigma), (b[0].mu, b[0].sigma));
+    }
+
+    #[test]
+    fn deterministic_and_in_index_order() {
+        let recs = ffa(90);
+        let a = rate(&names(3), &recs);
+        assert_eq!(a, rate(&names(3), &recs));
+        let mut shuffled = recs.clone();
+        shuffled.reverse();
+        shuffled.swap(3, 40);
+        assert_eq!(a, rate(&names(3), &shuffled));
+    }
+
+    #[test]
+    fn untouched_entrants_keep_the_prior() {
+        let r = rate(&names(4), &ffa(30));
+        let (mu, sigma) = initial();
+        assert_eq!((r[3].mu, r[3].sigma, r[3].games), (mu, sigma, 0));
+        assert_eq!(r[3].name, "bot3");
+        let empty: Vec<GameRecord<u8>> = Vec::new();
+        assert!(rate(&names(2), &empty).iter().all(|x| x.mu == mu));
+    }
+}

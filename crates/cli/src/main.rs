@@ -13,6 +13,7 @@ macro_rules! out {
 
 mod coup_cmd;
 mod output;
+mod ppcg_cmd;
 mod run_cmd;
 mod runs;
 mod samurai_cmd;
@@ -34,6 +35,8 @@ enum Cmd {
     Coup(coup_cmd::CoupCmd),
     /// Ultimate Samurai Showdown: a round robin of programs and built-ins, or one duel.
     Samurai(samurai_cmd::SamuraiCmd),
+    /// Coup, the two-player challenge edition: run seed-000 programs unchanged.
+    Ppcg(ppcg_cmd::PpcgArgs),
     /// Run a tournament file (built-in and external bots over the JSON-lines protocol).
     Run(run_cmd::RunArgs),
 }
@@ -44,6 +47,7 @@ fn main() {
         Cmd::Coup(c) => coup_cmd::run(c),
         Cmd::Samurai(c) => samurai_cmd::run(c),
         Cmd::Run(a) => run_cmd::run(a),
+        Cmd::Ppcg(a) => ppcg_cmd::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -49,7 +49,10 @@ pub struct PpcgArgs {
 /// Runs `koth ppcg`.
 pub fn run(args: PpcgArgs) -> Result<()> {
     let list = programs::load(&args.file).map_err(|e| anyhow!("{e}"))?;
-    let out_dir = args.out.clone().unwrap_or_else(|| default_out_dir(&args.file));
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out_dir(&args.file));
     let seed = args.seed.unwrap_or_else(output::fresh_seed);
     let threads = output::threads(args.threads);
     let mut opts = PpcgOptions::new(out_dir);
@@ -75,12 +78,24 @@ pub fn run(args: PpcgArgs) -> Result<()> {
         println!("{:5} {}", st.score.sum, st.name);
     }
     println!();
-    println!("{}", output::leaderboard(&summary.standings, Columns::Points));
+    println!(
+        "{}",
+        output::leaderboard(&summary.standings, Columns::Points)
+    );
     println!("{}", output::run_line(&summary, seed, threads));
     println!("games (history files and logs): {}", opts.out_dir.display());
     if let Some(path) = &args.summary_json {
         let schedule = opts.schedule();
-        Summary::new("coup-ppcg", &t.rules, seed, &schedule, t.scoring, threads, &summary).write(path)?;
+        Summary::new(
+            "coup-ppcg",
+            &t.rules,
+            seed,
+            &schedule,
+            t.scoring,
+            threads,
+            &summary,
+        )
+        .write(path)?;
     }
     Ok(())
 }

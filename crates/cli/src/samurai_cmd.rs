@@ -1,6 +1,7 @@
 //! `koth samurai`: Ultimate Samurai Showdown (seed 002).
 
 use crate::output::{self, Bar, Columns, Summary};
+use crate::runs::{execute, Describe, RunOpts};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use koth_arena::{
@@ -65,12 +66,13 @@ struct TournamentArgs {
     /// Write the leaderboard as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     summary_json: Option<PathBuf>,
-    /// Folder for every match's move history (default: koth-samurai-out beside the list).
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// The run's folder (default with a list: koth-samurai-out/seed-S beside it) holds every
+    /// match's record, matches.txt with the move histories, and summary.json.
+    #[command(flatten)]
+    run: RunOpts,
 }
 
 /// Runs `koth samurai`.
@@ -190,24 +192,35 @@ fn tournament(a: TournamentArgs) -> Result<()> {
     };
     let sink: NoteSink = Default::default();
     let mut field = Vec::new();
-    let mut out_dir = a.out.clone();
+    let mut specs = Vec::new();
+    let seed = a
+        .run
+        .resumed_seed(a.seed)?
+        .or(a.seed)
+        .unwrap_or_else(output::fresh_seed);
+    let mut opts = a.run.clone();
     if let Some(file) = &a.file {
         let programs = koth_samurai::programs::load_programs(file)?;
         field.extend(program_entrants(&programs, &options, &sink));
-        if out_dir.is_none() {
-            out_dir = Some(
-                file.parent()
-                    .unwrap_or(std::path::Path::new("."))
-                    .join("koth-samurai-out"),
-            );
+        specs.extend(
+            programs
+                .iter()
+                .map(|p| serde_json::json!({ "command": p.command, "dir": p.dir })),
+        );
+        if opts.out.is_none() {
+            let base = file.parent().unwrap_or(std::path::Path::new("."));
+            opts.out = Some(base.join("koth-samurai-out").join(format!("seed-{seed}")));
         }
     }
-    if !a.builtins.is_empty() {
-        field.extend(entrants(&a.builtins).map_err(anyhow::Error::msg)?);
+    let mut builtins = a.builtins.clone();
+    if a.file.is_none() && builtins.is_empty() {
+        builtins = BUILTIN_NAMES.iter().map(|s| s.to_string()).collect();
     }
-    if a.file.is_none() && a.builtins.is_empty() {
-        field = entrants(&BUILTIN_NAMES).map_err(anyhow::Error::msg)?;
+    if !builtins.is_empty() {
+        field.extend(entrants(&builtins).map_err(anyhow::Error::msg)?);
+        specs.extend(builtins.iter().map(|b| serde_json::json!({ "builtin": b })));
     }
+    let out_dir = opts.out.clone();
     let names =
         koth_arena::runner::dedup_names(&field.iter().map(|e| e.name.clone()).collect::<Vec<_>>());
     for (e, n) in field.iter_mut().zip(&names) {
@@ -222,9 +235,8 @@ fn tournament(a: TournamentArgs) -> Result<()> {
     if a.matches == 0 {
         bail!("--matches must be at least 1");
     }
-    let seed = a.seed.unwrap_or_else(output::fresh_seed);
     let threads = output::threads(a.threads);
-    let t = Tournament {
+    let mut t = Tournament {
         rules: Rules::default(),
         entrants: field,
         schedule: Schedule::RoundRobin {
@@ -233,11 +245,7 @@ fn tournament(a: TournamentArgs) -> Result<()> {
         scoring: Scoring::SharedPoint,
         seed,
         threads,
-        records: if out_dir.is_some() {
-            RecordLevel::Full
-        } else {
-            RecordLevel::None
-        },
+        records: RecordLevel::None,
     };
     let total = t.total_games();
     eprintln!(
@@ -249,10 +257,14 @@ fn tournament(a: TournamentArgs) -> Result<()> {
         Some(d) => {
             std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
             let path = d.join("matches.txt");
-            Some(std::io::BufWriter::new(
-                std::fs::File::create(&path)
-                    .with_context(|| format!("cannot write {}", path.display()))?,
-            ))
+            let f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(opts.resume)
+                .write(true)
+                .truncate(!opts.resume)
+                .open(&path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            Some(std::io::BufWriter::new(f))
         }
         None => None,
     };
@@ -262,7 +274,12 @@ fn tournament(a: TournamentArgs) -> Result<()> {
         rules: Rules::default(),
         bar: Bar::new(total, a.quiet),
     };
-    let summary = t.run_range(0..total, &mut archive, output::ctrl_c_flag());
+    let describe = Describe {
+        game: "samurai",
+        runner: "samurai",
+        specs,
+    };
+    let summary = execute(&mut t, describe, &opts, &mut archive)?;
     archive.bar.finish();
     if let Some(f) = archive.file.as_mut() {
         f.flush()?;
@@ -287,6 +304,12 @@ fn tournament(a: TournamentArgs) -> Result<()> {
         out!(
             "move histories of every match: {}",
             d.join("matches.txt").display()
+        );
+        out!(
+            "run recorded in {} (koth replay {} --game K; koth report {})",
+            d.display(),
+            d.display(),
+            d.display()
         );
     }
     if let Some(path) = &a.summary_json {

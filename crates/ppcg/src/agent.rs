@@ -350,7 +350,7 @@ impl Agent<PpcgGame> for PpcgAgent {
             .unwrap_or_default();
             debug_assert_eq!(
                 legal_moves,
-                [m.text.clone()],
+                std::slice::from_ref(&m.text),
                 "owed move must be the only legal one"
             );
             let cards = protocol::cards_arg(None, &m.hand);

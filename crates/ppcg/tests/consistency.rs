@@ -45,7 +45,11 @@ fn random_games_match_the_arbiter() {
                 m.text
             );
             if m.owed {
-                assert_eq!(l, [m.text.clone()], "seed {seed}: owed move not forced");
+                assert_eq!(
+                    l,
+                    std::slice::from_ref(&m.text),
+                    "seed {seed}: owed move not forced"
+                );
             }
         }
         let o = g.outcome().unwrap();
