@@ -36,7 +36,8 @@ pub struct ListError {
     pub message: String,
 }
 
-/// Reads and checks a program list: names unique, folders present.
+/// Reads and checks a program list: names unique, folders present. (The runner
+/// checks the size of the whole field, built-in bots included.)
 pub fn load(path: &Path) -> Result<Vec<Program>, ListError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| ListError {
@@ -67,16 +68,6 @@ pub fn load(path: &Path) -> Result<Vec<Program>, ListError> {
                 ),
             });
         }
-    }
-    if programs.len() < 2 {
-        return Err(ListError {
-            file,
-            line: 0,
-            message: format!(
-                "a tournament needs at least 2 programs, the list has {}",
-                programs.len()
-            ),
-        });
     }
     Ok(programs)
 }

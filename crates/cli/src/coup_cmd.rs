@@ -332,7 +332,7 @@ fn play(a: PlayArgs) -> Result<()> {
 
 /// Prints the log from `from` on (consecutive passes folded into one line), then
 /// the table's state if it changed; returns the new log length.
-fn narrate(
+pub(crate) fn narrate(
     game: &State,
     names: &[String],
     from: usize,

@@ -14,6 +14,7 @@ macro_rules! out {
 mod coup_cmd;
 mod output;
 mod ppcg_cmd;
+mod records_cmd;
 mod run_cmd;
 mod runs;
 mod samurai_cmd;
@@ -37,6 +38,23 @@ enum Cmd {
     Samurai(samurai_cmd::SamuraiCmd),
     /// Coup, the two-player challenge edition: run seed-000 programs unchanged.
     Ppcg(ppcg_cmd::PpcgArgs),
+    /// Combine the shards of one tournament (`--shard I/N` runs) into one run.
+    Merge {
+        /// The shard folders.
+        #[arg(required = true)]
+        dirs: Vec<std::path::PathBuf>,
+        /// Where the merged run goes.
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
+    /// Show one recorded game step by step.
+    Replay {
+        /// A run folder (written with --out).
+        dir: std::path::PathBuf,
+        /// The game's index.
+        #[arg(long)]
+        game: u64,
+    },
     /// Run a tournament file (built-in and external bots over the JSON-lines protocol).
     Run(run_cmd::RunArgs),
 }
@@ -48,6 +66,8 @@ fn main() {
         Cmd::Samurai(c) => samurai_cmd::run(c),
         Cmd::Run(a) => run_cmd::run(a),
         Cmd::Ppcg(a) => ppcg_cmd::run(a),
+        Cmd::Merge { dirs, out } => records_cmd::merge(&dirs, &out),
+        Cmd::Replay { dir, game } => records_cmd::replay(&dir, game),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -39,6 +39,8 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub run: crate::runs::RunOpts,
 }
 
 /// Forfeits per entrant: reason → count, and the first stderr tail.
@@ -126,7 +128,11 @@ pub fn run(a: RunArgs) -> Result<()> {
         );
     }
     let games = a.games.or(file.games).unwrap_or(1000);
-    let seed = a.seed.or(file.seed).unwrap_or_else(output::fresh_seed);
+    let seed = a
+        .run
+        .resumed_seed(a.seed.or(file.seed))?
+        .or(a.seed.or(file.seed))
+        .unwrap_or_else(output::fresh_seed);
     let threads = output::threads(a.threads.or(file.threads));
     let summary_json = a.summary_json.clone().or(file.summary_json.clone());
     let external = bots
@@ -134,7 +140,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         .filter(|b| matches!(b.source, BotSource::Program { .. }))
         .count();
 
-    let t = Tournament {
+    let mut t = Tournament {
         rules,
         entrants,
         schedule: Schedule::RandomTables { games, table },
@@ -176,7 +182,21 @@ pub fn run(a: RunArgs) -> Result<()> {
         bar: Bar::new(games, a.quiet),
         forfeits: Forfeits::default(),
     };
-    let summary = t.run_range(0..games, &mut watch, output::ctrl_c_flag());
+    let specs = bots
+        .iter()
+        .map(|b| match &b.source {
+            BotSource::Builtin(n) => serde_json::json!({ "builtin": n }),
+            BotSource::Program { command, dir, .. } => {
+                serde_json::json!({ "command": command, "dir": dir })
+            }
+        })
+        .collect();
+    let describe = crate::runs::Describe {
+        game: "coup",
+        runner: "run",
+        specs,
+    };
+    let summary = crate::runs::execute(&mut t, describe, &a.run, &mut watch)?;
     watch.bar.finish();
     // Stop the external bots before printing.
     drop(t.entrants);

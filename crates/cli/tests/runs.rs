@@ -1,0 +1,354 @@
+//! Runs on disk: a real process killed mid-run and resumed, shards merged, games
+//! replayed, for Coup and Samurai, in-process and external bots.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn koth(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("koth-runs-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .map(|t| t.lines().count())
+        .unwrap_or(0)
+}
+
+/// Starts a long run, waits for some games on disk, sends `signal`, and returns
+/// how many games were on disk after it died.
+fn interrupt(dir: &Path, signal: i32) -> usize {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args([
+            "coup",
+            "loop",
+            "--games",
+            "40000",
+            "--seed",
+            "21",
+            "-q",
+            "--threads",
+            "2",
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while lines(&dir.join("games.jsonl")) < 2_000 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no games written"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    unsafe { libc::kill(child.id() as i32, signal) };
+    child.wait().unwrap();
+    lines(&dir.join("games.jsonl"))
+}
+
+fn reference() -> serde_json::Value {
+    static ONCE: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    ONCE.get_or_init(|| {
+        let d = tmp("reference");
+        let (ok, _, err) = koth(&[
+            "coup",
+            "loop",
+            "--games",
+            "40000",
+            "--seed",
+            "21",
+            "-q",
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        assert!(ok, "{err}");
+        let v = json(&d.join("summary.json"));
+        std::fs::remove_dir_all(&d).ok();
+        v
+    })
+    .clone()
+}
+
+#[test]
+fn a_killed_run_resumes_to_the_uninterrupted_results() {
+    let d = tmp("killed");
+    let on_disk = interrupt(&d, libc::SIGKILL);
+    assert!(on_disk < 40_000, "the run was killed before the end");
+    let (ok, _, err) = koth(&[
+        "coup",
+        "loop",
+        "--games",
+        "40000",
+        "-q",
+        "--out",
+        d.to_str().unwrap(),
+        "--resume",
+    ]);
+    assert!(ok, "{err}");
+    assert!(err.contains("resuming"), "{err}");
+    assert_eq!(lines(&d.join("games.jsonl")), 40_000);
+    let resumed = json(&d.join("summary.json"));
+    let whole = reference();
+    assert_eq!(resumed["standings"], whole["standings"]);
+    assert_eq!(resumed["head_to_head"], whole["head_to_head"]);
+    assert_eq!(resumed["seed"], 21, "the seed comes from the run folder");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_and_resumes() {
+    let d = tmp("interrupted");
+    let on_disk = interrupt(&d, libc::SIGINT);
+    let partial = json(&d.join("summary.json"));
+    assert_eq!(partial["complete"], false);
+    assert_eq!(
+        partial["games"].as_u64().unwrap() as usize,
+        on_disk,
+        "every game played was flushed"
+    );
+    let (ok, _, err) = koth(&[
+        "coup",
+        "loop",
+        "--games",
+        "40000",
+        "-q",
+        "--out",
+        d.to_str().unwrap(),
+        "--resume",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        json(&d.join("summary.json"))["standings"],
+        reference()["standings"]
+    );
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn a_run_folder_is_not_overwritten_and_resume_checks_the_options() {
+    let d = tmp("guard");
+    let ds = d.to_str().unwrap();
+    assert!(koth(&["coup", "loop", "--games", "50", "--seed", "1", "-q", "--out", ds]).0);
+    let (ok, _, err) = koth(&[
+        "coup", "loop", "--games", "50", "--seed", "1", "-q", "--out", ds,
+    ]);
+    assert!(!ok && err.contains("--resume"), "{err}");
+    let (ok, _, err) = koth(&[
+        "coup",
+        "loop",
+        "--games",
+        "50",
+        "--bots",
+        "honest,random",
+        "-q",
+        "--out",
+        ds,
+        "--resume",
+    ]);
+    assert!(!ok && err.contains("another tournament"), "{err}");
+    let (ok, _, err) = koth(&[
+        "coup", "loop", "--games", "50", "--seed", "2", "-q", "--out", ds, "--resume",
+    ]);
+    assert!(!ok && err.contains("seed"), "{err}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn three_shards_merge_into_one_run() {
+    let base = tmp("shards");
+    let mut parts = Vec::new();
+    for i in 1..=3 {
+        let d = base.join(format!("part{i}"));
+        let shard = format!("{i}/3");
+        let (ok, _, err) = koth(&[
+            "coup",
+            "loop",
+            "--games",
+            "9000",
+            "--seed",
+            "5",
+            "-q",
+            "--shard",
+            &shard,
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        assert!(ok, "{err}");
+        parts.push(d);
+    }
+    let whole = base.join("whole");
+    assert!(
+        koth(&[
+            "coup",
+            "loop",
+            "--games",
+            "9000",
+            "--seed",
+            "5",
+            "-q",
+            "--out",
+            whole.to_str().unwrap()
+        ])
+        .0
+    );
+    let merged = base.join("merged");
+    // Incomplete sets are refused.
+    let (ok, _, err) = koth(&[
+        "merge",
+        parts[0].to_str().unwrap(),
+        parts[2].to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("missing"), "{err}");
+    let mut args = vec!["merge"];
+    let names: Vec<String> = parts
+        .iter()
+        .rev()
+        .map(|p| p.to_str().unwrap().to_string())
+        .collect();
+    args.extend(names.iter().map(String::as_str));
+    args.extend(["--out", merged.to_str().unwrap()]);
+    let (ok, out, err) = koth(&args);
+    assert!(ok, "{err}");
+    assert!(out.contains("merged 3 shards"));
+    assert_eq!(
+        std::fs::read(merged.join("games.jsonl")).unwrap(),
+        std::fs::read(whole.join("games.jsonl")).unwrap()
+    );
+    assert_eq!(
+        json(&merged.join("summary.json"))["standings"],
+        json(&whole.join("summary.json"))["standings"]
+    );
+    std::fs::remove_dir_all(&base).ok();
+}
+
+#[test]
+fn replaying_a_recorded_coup_game_reproduces_it() {
+    let d = tmp("replay-coup");
+    assert!(
+        koth(&[
+            "coup",
+            "loop",
+            "--games",
+            "40",
+            "--seed",
+            "2",
+            "-q",
+            "--out",
+            d.to_str().unwrap()
+        ])
+        .0
+    );
+    for k in [0, 17, 39] {
+        let (ok, out, err) = koth(&["replay", d.to_str().unwrap(), "--game", &k.to_string()]);
+        assert!(ok, "{err}");
+        assert!(
+            out.contains("Turn 1:") && out.contains("(as recorded)"),
+            "{out}"
+        );
+    }
+    let (ok, _, err) = koth(&["replay", d.to_str().unwrap(), "--game", "40"]);
+    assert!(!ok && err.contains("no game 40"), "{err}");
+    // Results-only runs say why they cannot be replayed.
+    let c = tmp("replay-compact");
+    assert!(
+        koth(&[
+            "coup",
+            "loop",
+            "--games",
+            "5",
+            "--seed",
+            "2",
+            "-q",
+            "--records",
+            "results",
+            "--out",
+            c.to_str().unwrap()
+        ])
+        .0
+    );
+    let (ok, _, err) = koth(&["replay", c.to_str().unwrap(), "--game", "1"]);
+    assert!(!ok && err.contains("results only"), "{err}");
+    std::fs::remove_dir_all(&d).ok();
+    std::fs::remove_dir_all(&c).ok();
+}
+
+#[test]
+fn replaying_games_with_external_bots() {
+    // Samurai: an external program (shell) against a built-in.
+    let d = tmp("replay-samurai");
+    std::fs::create_dir_all(d.join("Bower")).unwrap();
+    std::fs::write(
+        d.join("Bower/b.sh"),
+        "#!/bin/sh\nif [ \"$#\" -ge 6 ] && [ \"$5\" -ge 7 ]; then echo I; else echo B; fi\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("list.txt"), "Bower sh b.sh\n").unwrap();
+    let run = d.join("run");
+    let (ok, _, err) = koth(&[
+        "samurai",
+        d.join("list.txt").to_str().unwrap(),
+        "--builtin",
+        "guardian",
+        "--matches",
+        "2",
+        "--seed",
+        "1",
+        "-q",
+        "--out",
+        run.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let (ok, out, err) = koth(&["replay", run.to_str().unwrap(), "--game", "1"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("turn 1:") && out.contains("(as recorded)"),
+        "{out}"
+    );
+    // Coup: a Python bot over the JSON-lines protocol.
+    let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sdk/python/example_bot.py");
+    let run2 = d.join("run2");
+    let bot = format!("py=cmd:python3 {}", sdk.display());
+    let (ok, _, err) = koth(&[
+        "run",
+        "--bot",
+        &bot,
+        "--bot",
+        "h=builtin:honest",
+        "--games",
+        "6",
+        "--seed",
+        "3",
+        "-q",
+        "--out",
+        run2.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let (ok, out, err) = koth(&["replay", run2.to_str().unwrap(), "--game", "5"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("(as recorded)"), "{out}");
+    std::fs::remove_dir_all(&d).ok();
+}
