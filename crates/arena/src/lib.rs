@@ -14,6 +14,7 @@ pub mod rng;
 pub mod runner;
 pub mod schedule;
 pub mod scoring;
+pub mod sprt;
 pub mod stats;
 
 pub use game::{Ending, Game, IllegalChoice, Outcome, Seat, SeatSet, MAX_SEATS};

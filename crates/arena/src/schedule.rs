@@ -26,6 +26,14 @@ pub enum Schedule {
         /// Games each pair plays.
         games_per_pair: u64,
     },
+    /// Entrant 0 (the candidate) plays every game, the other seats drawn at random
+    /// from the rest (the pool); seat order random.
+    Gauntlet {
+        /// Number of games.
+        games: u64,
+        /// Seats per game.
+        table: usize,
+    },
 }
 
 impl Schedule {
@@ -34,6 +42,7 @@ impl Schedule {
         match *self {
             Schedule::RandomTables { games, .. } => games,
             Schedule::RoundRobin { games_per_pair } => pairs(entrants) * games_per_pair,
+            Schedule::Gauntlet { games, .. } => games,
         }
     }
 
@@ -45,7 +54,9 @@ impl Schedule {
     /// Seats per game.
     pub fn table(&self, entrants: usize) -> usize {
         match *self {
-            Schedule::RandomTables { table, .. } => table.min(entrants),
+            Schedule::RandomTables { table, .. } | Schedule::Gauntlet { table, .. } => {
+                table.min(entrants)
+            }
             Schedule::RoundRobin { .. } => 2,
         }
     }
@@ -65,6 +76,18 @@ impl Schedule {
                     out.swap(i, j);
                 }
                 out.truncate(k);
+            }
+            Schedule::Gauntlet { table, .. } => {
+                let mut rng = Rng::new(derive_seed(master_seed ^ 0x6A07_0000, index));
+                out.extend(1..entrants);
+                let k = table.min(entrants).saturating_sub(1);
+                for i in 0..k {
+                    let j = i + rng.index(out.len() - i);
+                    out.swap(i, j);
+                }
+                out.truncate(k);
+                out.push(0);
+                rng.shuffle(out);
             }
             Schedule::RoundRobin { .. } => {
                 let p = pairs(entrants);
@@ -147,6 +170,25 @@ mod tests {
         s.seating(9, 7, 5, &mut a);
         s.seating(9, 7, 5, &mut v);
         assert_eq!(a, v);
+    }
+
+    #[test]
+    fn gauntlet_seats_the_candidate_every_game() {
+        let s = Schedule::Gauntlet {
+            games: 500,
+            table: 2,
+        };
+        let mut v = Vec::new();
+        let (mut first, mut seen) = (0, [0u32; 4]);
+        for i in 0..500 {
+            s.seating(4, 9, i, &mut v);
+            assert_eq!(v.len(), 2);
+            assert!(v.contains(&0));
+            first += (v[0] == 0) as u32;
+            seen[v[0] + v[1]] += 1;
+        }
+        assert!((200..300).contains(&first), "{first}");
+        assert!(seen[1..].iter().all(|&c| c > 100), "{seen:?}");
     }
 
     #[test]

@@ -12,6 +12,7 @@ macro_rules! out {
 }
 
 mod coup_cmd;
+mod gauntlet_cmd;
 mod output;
 mod ppcg_cmd;
 mod records_cmd;
@@ -38,6 +39,8 @@ enum Cmd {
     Samurai(samurai_cmd::SamuraiCmd),
     /// Coup, the two-player challenge edition: run seed-000 programs unchanged.
     Ppcg(ppcg_cmd::PpcgArgs),
+    /// Test a candidate against a pool until a sequential test (SPRT) decides.
+    Gauntlet(gauntlet_cmd::GauntletArgs),
     /// Combine the shards of one tournament (`--shard I/N` runs) into one run.
     Merge {
         /// The shard folders.
@@ -66,6 +69,7 @@ fn main() {
         Cmd::Samurai(c) => samurai_cmd::run(c),
         Cmd::Run(a) => run_cmd::run(a),
         Cmd::Ppcg(a) => ppcg_cmd::run(a),
+        Cmd::Gauntlet(a) => gauntlet_cmd::run(a),
         Cmd::Merge { dirs, out } => records_cmd::merge(&dirs, &out),
         Cmd::Replay { dir, game } => records_cmd::replay(&dir, game),
     };

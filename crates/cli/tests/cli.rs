@@ -216,3 +216,62 @@ fn samurai_runs_programs_from_a_list() {
     assert!(!ok && err.contains("nope.txt"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn gauntlet_decides_better_for_a_stronger_bot_and_not_against_itself() {
+    let (ok, out, err) = koth(&[
+        "gauntlet",
+        "--candidate",
+        "counter",
+        "--pool",
+        "random,static",
+        "--seed",
+        "1",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("verdict: better"), "{out}");
+    for seed in ["1", "2"] {
+        let (ok, out, err) = koth(&[
+            "gauntlet",
+            "--candidate",
+            "honest",
+            "--pool",
+            "honest",
+            "--seed",
+            seed,
+            "--max-games",
+            "6000",
+        ]);
+        assert!(ok, "{err}");
+        assert!(!out.contains("verdict: better"), "{out}");
+        assert!(
+            out.contains("verdict: not better") || out.contains("verdict: undecided"),
+            "{out}"
+        );
+    }
+    let (ok, out, _) = koth(&[
+        "gauntlet",
+        "--game",
+        "samurai",
+        "--candidate",
+        "waiter",
+        "--pool",
+        "guardian",
+        "--seed",
+        "1",
+    ]);
+    assert!(ok);
+    assert!(out.contains("verdict: not better"), "{out}");
+    let (ok, _, err) = koth(&[
+        "gauntlet",
+        "--candidate",
+        "honest",
+        "--pool",
+        "random",
+        "--elo0",
+        "10",
+        "--elo1",
+        "5",
+    ]);
+    assert!(!ok && err.contains("--elo1"), "{err}");
+}

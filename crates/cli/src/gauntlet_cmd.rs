@@ -1,0 +1,198 @@
+//! `koth gauntlet`: a candidate plays a pool until a sequential test decides.
+
+use crate::output;
+use anyhow::{bail, Result};
+use clap::{Args, ValueEnum};
+use koth_arena::sprt::{Sprt, Verdict};
+use koth_arena::{Entrant, Game, Quiet, RecordLevel, Schedule, Scoring, Standings, Tournament};
+use std::sync::atomic::Ordering;
+
+/// Which game the gauntlet plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GameName {
+    /// Coup (standard rules).
+    Coup,
+    /// Ultimate Samurai Showdown.
+    Samurai,
+}
+
+/// Options of `koth gauntlet`.
+#[derive(Args, Debug)]
+pub struct GauntletArgs {
+    /// The bot under test: a built-in name, or for Coup NAME=builtin:X or 'NAME=cmd:python3 bot.py'.
+    #[arg(long)]
+    candidate: String,
+    /// Its opponents, comma-separated, in the same forms.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pool: Vec<String>,
+    /// The game.
+    #[arg(long, value_enum, default_value_t = GameName::Coup)]
+    game: GameName,
+    /// H0: the candidate is at most this many Elo better.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    elo0: f64,
+    /// H1: the candidate is at least this many Elo better.
+    #[arg(long, default_value_t = 20.0, allow_negative_numbers = true)]
+    elo1: f64,
+    /// False-positive rate (accepting H1 when H0 holds).
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// False-negative rate.
+    #[arg(long, default_value_t = 0.05)]
+    beta: f64,
+    /// Stop undecided after this many games.
+    #[arg(long, default_value_t = 50_000)]
+    max_games: u64,
+    /// Games between two looks at the test.
+    #[arg(long, default_value_t = 200)]
+    batch: u64,
+    /// Master seed (random if left out).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+fn coup_entrants(specs: &[String]) -> Result<Vec<Entrant<koth_coup::State>>> {
+    let mut bots = Vec::new();
+    for s in specs {
+        let spec = if s.contains('=') {
+            s.clone()
+        } else {
+            format!("{s}=builtin:{s}")
+        };
+        bots.push(koth_protocol::config::parse_bot_arg(&spec)?);
+    }
+    let names =
+        koth_arena::runner::dedup_names(&bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>());
+    for (b, n) in bots.iter_mut().zip(names) {
+        b.name = n;
+    }
+    Ok(koth_protocol::config::coup_entrants(
+        &bots,
+        Default::default(),
+    )?)
+}
+
+/// Runs `koth gauntlet`.
+pub fn run(a: GauntletArgs) -> Result<()> {
+    if !(a.elo1 > a.elo0) {
+        bail!("--elo1 ({}) must be above --elo0 ({})", a.elo1, a.elo0);
+    }
+    if !(0.0 < a.alpha && a.alpha < 0.5 && 0.0 < a.beta && a.beta < 0.5) {
+        bail!("--alpha and --beta are error rates between 0 and 0.5");
+    }
+    let mut specs = vec![a.candidate.clone()];
+    specs.extend(a.pool.iter().cloned());
+    let test = Sprt {
+        elo0: a.elo0,
+        elo1: a.elo1,
+        alpha: a.alpha,
+        beta: a.beta,
+    };
+    let seed = a.seed.unwrap_or_else(output::fresh_seed);
+    let threads = output::threads(a.threads);
+    match a.game {
+        GameName::Coup => gauntlet(
+            coup_entrants(&specs)?,
+            koth_coup::Rules::standard(),
+            Scoring::ZeroSum,
+            test,
+            &a,
+            seed,
+            threads,
+        ),
+        GameName::Samurai => {
+            let e = koth_samurai::entrants(&specs).map_err(anyhow::Error::msg)?;
+            gauntlet(
+                e,
+                koth_samurai::Rules::default(),
+                Scoring::SharedPoint,
+                test,
+                &a,
+                seed,
+                threads,
+            )
+        }
+    }
+}
+
+fn gauntlet<G: Game>(
+    entrants: Vec<Entrant<G>>,
+    rules: G::Rules,
+    scoring: Scoring,
+    test: Sprt,
+    a: &GauntletArgs,
+    seed: u64,
+    threads: usize,
+) -> Result<()> {
+    let t = Tournament {
+        rules,
+        entrants,
+        schedule: Schedule::Gauntlet {
+            games: a.max_games,
+            table: 2,
+        },
+        scoring,
+        seed,
+        threads,
+        records: RecordLevel::None,
+    };
+    let names = t.names();
+    let (lo, hi) = test.bounds();
+    eprintln!(
+        "gauntlet: {} against {} (two seats a game), SPRT elo0 {} elo1 {} alpha {} beta {}, bounds [{lo:.2}, {hi:.2}], seed {seed}",
+        names[0],
+        names[1..].join(", "),
+        a.elo0,
+        a.elo1,
+        a.alpha,
+        a.beta
+    );
+    let mut standings = Standings::new(&names);
+    let mut done = 0;
+    let mut verdict = Verdict::Undecided;
+    let stop = output::ctrl_c_flag();
+    while done < a.max_games && verdict == Verdict::Undecided && !stop.load(Ordering::Relaxed) {
+        let end = (done + a.batch.max(1)).min(a.max_games);
+        let part = t.run_range(done..end, &mut Quiet, stop);
+        standings.merge(&part.standings);
+        done = part.played.end;
+        let c = &standings.entrants[0];
+        verdict = test.verdict(c.wins, c.draws, c.losses);
+        eprintln!(
+            "  {done:>7} games: +{} ={} -{}  LLR {:+.2}",
+            c.wins,
+            c.draws,
+            c.losses,
+            test.llr(c.wins, c.draws, c.losses)
+        );
+    }
+    let c = &standings.entrants[0];
+    let (elo, elo_lo, elo_hi) = Sprt::elo_estimate(c.wins, c.draws, c.losses);
+    let llr = test.llr(c.wins, c.draws, c.losses);
+    out!(
+        "{} after {done} games: +{} ={} -{} (score {:.1}%), Elo {elo:+.1} [{elo_lo:+.1}, {elo_hi:+.1}], LLR {llr:+.2} in [{lo:.2}, {hi:.2}]",
+        names[0],
+        c.wins,
+        c.draws,
+        c.losses,
+        100.0 * (c.wins as f64 + c.draws as f64 / 2.0) / done.max(1) as f64
+    );
+    match verdict {
+        Verdict::Better => out!(
+            "verdict: better: H1 (at least {:+} Elo) accepted; the chance this is a false positive is at most {:.0}%",
+            a.elo1,
+            100.0 * a.alpha
+        ),
+        Verdict::NotBetter => out!(
+            "verdict: not better: H0 (at most {:+} Elo) accepted; the chance a real {:+} Elo gain was missed is at most {:.0}%",
+            a.elo0,
+            a.elo1,
+            100.0 * a.beta
+        ),
+        Verdict::Undecided => out!("verdict: undecided: the game limit ({}) was reached first; raise --max-games", a.max_games),
+    }
+    Ok(())
+}
