@@ -275,3 +275,16 @@ fn gauntlet_decides_better_for_a_stronger_bot_and_not_against_itself() {
     ]);
     assert!(!ok && err.contains("--elo1"), "{err}");
 }
+
+#[test]
+fn the_example_tournament_file_runs() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/coup-tournament.toml");
+    let (ok, out, err) = koth(&["run", file.to_str().unwrap(), "--games", "40", "-q"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("my-python-bot") && out.contains("my-js-bot") && out.contains("honest"),
+        "{out}"
+    );
+    assert!(out.contains("forfeits: none"), "{out}");
+}
