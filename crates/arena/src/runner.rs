@@ -258,8 +258,8 @@ impl Standings {
         idx.sort_by(|&a, &b| {
             let (x, y) = (&self.entrants[a], &self.entrants[b]);
             y.score
-                .sum
-                .total_cmp(&x.score.sum)
+                .sum()
+                .total_cmp(&x.score.sum())
                 .then(y.score.mean().total_cmp(&x.score.mean()))
                 .then(x.name.cmp(&y.name))
         });

@@ -13,10 +13,6 @@ pub const SCALE: i128 = 420 * 840;
 pub struct Sample {
     /// Number of observations.
     pub n: u64,
-    /// Sum of observations (derived from the exact sum).
-    pub sum: f64,
-    /// Sum of squared observations (derived from the exact sum).
-    pub sum_sq: f64,
     /// Sum in units of 1/SCALE.
     #[serde(with = "i128_text")]
     exact_sum: i128,
@@ -33,7 +29,6 @@ impl Sample {
         self.n += 1;
         self.exact_sum += q;
         self.exact_sq += q * q;
-        self.derive();
     }
 
     /// Adds another sample's observations.
@@ -41,13 +36,16 @@ impl Sample {
         self.n += other.n;
         self.exact_sum += other.exact_sum;
         self.exact_sq += other.exact_sq;
-        self.derive();
     }
 
-    #[inline]
-    fn derive(&mut self) {
-        self.sum = self.exact_sum as f64 / SCALE as f64;
-        self.sum_sq = self.exact_sq as f64 / (SCALE * SCALE) as f64;
+    /// The sum of the observations.
+    pub fn sum(&self) -> f64 {
+        self.exact_sum as f64 / SCALE as f64
+    }
+
+    /// The sum of their squares.
+    pub fn sum_sq(&self) -> f64 {
+        self.exact_sq as f64 / (SCALE * SCALE) as f64
     }
 
     /// The mean, 0 when empty.
@@ -55,7 +53,7 @@ impl Sample {
         if self.n == 0 {
             0.0
         } else {
-            self.sum / self.n as f64
+            self.sum() / self.n as f64
         }
     }
 

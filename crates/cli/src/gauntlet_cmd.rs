@@ -77,10 +77,11 @@ fn coup_entrants(specs: &[String]) -> Result<Vec<Entrant<koth_coup::State>>> {
 
 /// Runs `koth gauntlet`.
 pub fn run(a: GauntletArgs) -> Result<()> {
-    if !(a.elo1 > a.elo0) {
+    if a.elo1.partial_cmp(&a.elo0) != Some(std::cmp::Ordering::Greater) {
         bail!("--elo1 ({}) must be above --elo0 ({})", a.elo1, a.elo0);
     }
-    if !(0.0 < a.alpha && a.alpha < 0.5 && 0.0 < a.beta && a.beta < 0.5) {
+    let rate_ok = |r: f64| r > 0.0 && r < 0.5;
+    if !rate_ok(a.alpha) || !rate_ok(a.beta) {
         bail!("--alpha and --beta are error rates between 0 and 0.5");
     }
     let mut specs = vec![a.candidate.clone()];

@@ -103,7 +103,7 @@ pub fn rows(s: &Standings) -> Vec<Row> {
                 } else {
                     0.0
                 },
-                total: st.score.sum,
+                total: st.score.sum(),
             }
         })
         .collect()

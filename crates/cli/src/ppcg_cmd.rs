@@ -75,7 +75,7 @@ pub fn run(args: PpcgArgs) -> Result<()> {
     println!("Leaderboard");
     for &e in &summary.standings.ranking() {
         let st = &summary.standings.entrants[e];
-        println!("{:5} {}", st.score.sum, st.name);
+        println!("{:5} {}", st.score.sum(), st.name);
     }
     println!();
     println!(

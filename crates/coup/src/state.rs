@@ -350,7 +350,22 @@ impl State {
     // ----- legal choices -----
 
     /// Appends the legal choices of the pending decision.
+    #[inline]
     pub fn legal_choices(&self, out: &mut Vec<Choice>) {
+        // The yes/no rounds are most decisions: keep them small enough to inline.
+        match self.phase {
+            Phase::ChallengeBlock { .. } => {
+                out.extend_from_slice(&[Choice::Pass, Choice::Challenge])
+            }
+            Phase::ChallengeAction { asker } if !self.may_block_in_challenge_round(asker) => {
+                out.extend_from_slice(&[Choice::Pass, Choice::Challenge])
+            }
+            _ => self.legal_choices_slow(out),
+        }
+    }
+
+    #[inline(never)]
+    fn legal_choices_slow(&self, out: &mut Vec<Choice>) {
         match self.phase {
             Phase::Action => self.legal_actions(out),
             Phase::ChallengeAction { asker } => {
@@ -438,6 +453,7 @@ impl State {
         }
     }
 
+    #[inline]
     fn may_block_in_challenge_round(&self, asker: Seat) -> bool {
         !self.rules.challenge_and_block
             && self.action.target() == Some(asker)

@@ -49,7 +49,7 @@ fn scores_are_zero_sum_and_seats_add_up() {
     let names = all_builtins();
     let r = tournament(&names, 10_000, 6, 7, 2).run(&mut koth_arena::Quiet);
     let s: &Standings = &r.standings;
-    let total: f64 = s.entrants.iter().map(|e| e.score.sum).sum();
+    let total: f64 = s.entrants.iter().map(|e| e.score.sum()).sum();
     assert!(total.abs() < 1e-6, "{total}");
     let seats: u64 = s.entrants.iter().map(|e| e.games()).sum();
     assert_eq!(seats, 60_000, "six seats a game");

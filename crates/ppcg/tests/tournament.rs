@@ -87,7 +87,7 @@ fn well_behaved_mixed_field() {
     for e in &s.entrants {
         assert_eq!(e.games(), 2 * (n - 1), "{}", e.name);
         assert_eq!(e.forfeits, 0, "{} forfeited", e.name);
-        assert_eq!(e.score.sum, e.wins as f64);
+        assert_eq!(e.score.sum(), e.wins as f64);
     }
     let total_wins: u64 = s.entrants.iter().map(|e| e.wins).sum();
     let draws: u64 = s.entrants.iter().map(|e| e.draws).sum();
@@ -261,7 +261,7 @@ fn draws_start_fresh_and_score_nothing() {
     let s = run(&list, &[], &opts);
     assert_eq!(s.games, 6);
     for e in &s.entrants {
-        assert_eq!(e.score.sum, 0.0);
+        assert_eq!(e.score.sum(), 0.0);
         assert_eq!(e.draws, 6);
     }
     for (_, log) in logs(&out) {

@@ -70,7 +70,7 @@ fn main() {
         let e = &s.entrants[i];
         println!(
             "{:>7.1}  {:<10} {:>5} {:>5} {:>5}  {:>5.3} ± {:.3}",
-            e.score.sum,
+            e.score.sum(),
             e.name,
             e.wins,
             e.draws,

@@ -32,7 +32,7 @@ fn round_robin_is_complete_and_identical_for_one_and_two_threads() {
         assert_eq!(e.games(), (n - 1) * 8, "{}", e.name);
         assert_eq!(e.forfeits, 0, "{}", e.name);
     }
-    let total: f64 = one.entrants.iter().map(|e| e.score.sum).sum();
+    let total: f64 = one.entrants.iter().map(|e| e.score.sum()).sum();
     assert_eq!(
         total, one.games as f64,
         "SharedPoint gives one point per match"
@@ -59,7 +59,7 @@ fn the_field_is_not_trivially_ranked() {
         Some(&"random"),
         "uniform play is soon struck down"
     );
-    assert!(s.entrants[idx("random")].score.sum < 1.0);
+    assert!(s.entrants[idx("random")].score.sum() < 1.0);
     // ...but nobody wins everything, and the scores spread over many levels.
     for e in &s.entrants {
         assert!(e.wins < e.games(), "{} won every match", e.name);
