@@ -1,6 +1,6 @@
 //! `koth coup play` and `koth coup loop`.
 
-use crate::output::{self, Bar, Columns, Summary};
+use crate::output::{self, Bar};
 use crate::runs::{execute, Describe, RunOpts};
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
@@ -204,25 +204,17 @@ fn run_loop(a: LoopArgs) -> Result<()> {
         &mut bar,
     )?;
     bar.finish();
-    out!(
-        "{}",
-        output::leaderboard(&summary.standings, Columns::ZeroSum)
-    );
-    out!("{}", output::run_line(&summary, seed, threads));
-    if let Some(path) = &a.summary_json {
-        Summary::new(
-            "coup",
-            &t.rules,
-            seed,
-            &t.schedule,
-            t.scoring,
-            threads,
-            &summary,
-        )
-        .write(path)?;
-        out!("summary written to {}", path.display());
+    output::Finish {
+        game: "coup",
+        rules: &t.rules,
+        schedule: &t.schedule,
+        scoring: t.scoring,
+        seed,
+        threads,
+        summary_json: a.summary_json.as_deref(),
+        out_dir: a.run.out.as_deref(),
     }
-    Ok(())
+    .print(&summary)
 }
 
 fn play(a: PlayArgs) -> Result<()> {

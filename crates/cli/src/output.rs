@@ -318,3 +318,55 @@ pub fn ctrl_c_flag() -> &'static std::sync::atomic::AtomicBool {
     });
     &FLAG
 }
+
+/// What every runner prints at the end: the leaderboard, the run line, where the
+/// JSON summary and the run folder went.
+pub struct Finish<'a, R: Serialize> {
+    /// The game's name.
+    pub game: &'a str,
+    /// The rule options.
+    pub rules: &'a R,
+    /// The schedule.
+    pub schedule: &'a koth_arena::Schedule,
+    /// The scoring.
+    pub scoring: koth_arena::Scoring,
+    /// Master seed.
+    pub seed: u64,
+    /// Worker threads.
+    pub threads: usize,
+    /// `--summary-json`.
+    pub summary_json: Option<&'a Path>,
+    /// `--out`.
+    pub out_dir: Option<&'a Path>,
+}
+
+impl<R: Serialize> Finish<'_, R> {
+    /// Prints the standings of `run` and writes the JSON summary.
+    pub fn print(&self, run: &RunSummary) -> Result<()> {
+        let columns = if self.scoring == koth_arena::Scoring::ZeroSum {
+            Columns::ZeroSum
+        } else {
+            Columns::Points
+        };
+        out!("{}", leaderboard(&run.standings, columns));
+        out!("{}", run_line(run, self.seed, self.threads));
+        if let Some(path) = self.summary_json {
+            Summary::new(
+                self.game,
+                self.rules,
+                self.seed,
+                self.schedule,
+                self.scoring,
+                self.threads,
+                run,
+            )
+            .write(path)?;
+            out!("summary written to {}", path.display());
+        }
+        if let Some(d) = self.out_dir {
+            let d = d.display();
+            out!("run recorded in {d} (koth replay {d} --game K; koth report {d})");
+        }
+        Ok(())
+    }
+}

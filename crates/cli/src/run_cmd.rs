@@ -2,7 +2,7 @@
 //! a Coup tournament among built-in bots and external programs speaking the koth
 //! JSON-lines protocol (docs/protocol.md).
 
-use crate::output::{self, Bar, Columns, Summary};
+use crate::output::{self, Bar};
 use anyhow::{bail, Result};
 use clap::Args;
 use koth_arena::{GameRecord, Observer, Progress, RecordLevel, Schedule, Scoring, Tournament};
@@ -201,11 +201,18 @@ pub fn run(a: RunArgs) -> Result<()> {
     // Stop the external bots before printing.
     drop(t.entrants);
 
-    out!(
-        "{}",
-        output::leaderboard(&summary.standings, Columns::ZeroSum)
-    );
-    out!("{}", output::run_line(&summary, seed, threads));
+    let schedule = Schedule::RandomTables { games, table };
+    output::Finish {
+        game: "coup",
+        rules: &rules,
+        schedule: &schedule,
+        scoring: Scoring::ZeroSum,
+        seed,
+        threads,
+        summary_json: summary_json.as_deref(),
+        out_dir: a.run.out.as_deref(),
+    }
+    .print(&summary)?;
     if external > 0 {
         out!("{isolation}");
     }
@@ -236,21 +243,6 @@ pub fn run(a: RunArgs) -> Result<()> {
                 }
             }
         }
-    }
-    if let Some(path) = &summary_json {
-        let t_rules = rules;
-        let schedule = Schedule::RandomTables { games, table };
-        Summary::new(
-            "coup",
-            &t_rules,
-            seed,
-            &schedule,
-            Scoring::ZeroSum,
-            threads,
-            &summary,
-        )
-        .write(path)?;
-        out!("summary written to {}", path.display());
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! `koth samurai`: Ultimate Samurai Showdown (seed 002).
 
-use crate::output::{self, Bar, Columns, Summary};
+use crate::output::{self, Bar};
 use crate::runs::{execute, Describe, RunOpts};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
@@ -284,11 +284,6 @@ fn tournament(a: TournamentArgs) -> Result<()> {
     if let Some(f) = archive.file.as_mut() {
         f.flush()?;
     }
-    out!(
-        "{}",
-        output::leaderboard(&summary.standings, Columns::Points)
-    );
-    out!("{}", output::run_line(&summary, seed, threads));
     let notes = sink.lock().map(|n| n.clone()).unwrap_or_default();
     if !notes.is_empty() {
         let mut by: BTreeMap<(String, String), usize> = BTreeMap::new();
@@ -305,25 +300,16 @@ fn tournament(a: TournamentArgs) -> Result<()> {
             "move histories of every match: {}",
             d.join("matches.txt").display()
         );
-        out!(
-            "run recorded in {} (koth replay {} --game K; koth report {})",
-            d.display(),
-            d.display(),
-            d.display()
-        );
     }
-    if let Some(path) = &a.summary_json {
-        Summary::new(
-            "samurai",
-            &t.rules,
-            seed,
-            &t.schedule,
-            t.scoring,
-            threads,
-            &summary,
-        )
-        .write(path)?;
-        out!("summary written to {}", path.display());
+    output::Finish {
+        game: "samurai",
+        rules: &t.rules,
+        schedule: &t.schedule,
+        scoring: t.scoring,
+        seed,
+        threads,
+        summary_json: a.summary_json.as_deref(),
+        out_dir: out_dir.as_deref(),
     }
-    Ok(())
+    .print(&summary)
 }

@@ -210,7 +210,7 @@ fn samurai_runs_programs_from_a_list() {
         "{out}"
     );
     assert!(out.contains("answers recorded as W"), "{out}");
-    let matches = std::fs::read_to_string(dir.join("koth-samurai-out/matches.txt")).unwrap();
+    let matches = std::fs::read_to_string(dir.join("koth-samurai-out/seed-1/matches.txt")).unwrap();
     assert_eq!(matches.matches("match ").count(), 6, "{matches}");
     let (ok, _, err) = koth(&["samurai", dir.join("nope.txt").to_str().unwrap()]);
     assert!(!ok && err.contains("nope.txt"), "{err}");
