@@ -16,6 +16,7 @@ mod gauntlet_cmd;
 mod output;
 mod ppcg_cmd;
 mod records_cmd;
+mod report;
 mod run_cmd;
 mod runs;
 mod samurai_cmd;
@@ -58,6 +59,11 @@ enum Cmd {
         #[arg(long)]
         game: u64,
     },
+    /// Write DIR/report.html: standings, ratings, head to head, forfeits and game replays in one page.
+    Report {
+        /// A run folder (written with --out).
+        dir: std::path::PathBuf,
+    },
     /// Run a tournament file (built-in and external bots over the JSON-lines protocol).
     Run(run_cmd::RunArgs),
 }
@@ -70,6 +76,7 @@ fn main() {
         Cmd::Run(a) => run_cmd::run(a),
         Cmd::Ppcg(a) => ppcg_cmd::run(a),
         Cmd::Gauntlet(a) => gauntlet_cmd::run(a),
+        Cmd::Report { dir } => report::run(&dir),
         Cmd::Merge { dirs, out } => records_cmd::merge(&dirs, &out),
         Cmd::Replay { dir, game } => records_cmd::replay(&dir, game),
     };

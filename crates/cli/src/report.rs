@@ -15,7 +15,6 @@
 use anyhow::{bail, Context, Result};
 use koth_arena::records::{self, RunInfo};
 use koth_arena::{ratings, Ending, Game, GameRecord, Outcome, Standings};
-use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
@@ -27,6 +26,11 @@ pub const REPORT_FILE: &str = "report.html";
 pub const REPLAYS_FIRST: usize = 300;
 /// Forfeited games embedded with a replay beyond the first ones.
 pub const REPLAYS_FORFEITED: usize = 200;
+/// The first games stop being embedded once their replays reach this many bytes
+/// (but at least [`REPLAYS_MIN`] are); forfeited games may add half as much again.
+pub const REPLAY_BYTES: usize = 2_000_000;
+/// Games always embedded with a replay (when there are that many).
+pub const REPLAYS_MIN: usize = 50;
 /// Games listed in the game browser (plus every forfeited one, up to
 /// [`REPLAYS_FORFEITED`]).
 pub const LIST_MAX: usize = 5000;
@@ -71,8 +75,9 @@ pub fn render(dir: &Path) -> Result<String> {
 
 /// The data the page draws, as embedded in it.
 pub fn page_data(dir: &Path) -> Result<Value> {
+    // (The error already names the file: no context chain, to say it once.)
     let info = records::read_info(dir)
-        .with_context(|| format!("{} is not a koth run folder", dir.display()))?;
+        .map_err(|e| anyhow::anyhow!("{e}: {} is not a koth run folder", dir.display()))?;
     match info.game.as_str() {
         "coup" => {
             let rules: koth_coup::Rules = serde_json::from_value(info.rules.clone())
@@ -125,47 +130,87 @@ pub fn embed_json(data: &Value) -> String {
     out
 }
 
-/// One step of a replay: what happened, and the table after it.
-#[derive(Serialize)]
-struct Step {
-    /// Lines of narration: `[tone, text]`.
-    l: Vec<[String; 2]>,
-    /// Per seat, the game's state after the step; left out when unchanged.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    s: Option<Vec<Value>>,
+/// One step of a replay, as embedded: `[table, line, line...]`. `table` is the
+/// game's state after the step as a short string (`0` when unchanged); each
+/// line is a tone letter followed by the text (see `TONES` in the script).
+type Step = Vec<Value>;
+
+/// A run of passes merged into one step ("a, b and c let it stand").
+struct Passes {
+    kind: PassKind,
+    who: Vec<String>,
 }
 
-/// Collects steps, leaving out unchanged tables.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PassKind {
+    Challenge,
+    Block,
+}
+
+impl Passes {
+    fn text(&self) -> String {
+        let one = self.who.len() == 1;
+        let verb = match (self.kind, one) {
+            (PassKind::Challenge, true) => "lets it stand",
+            (PassKind::Challenge, false) => "let it stand",
+            (PassKind::Block, true) => "does not block",
+            (PassKind::Block, false) => "do not block",
+        };
+        format!("{} {verb}", joined(&self.who))
+    }
+}
+
+/// Collects steps, leaving out unchanged tables and merging runs of passes.
 #[derive(Default)]
 struct Steps {
     steps: Vec<Step>,
-    last: Option<Vec<Value>>,
+    last: Option<String>,
+    passes: Option<Passes>,
 }
 
 impl Steps {
-    fn push(&mut self, lines: Vec<[String; 2]>, seats: Vec<Value>) {
-        let s = if self.last.as_ref() == Some(&seats) {
-            None
+    fn push(&mut self, lines: Vec<String>, table: String) {
+        self.passes = None;
+        let mut step = Vec::with_capacity(lines.len() + 1);
+        if self.last.as_ref() == Some(&table) {
+            step.push(json!(0));
         } else {
-            self.last = Some(seats.clone());
-            Some(seats)
-        };
-        self.steps.push(Step { l: lines, s });
+            step.push(json!(table));
+            self.last = Some(table);
+        }
+        step.extend(lines.into_iter().map(Value::String));
+        self.steps.push(step);
     }
-    fn end(mut self, line: String) -> Vec<Step> {
+    /// One more pass: joins the previous step when that was a pass of the same
+    /// kind (and nothing else comes first).
+    fn pass(&mut self, kind: PassKind, who: &str, table: String, mut first: Vec<String>) {
+        match &mut self.passes {
+            Some(p) if first.is_empty() && p.kind == kind && self.last.as_ref() == Some(&table) => {
+                p.who.push(who.to_string());
+                let text = Value::String(format!("q{}", p.text()));
+                if let Some(line) = self.steps.last_mut().and_then(|s| s.last_mut()) {
+                    *line = text;
+                }
+            }
+            _ => {
+                let p = Passes {
+                    kind,
+                    who: vec![who.to_string()],
+                };
+                first.push(format!("q{}", p.text()));
+                self.push(first, table);
+                self.passes = Some(p);
+            }
+        }
+    }
+    fn end(mut self, text: String) -> Vec<Step> {
+        let line = Value::String(format!("e{text}"));
         match self.steps.last_mut() {
-            Some(s) => s.l.push(["end".into(), line]),
-            None => self.steps.push(Step {
-                l: vec![["end".into(), line]],
-                s: None,
-            }),
+            Some(s) => s.push(line),
+            None => self.steps.push(vec![json!(0), line]),
         }
         self.steps
     }
-}
-
-fn line(tone: &str, text: String) -> [String; 2] {
-    [tone.to_string(), text]
 }
 
 fn joined(names: &[String]) -> String {
@@ -192,45 +237,97 @@ fn verdict(outcome: &Outcome, names: &[String]) -> String {
     format!("Game over after {} turns: {who}{how}.", outcome.turns)
 }
 
+/// The letter of a Coup narration tone.
+fn tone_letter(tone: koth_coup::narrate::Tone) -> char {
+    use koth_coup::narrate::Tone;
+    match tone {
+        Tone::Turn => 't',
+        Tone::Claim => 'c',
+        Tone::Challenge => 'h',
+        Tone::Block => 'b',
+        Tone::Reveal => 'r',
+        Tone::Loss => 'l',
+        Tone::Gain => 'g',
+        Tone::Out => 'o',
+        Tone::Quiet => 'q',
+    }
+}
+
+/// Coup's table: per seat `coins:hidden:face-up` (cards as digits of
+/// `Card::ALL`), seats separated by spaces.
+fn coup_table(g: &koth_coup::State) -> String {
+    let digits = |cards: &[koth_coup::Card]| -> String {
+        cards
+            .iter()
+            .map(|c| char::from(b'0' + c.index() as u8))
+            .collect()
+    };
+    (0..g.players())
+        .map(|s| {
+            format!(
+                "{}:{}:{}",
+                g.coins(s),
+                digits(g.hand(s)),
+                digits(g.revealed(s))
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn coup_replay(
     rules: &koth_coup::Rules,
     rec: &GameRecord<koth_coup::Choice>,
     names: &[String],
 ) -> Result<Vec<Step>, String> {
     use koth_coup::narrate::describe;
+    use koth_coup::Event;
     let mut steps = Steps::default();
     let mut shown = 0;
-    let table = |g: &koth_coup::State| -> Vec<Value> {
-        (0..g.players())
-            .map(|s| {
-                let idx = |cards: &[koth_coup::Card]| -> Vec<usize> {
-                    cards.iter().map(|c| c.index()).collect()
-                };
-                json!([g.coins(s), idx(g.hand(s)), idx(g.revealed(s))])
-            })
-            .collect()
-    };
+    // A turn's header opens the step of its first decision, not the step that
+    // ended the turn before.
+    let mut header: Vec<String> = Vec::new();
     records::replay::<koth_coup::State>(rules, rec, |g| {
-        let mut lines = Vec::new();
+        let mut new = &g.log()[shown..];
+        shown = g.log().len();
+        let mut lines = std::mem::take(&mut header);
         if steps.steps.is_empty() {
-            lines.push(line(
-                "info",
-                format!(
-                    "{} players sit down: {}. Each holds two hidden cards.",
-                    names.len(),
-                    joined(names)
-                ),
+            lines.push(format!(
+                "i{} players sit down: {}. Each holds two hidden cards.",
+                names.len(),
+                joined(names)
             ));
         }
-        for e in &g.log()[shown..] {
-            let (tone, text) = describe(e, names);
-            lines.push(line(&format!("{tone:?}").to_lowercase(), text));
+        let mut next_header = Vec::new();
+        if let [rest @ .., turn @ Event::Turn { .. }] = new {
+            if !rest.is_empty() || !lines.is_empty() {
+                let (tone, text) = describe(turn, names);
+                next_header.push(format!("{}{text}", tone_letter(tone)));
+                new = rest;
+            }
         }
-        shown = g.log().len();
-        if !lines.is_empty() {
-            steps.push(lines, table(g));
+        match new {
+            [Event::NoChallenge { player }] => {
+                steps.pass(PassKind::Challenge, &names[*player], coup_table(g), lines)
+            }
+            [Event::NoBlock { player }] => {
+                steps.pass(PassKind::Block, &names[*player], coup_table(g), lines)
+            }
+            _ => {
+                for e in new {
+                    let (tone, text) = describe(e, names);
+                    lines.push(format!("{}{text}", tone_letter(tone)));
+                }
+                if !lines.is_empty() {
+                    steps.push(lines, coup_table(g));
+                }
+            }
         }
+        header = next_header;
     })?;
+    if let Some(last) = steps.steps.last_mut() {
+        last.extend(header.into_iter().map(Value::String));
+    }
     Ok(steps.end(verdict(&rec.outcome, names)))
 }
 
@@ -247,28 +344,22 @@ fn samurai_replay(
     let mut steps = Steps::default();
     let mut shown = 0;
     let mut over = false;
-    let table = |g: &koth_samurai::State| -> Vec<Value> {
-        (0..2)
-            .map(|s| {
-                let m = g.samurai(s);
-                json!([m.health, m.honour])
-            })
-            .collect()
+    // Per seat `health:honour`.
+    let table = |g: &koth_samurai::State| -> String {
+        let (x, y) = (g.samurai(0), g.samurai(1));
+        format!("{}:{} {}:{}", x.health, x.honour, y.health, y.honour)
     };
     let end = records::replay::<koth_samurai::State>(rules, rec, |g| {
         let mut lines = Vec::new();
         if steps.steps.is_empty() {
             let m = g.samurai(0);
-            lines.push(line(
-                "info",
-                format!(
-                    "{a} faces {b}; each starts with {} health and {} honour.",
-                    m.health, m.honour
-                ),
+            lines.push(format!(
+                "i{a} faces {b}; each starts with {} health and {} honour.",
+                m.health, m.honour
             ));
         }
         for t in &g.log()[shown..] {
-            lines.push(line("turn", narrate_turn_with(t, [a, b])));
+            lines.push(format!("t{}", narrate_turn_with(t, [a, b])));
         }
         shown = g.log().len();
         let now_over = g.outcome().is_some();
@@ -335,7 +426,7 @@ fn build<G: Game>(
                 "forfeits": st.forfeits,
                 "mean": r4(st.score.mean()),
                 "ci95": r4(if games >= 2 { st.score.ci95() } else { 0.0 }),
-                "total": r4(st.score.sum),
+                "total": r4(st.score.sum()),
             })
         })
         .collect();
@@ -377,7 +468,7 @@ fn build<G: Game>(
     let (sum, count) = standings
         .entrants
         .iter()
-        .fold((0.0, 0u64), |(s, c), e| (s + e.score.sum, c + e.score.n));
+        .fold((0.0, 0u64), |(s, c), e| (s + e.score.sum(), c + e.score.n));
     let neutral = if count > 0 { sum / count as f64 } else { 0.0 };
 
     // Standings over time: the cumulative mean score of each entrant.
@@ -424,24 +515,54 @@ fn build<G: Game>(
         })
         .collect();
 
-    // Which games are listed and which replayed.
+    // Which games are replayed: the first ones, then later games with a
+    // forfeit, within a byte budget.
     let full = order.iter().all(|r| r.choices.is_some());
-    let forfeited: Vec<usize> = (0..total)
-        .filter(|&k| !order[k].forfeits.is_empty())
-        .collect();
+    let mut replays: BTreeMap<String, Value> = BTreeMap::new();
     let mut replayed: BTreeSet<usize> = BTreeSet::new();
-    let mut listed: BTreeSet<usize> = (0..total.min(LIST_MAX)).collect();
-    let extra_forfeited: Vec<usize> = forfeited
-        .iter()
-        .copied()
-        .filter(|&k| k >= REPLAYS_FIRST)
-        .take(REPLAYS_FORFEITED)
-        .collect();
-    listed.extend(&extra_forfeited);
+    let (mut bytes, mut failed, mut first, mut later) = (0usize, 0usize, 0usize, 0usize);
+    let mut replay = |k: usize, replays: &mut BTreeMap<String, Value>| -> usize {
+        let r = order[k];
+        let seat_names: Vec<String> = r.seats.iter().map(|&e| names[e].clone()).collect();
+        let v = match replay_one(r, &seat_names) {
+            Ok(steps) => json!({ "steps": steps }),
+            Err(e) => {
+                failed += 1;
+                json!({ "error": e })
+            }
+        };
+        let size = serde_json::to_string(&v).map(|t| t.len()).unwrap_or(0);
+        replays.insert(r.index.to_string(), v);
+        size
+    };
     if full {
-        replayed.extend(0..total.min(REPLAYS_FIRST));
-        replayed.extend(&extra_forfeited);
+        for k in 0..total.min(REPLAYS_FIRST) {
+            if k >= REPLAYS_MIN && bytes >= REPLAY_BYTES {
+                break;
+            }
+            bytes += replay(k, &mut replays);
+            replayed.insert(k);
+            first += 1;
+        }
+        for k in (first..total).filter(|&k| !order[k].forfeits.is_empty()) {
+            if later >= REPLAYS_FORFEITED || bytes >= REPLAY_BYTES + REPLAY_BYTES / 2 {
+                break;
+            }
+            bytes += replay(k, &mut replays);
+            replayed.insert(k);
+            later += 1;
+        }
     }
+
+    // Which games are listed: the first ones, every replayed one and later
+    // games with a forfeit.
+    let mut listed: BTreeSet<usize> = (0..total.min(LIST_MAX)).collect();
+    listed.extend(&replayed);
+    listed.extend(
+        (LIST_MAX..total)
+            .filter(|&k| !order[k].forfeits.is_empty())
+            .take(REPLAYS_FORFEITED),
+    );
     let list: Vec<Value> = listed
         .iter()
         .map(|&k| {
@@ -451,7 +572,6 @@ fn build<G: Game>(
                 "s": r.seats,
                 "w": r.outcome.winners.0,
                 "t": r.outcome.turns,
-                "sc": r.scores.iter().map(|&x| r4(x)).collect::<Vec<_>>(),
             });
             if !r.forfeits.is_empty() {
                 row["f"] = json!(r.forfeits.iter().map(|f| f.seat).collect::<Vec<_>>());
@@ -462,20 +582,6 @@ fn build<G: Game>(
             row
         })
         .collect();
-    let mut replays = BTreeMap::new();
-    let mut failed = 0;
-    for &k in &replayed {
-        let r = order[k];
-        let seat_names: Vec<String> = r.seats.iter().map(|&e| names[e].clone()).collect();
-        let v = match replay_one(r, &seat_names) {
-            Ok(steps) => json!({ "steps": steps }),
-            Err(e) => {
-                failed += 1;
-                json!({ "error": e })
-            }
-        };
-        replays.insert(r.index.to_string(), v);
-    }
 
     let list_note = if listed.len() < total {
         format!(
@@ -496,18 +602,18 @@ fn build<G: Game>(
             .to_string()
     } else {
         let mut s = format!(
-            "Step-by-step replays are embedded for {} of the {} games: the first {}",
+            "Step-by-step replays are embedded for {} of the {} games: the first {first}",
             replayed.len(),
             total,
-            total.min(REPLAYS_FIRST)
         );
-        if !extra_forfeited.is_empty() {
-            s.push_str(&format!(
-                " and {} later games with a forfeit",
-                extra_forfeited.len()
-            ));
+        if later > 0 {
+            s.push_str(&format!(" and {later} later games with a forfeit"));
         }
-        s.push_str(", to keep the page small.");
+        s.push_str(&format!(
+            ". To keep the page small, replays stop after {REPLAYS_FIRST} games or about {} MB \
+             (plus up to {REPLAYS_FORFEITED} later games with a forfeit).",
+            REPLAY_BYTES / 1_000_000
+        ));
         if failed > 0 {
             s.push_str(&format!(
                 " {failed} of them did not replay (written by another version of koth?)."

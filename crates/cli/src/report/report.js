@@ -36,7 +36,6 @@
   const signed = (x, d) => (x > 0 ? "+" : "") + fmt(x, d);
   const int = (x) => Number(x).toLocaleString("en-US");
   const pct = (a, b) => b ? (100 * a / b).toFixed(1) : "0.0";
-  const digits = D.scoring === "zero-sum" ? 3 : 3;
   const swatch = (e) => el("span", { class: "swatch", style: "background:" + colour(e) });
   const botCell = (e) => el("td", { class: "name" }, swatch(e), names[e]);
   const seatsOf = (mask) => { const s = []; for (let i = 0; i < 8; i++) if (mask & (1 << i)) s.push(i); return s; };
@@ -162,7 +161,10 @@
     if (!xs.length) { box.appendChild(el("p", { class: "muted" }, "No games yet.")); return; }
     const W = 1100, H = 380, m = { l: 56, r: 16, t: 12, b: 34 };
     let lo = Infinity, hi = -Infinity;
-    for (const s of ys) for (const v of s) if (v !== null) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    // The first few games swing wildly: the scale follows the rest (lines are clipped).
+    const from = xs.length >= 20 ? Math.floor(xs.length / 20) : 0;
+    for (const s of ys) s.forEach((v, i) => { if (v !== null && i >= from) { lo = Math.min(lo, v); hi = Math.max(hi, v); } });
+    if (lo === Infinity) { lo = -1; hi = 1; }
     if (lo === hi) { lo -= 1; hi += 1; }
     const pad = (hi - lo) * 0.05; lo -= pad; hi += pad;
     const X = (x) => m.l + (W - m.l - m.r) * (x / xs[xs.length - 1]);
@@ -182,10 +184,13 @@
     g.appendChild(svg("text", { x: W - m.r, y: H - 3, "text-anchor": "end" }, "games played"));
     g.appendChild(svg("line", { x1: m.l, x2: W - m.r, y1: H - m.b, y2: H - m.b, stroke: "#98a2b3" }));
     const order = D.leaderboard.map((r) => r.entrant);
+    g.appendChild(svg("clipPath", { id: "plot-clip" }, svg("rect", { x: m.l, y: m.t, width: W - m.l - m.r, height: H - m.t - m.b })));
+    const plot = svg("g", { "clip-path": "url(#plot-clip)" });
+    g.appendChild(plot);
     for (const e of order.slice().reverse()) {
       let d = "", pen = false;
       ys[e].forEach((v, i) => { if (v === null) { pen = false; return; } d += (pen ? "L" : "M") + X(xs[i]).toFixed(1) + "," + Y(v).toFixed(1); pen = true; });
-      if (d) g.appendChild(svg("path", { d: d, fill: "none", stroke: colour(e), "stroke-width": 2, "stroke-linejoin": "round", class: "series" }));
+      if (d) plot.appendChild(svg("path", { d: d, fill: "none", stroke: colour(e), "stroke-width": 2, "stroke-linejoin": "round", class: "series" }));
     }
     const cursor = svg("line", { y1: m.t, y2: H - m.b, stroke: "#667085", "stroke-dasharray": "3,3", visibility: "hidden" });
     g.appendChild(cursor);
@@ -307,9 +312,11 @@
       pane.appendChild(el("p", { class: "note" }, "This game does not replay: " + rep.error));
       return;
     }
+    // A step is [table, line...]: the table after it as a string (0 when
+    // unchanged), each line a tone letter and the text.
     const steps = rep.steps;
     const tables = []; let last = null;
-    for (const s of steps) { if (s.s) last = s.s; tables.push(last); }
+    for (const s of steps) { if (s[0]) last = parseTable(s[0]); tables.push(last); }
     const controls = el("div", { class: "controls" });
     const prev = el("button", { type: "button", id: "btn-prev", onclick: () => go(cur.step - 1) }, "◀ Prev");
     const play = el("button", { type: "button", id: "btn-play", onclick: togglePlay }, "▶ Play");
@@ -321,10 +328,12 @@
     pane.appendChild(controls);
     const table = el("table", { class: "grid seatstate", id: "seat-table" });
     pane.appendChild(table);
+    if (D.game === "coup") pane.appendChild(el("p", { class: "hint" },
+      "Hidden cards are shown grey (the players did not see each other's); lost influence is struck out in red."));
     const log = el("div", { class: "log", id: "replay-log" });
     const nodes = steps.map((s, i) => {
       const n = el("div", { class: "step", "data-step": i, onclick: () => { stopPlay(); go(i); } },
-        s.l.map(([tone, text]) => el("div", { class: "ln " + tone }, text)));
+        s.slice(1).map((l) => el("div", { class: "ln " + (TONES[l[0]] || "quiet") }, l.slice(1))));
       log.appendChild(n);
       return n;
     });
@@ -333,7 +342,18 @@
     go(Math.max(0, Math.min(steps.length - 1, step || 0)));
   }
 
-  function drawTable(st) {
+  const TONES = { t: "turn", c: "claim", h: "challenge", b: "block", r: "reveal", l: "loss", g: "gain",
+    o: "out", q: "quiet", e: "end", i: "info" };
+  // Coup: per seat "coins:hidden:face-up" (cards as digits); samurai: "health:honour".
+  function parseTable(text) {
+    return text.split(" ").map((seat) => {
+      const f = seat.split(":");
+      if (D.game === "coup") return [Number(f[0]), Array.from(f[1]).map(Number), Array.from(f[2]).map(Number)];
+      return [Number(f[0]), Number(f[1])];
+    });
+  }
+
+  function drawTable() {
     const { table, g, tables, step, steps } = cur;
     const state = tables[step];
     table.textContent = "";
@@ -341,7 +361,7 @@
     const winners = seatsOf(g.w);
     if (D.game === "coup") {
       table.appendChild(el("thead", {}, el("tr", {}, el("th", {}, "seat"), el("th", {}, "bot"), el("th", { class: "num" }, "coins"),
-        el("th", {}, "influence"), el("th", {}, "cards (face up struck out; hidden ones shown for the replay)"))));
+        el("th", {}, "influence"), el("th", { title: "hidden cards in grey (shown for the replay), lost ones struck out in red" }, "cards"))));
       const body = el("tbody");
       state.forEach(([coins, hand, up], s) => {
         const cls = (hand.length === 0 ? "out" : "") + (final && winners.includes(s) ? " won" : "");
