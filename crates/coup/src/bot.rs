@@ -173,10 +173,25 @@ pub fn dispatch<B: Bot + ?Sized>(bot: &mut B, view: &View, legal: &[Choice]) -> 
     }
 }
 
-/// Runs a [`Bot`] as an arena [`Agent`]: shows it only its own view.
-pub struct BotAgent(pub Box<dyn Bot>);
+/// Runs a [`Bot`] as an arena [`Agent`]: shows it only its own view. Generic so that
+/// a concrete bot's methods are called directly (and inlined) on the hot path;
+/// `BotAgent(Box<dyn Bot>)` works too.
+pub struct BotAgent<B: Bot = Box<dyn Bot>>(pub B);
 
-impl Agent<State> for BotAgent {
+impl Bot for Box<dyn Bot> {
+    fn start(&mut self, view: &View, seed: u64) {
+        (**self).start(view, seed)
+    }
+    #[inline]
+    fn decide(&mut self, view: &View, legal: &[Choice]) -> Choice {
+        (**self).decide(view, legal)
+    }
+    fn finish(&mut self, view: &View) {
+        (**self).finish(view)
+    }
+}
+
+impl<B: Bot> Agent<State> for BotAgent<B> {
     fn start(&mut self, game: &State, seat: Seat, seed: u64) -> Result<(), Fault> {
         self.0.start(&View::new(game, seat), seed);
         Ok(())

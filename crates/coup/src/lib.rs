@@ -39,7 +39,7 @@ pub use rules::{Preset, Rules};
 pub use state::{Pending, State, MAX_PLAYERS};
 pub use view::{Observation, View};
 
-use koth_arena::{Agent, Entrant};
+use koth_arena::Entrant;
 
 /// An arena entrant playing a built-in bot under `display` name, or `None` for an
 /// unknown bot name.
@@ -47,8 +47,7 @@ pub fn builtin_entrant(bot: &str, display: impl Into<String>) -> Option<Entrant<
     bots::builtin(bot)?;
     let bot = bot.to_string();
     Some(Entrant::new(display, move |_slot| {
-        let b = bots::builtin(&bot).ok_or_else(|| format!("no built-in bot {bot}"))?;
-        Ok(Box::new(BotAgent(b)) as Box<dyn Agent<State>>)
+        bots::builtin_agent(&bot).ok_or_else(|| format!("no built-in bot {bot}"))
     }))
 }
 

@@ -57,6 +57,23 @@ pub const BUILTINS: [(&str, &str); 8] = [
     ),
 ];
 
+/// A built-in bot by name, as an arena agent whose bot type is known to the
+/// compiler (faster than `BotAgent(builtin(name))`).
+pub fn builtin_agent(name: &str) -> Option<Box<dyn koth_arena::Agent<crate::State>>> {
+    use crate::bot::BotAgent;
+    Some(match name {
+        "static" => Box::new(BotAgent(Static)),
+        "honest" => Box::new(BotAgent(Honest)),
+        "random" => Box::new(BotAgent(RandomBot::default())),
+        "counter" => Box::new(BotAgent(Counter::careful())),
+        "bluffer" => Box::new(BotAgent(Bluffer::default())),
+        "economist" => Box::new(BotAgent(Economist)),
+        "challenger" => Box::new(BotAgent(Challenger)),
+        "skeptic" => Box::new(BotAgent(Counter::bold())),
+        _ => return None,
+    })
+}
+
 /// A new built-in bot by name.
 ///
 /// ```
