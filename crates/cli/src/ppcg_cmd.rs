@@ -1,7 +1,7 @@
 //! `koth ppcg`: the two-player Coup challenge of seed 000, running the original
 //! programs unchanged through the history-file protocol.
 
-use crate::output::{self, Bar, Columns, Summary};
+use crate::output::{self, Bar};
 use anyhow::{anyhow, Result};
 use clap::Args;
 use koth_arena::programs;
@@ -21,9 +21,6 @@ pub struct PpcgArgs {
     /// Write a JSON summary of the run here.
     #[arg(long)]
     pub summary_json: Option<PathBuf>,
-    /// Folder for every game's history file and log (default `<list dir>/koth-ppcg-out`).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
     /// Games played at once (default: every core). Results do not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
@@ -44,16 +41,25 @@ pub struct PpcgArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// The run's folder (default: koth-ppcg-out/seed-S beside the list) holds every
+    /// game's history file and readable log, the records and summary.json.
+    #[command(flatten)]
+    pub run: crate::runs::RunOpts,
 }
 
 /// Runs `koth ppcg`.
 pub fn run(args: PpcgArgs) -> Result<()> {
     let list = programs::load(&args.file).map_err(|e| anyhow!("{e}"))?;
-    let out_dir = args
+    let seed = args
+        .run
+        .resumed_seed(args.seed)?
+        .or(args.seed)
+        .unwrap_or_else(output::fresh_seed);
+    let mut run_opts = args.run.clone();
+    let out_dir = run_opts
         .out
-        .clone()
-        .unwrap_or_else(|| default_out_dir(&args.file));
-    let seed = args.seed.unwrap_or_else(output::fresh_seed);
+        .get_or_insert_with(|| default_out_dir(&args.file).join(format!("seed-{seed}")))
+        .clone();
     let threads = output::threads(args.threads);
     let mut opts = PpcgOptions::new(out_dir);
     opts.rounds = args.rounds;
@@ -62,40 +68,48 @@ pub fn run(args: PpcgArgs) -> Result<()> {
     opts.seed = seed;
     opts.threads = threads;
     let field = entrants(&list, &args.builtins, &opts).map_err(|e| anyhow!(e))?;
-    let t = tournament(field, &opts).map_err(|e| anyhow!(e))?;
+    let mut t = tournament(field, &opts).map_err(|e| anyhow!(e))?;
     let support = koth_process::sandbox_support();
     if !args.quiet {
         eprintln!("sandbox: {}", support.detail);
     }
     let mut bar = Bar::new(t.total_games(), args.quiet);
-    let summary = t.run_range(0..t.total_games(), &mut bar, output::ctrl_c_flag());
+    let mut specs: Vec<serde_json::Value> = list
+        .iter()
+        .map(|p| serde_json::json!({ "command": p.command, "dir": p.dir }))
+        .collect();
+    specs.extend(
+        args.builtins
+            .iter()
+            .map(|b| serde_json::json!({ "builtin": b })),
+    );
+    let describe = crate::runs::Describe {
+        game: "coup-ppcg",
+        runner: "ppcg",
+        specs,
+    };
+    let summary = crate::runs::execute(&mut t, describe, &run_opts, &mut bar)?;
     bar.finish();
 
     // The seed's leaderboard: score then name, highest first.
-    println!("Leaderboard");
+    out!("Leaderboard");
     for &e in &summary.standings.ranking() {
         let st = &summary.standings.entrants[e];
-        println!("{:5} {}", st.score.sum(), st.name);
+        out!("{:5} {}", st.score.sum(), st.name);
     }
-    println!();
-    println!(
-        "{}",
-        output::leaderboard(&summary.standings, Columns::Points)
-    );
-    println!("{}", output::run_line(&summary, seed, threads));
-    println!("games (history files and logs): {}", opts.out_dir.display());
-    if let Some(path) = &args.summary_json {
-        let schedule = opts.schedule();
-        Summary::new(
-            "coup-ppcg",
-            &t.rules,
-            seed,
-            &schedule,
-            t.scoring,
-            threads,
-            &summary,
-        )
-        .write(path)?;
+    out!("");
+    out!("games (history files and logs): {}", opts.out_dir.display());
+    let schedule = opts.schedule();
+    output::Finish {
+        game: "coup-ppcg",
+        rules: &t.rules,
+        schedule: &schedule,
+        scoring: t.scoring,
+        seed,
+        threads,
+        summary_json: args.summary_json.as_deref(),
+        out_dir: run_opts.out.as_deref(),
     }
+    .print(&summary)?;
     Ok(())
 }

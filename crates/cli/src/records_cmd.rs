@@ -181,6 +181,29 @@ pub fn replay(dir: &Path, k: u64) -> Result<()> {
                 o.turns
             );
         }
+        "coup-ppcg" => {
+            let rules = ppcg_rules(&info)?;
+            let rec: GameRecord<koth_coup::Choice> = serde_json::from_value(raw)?;
+            let (mut shown, mut last, mut quiet) = (0, String::new(), Vec::new());
+            let game = records::replay::<koth_ppcg::PpcgGame>(&rules, &rec, |g| {
+                shown = crate::coup_cmd::narrate(
+                    g.state(),
+                    &names,
+                    shown,
+                    false,
+                    &mut last,
+                    &mut quiet,
+                );
+            })
+            .map_err(anyhow::Error::msg)?;
+            let o = koth_arena::Game::outcome(&game).expect("a replayed game is over");
+            let winners: Vec<&str> = o.winners.iter().map(|s| names[s].as_str()).collect();
+            if winners.is_empty() {
+                out!("\nNo winner: the invocation cap was reached (as recorded)");
+            } else {
+                out!("\nWinner: {} (as recorded)", winners.join(", "));
+            }
+        }
         "samurai" => {
             let rules: koth_samurai::Rules = serde_json::from_value(info.rules.clone())?;
             let rec: GameRecord<koth_samurai::Action> = serde_json::from_value(raw)?;
@@ -206,6 +229,20 @@ pub fn replay(dir: &Path, k: u64) -> Result<()> {
         out!("forfeit: {f}");
     }
     Ok(())
+}
+
+/// The rules of a `koth ppcg` run, as run.json keeps them.
+pub(crate) fn ppcg_rules(info: &RunInfo) -> Result<koth_ppcg::PpcgRules> {
+    let coup: koth_coup::Rules = serde_json::from_value(info.rules["coup"].clone())
+        .context("run.json: these are not ppcg rules")?;
+    let max = info.rules["max_invocations"]
+        .as_u64()
+        .context("run.json: no max_invocations")? as u32;
+    Ok(koth_ppcg::PpcgRules {
+        coup,
+        max_invocations: max,
+        field: None,
+    })
 }
 
 fn rec_forfeits(dir: &Path, k: u64) -> Result<Vec<String>> {

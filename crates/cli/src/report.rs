@@ -83,7 +83,16 @@ pub fn page_data(dir: &Path) -> Result<Value> {
             let rules: koth_coup::Rules = serde_json::from_value(info.rules.clone())
                 .context("run.json: these are not Coup rules")?;
             let recs = records::read_records(dir, false)?;
-            build::<koth_coup::State>(&info, &recs, |r, names| coup_replay(&rules, r, names))
+            build::<koth_coup::State>(&info, &recs, |r, names| {
+                coup_replay::<koth_coup::State>(&rules, r, names, |g| g)
+            })
+        }
+        "coup-ppcg" => {
+            let rules = crate::records_cmd::ppcg_rules(&info)?;
+            let recs = records::read_records(dir, false)?;
+            build::<koth_ppcg::PpcgGame>(&info, &recs, |r, names| {
+                coup_replay::<koth_ppcg::PpcgGame>(&rules, r, names, |g| g.state())
+            })
         }
         "samurai" => {
             let rules: koth_samurai::Rules = serde_json::from_value(info.rules.clone())
@@ -91,7 +100,9 @@ pub fn page_data(dir: &Path) -> Result<Value> {
             let recs = records::read_records(dir, false)?;
             build::<koth_samurai::State>(&info, &recs, |r, names| samurai_replay(&rules, r, names))
         }
-        other => bail!("cannot report on {other:?} runs: koth reports Coup and samurai runs"),
+        other => {
+            bail!("cannot report on {other:?} runs: koth reports Coup, Coup ppcg and samurai runs")
+        }
     }
 }
 
@@ -275,10 +286,12 @@ fn coup_table(g: &koth_coup::State) -> String {
         .join(" ")
 }
 
-fn coup_replay(
-    rules: &koth_coup::Rules,
+/// The Coup table inside a game: the game itself, or the engine a protocol wraps.
+fn coup_replay<G: Game<Choice = koth_coup::Choice>>(
+    rules: &G::Rules,
     rec: &GameRecord<koth_coup::Choice>,
     names: &[String],
+    engine: impl Fn(&G) -> &koth_coup::State,
 ) -> Result<Vec<Step>, String> {
     use koth_coup::narrate::describe;
     use koth_coup::Event;
@@ -287,7 +300,8 @@ fn coup_replay(
     // A turn's header opens the step of its first decision, not the step that
     // ended the turn before.
     let mut header: Vec<String> = Vec::new();
-    records::replay::<koth_coup::State>(rules, rec, |g| {
+    records::replay::<G>(rules, rec, |game| {
+        let g = engine(game);
         let mut new = &g.log()[shown..];
         shown = g.log().len();
         let mut lines = std::mem::take(&mut header);

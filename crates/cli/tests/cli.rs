@@ -288,3 +288,77 @@ fn the_example_tournament_file_runs() {
     );
     assert!(out.contains("forfeits: none"), "{out}");
 }
+
+#[test]
+fn ppcg_runs_original_programs_with_records_replays_and_a_report() {
+    let programs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ppcg/tests/programs");
+    let dir = std::env::temp_dir().join(format!("koth-ppcg-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for p in ["Truthful", "Challenger"] {
+        std::fs::create_dir_all(dir.join(p)).unwrap();
+        for f in std::fs::read_dir(programs.join(p)).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, dir.join(p).join(f.file_name().unwrap())).unwrap();
+        }
+    }
+    let script = |p: &str| {
+        std::fs::read_dir(dir.join(p))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .file_name()
+            .into_string()
+            .unwrap()
+    };
+    std::fs::write(
+        dir.join("players.txt"),
+        format!(
+            "Truthful python3 {}\nChallenger python3 {}\n",
+            script("Truthful"),
+            script("Challenger")
+        ),
+    )
+    .unwrap();
+    let list = dir.join("players.txt");
+    let (ok, out, err) = koth(&[
+        "ppcg",
+        list.to_str().unwrap(),
+        "--rounds",
+        "1",
+        "--seed",
+        "4",
+        "--builtin",
+        "honest",
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("Leaderboard\n"), "{out}");
+    assert!(
+        out.contains("Truthful") && out.contains("Challenger") && out.contains("honest"),
+        "{out}"
+    );
+    let run = dir.join("koth-ppcg-out/seed-4");
+    // Every ordered pair once: 6 games, each with its history file and log.
+    let histories = std::fs::read_dir(&run)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "log")
+        })
+        .count();
+    assert_eq!(histories, 6);
+    let (ok, out, err) = koth(&["replay", run.to_str().unwrap(), "--game", "2"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("Turn 1:") && out.contains("(as recorded)"),
+        "{out}"
+    );
+    let (ok, out, err) = koth(&["report", run.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(out.contains("report.html"));
+    std::fs::remove_dir_all(&dir).ok();
+}
