@@ -182,7 +182,8 @@ pub fn replay(dir: &Path, k: u64) -> Result<()> {
             );
         }
         "coup-ppcg" => {
-            let rules = ppcg_rules(&info)?;
+            let rules = koth_ppcg::PpcgRules::from_json(&info.rules)
+                .map_err(|e| anyhow::anyhow!("run.json: {e}"))?;
             let rec: GameRecord<koth_coup::Choice> = serde_json::from_value(raw)?;
             let (mut shown, mut last, mut quiet) = (0, String::new(), Vec::new());
             let game = records::replay::<koth_ppcg::PpcgGame>(&rules, &rec, |g| {
@@ -229,20 +230,6 @@ pub fn replay(dir: &Path, k: u64) -> Result<()> {
         out!("forfeit: {f}");
     }
     Ok(())
-}
-
-/// The rules of a `koth ppcg` run, as run.json keeps them.
-pub(crate) fn ppcg_rules(info: &RunInfo) -> Result<koth_ppcg::PpcgRules> {
-    let coup: koth_coup::Rules = serde_json::from_value(info.rules["coup"].clone())
-        .context("run.json: these are not ppcg rules")?;
-    let max = info.rules["max_invocations"]
-        .as_u64()
-        .context("run.json: no max_invocations")? as u32;
-    Ok(koth_ppcg::PpcgRules {
-        coup,
-        max_invocations: max,
-        field: None,
-    })
 }
 
 fn rec_forfeits(dir: &Path, k: u64) -> Result<Vec<String>> {

@@ -88,7 +88,8 @@ pub fn page_data(dir: &Path) -> Result<Value> {
             })
         }
         "coup-ppcg" => {
-            let rules = crate::records_cmd::ppcg_rules(&info)?;
+            let rules = koth_ppcg::PpcgRules::from_json(&info.rules)
+                .map_err(|e| anyhow::anyhow!("run.json: {e}"))?;
             let recs = records::read_records(dir, false)?;
             build::<koth_ppcg::PpcgGame>(&info, &recs, |r, names| {
                 coup_replay::<koth_ppcg::PpcgGame>(&rules, r, names, |g| g.state())

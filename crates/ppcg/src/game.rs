@@ -25,6 +25,22 @@ pub struct PpcgRules {
     pub field: Option<Arc<Field>>,
 }
 
+impl PpcgRules {
+    /// The rules as a run's `run.json` keeps them (without the tournament's field).
+    pub fn from_json(v: &serde_json::Value) -> Result<PpcgRules, String> {
+        let coup: Rules = serde_json::from_value(v["coup"].clone())
+            .map_err(|e| format!("these are not ppcg rules: {e}"))?;
+        let max = v["max_invocations"]
+            .as_u64()
+            .ok_or("these are not ppcg rules: no max_invocations")?;
+        Ok(PpcgRules {
+            coup,
+            max_invocations: max as u32,
+            field: None,
+        })
+    }
+}
+
 impl Default for PpcgRules {
     fn default() -> Self {
         PpcgRules {
