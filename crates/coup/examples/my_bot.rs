@@ -34,7 +34,7 @@ impl Bot for DukeBot {
 
 fn main() {
     let mut entrants = vec![Entrant::new("dukebot", |_slot| {
-        Ok(Box::new(BotAgent(Box::new(DukeBot))) as Box<dyn Agent<State>>)
+        Ok(Box::new(BotAgent(DukeBot)) as Box<dyn Agent<State>>)
     })];
     for name in ["static", "honest", "random", "counter", "bluffer"] {
         entrants.push(builtin_entrant(name, name).expect("a built-in bot"));

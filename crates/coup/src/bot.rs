@@ -178,7 +178,7 @@ pub fn dispatch<B: Bot + ?Sized>(bot: &mut B, view: &View, legal: &[Choice]) -> 
 /// `BotAgent(Box<dyn Bot>)` works too.
 pub struct BotAgent<B: Bot = Box<dyn Bot>>(pub B);
 
-impl Bot for Box<dyn Bot> {
+impl<B: Bot + ?Sized> Bot for Box<B> {
     fn start(&mut self, view: &View, seed: u64) {
         (**self).start(view, seed)
     }
