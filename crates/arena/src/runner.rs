@@ -217,9 +217,14 @@ impl Standings {
         let n = self.entrants.len();
         self.games += 1;
         self.decisions += rec.decisions;
+        // Quantize each seat's score once; the pair matrix reuses it.
+        let mut q = [0i64; crate::game::MAX_SEATS];
+        for (seat, &score) in rec.scores.iter().enumerate().take(crate::game::MAX_SEATS) {
+            q[seat] = crate::stats::quantize(score);
+        }
         for (seat, &e) in rec.seats.iter().enumerate() {
             let st = &mut self.entrants[e];
-            st.score.add(rec.scores[seat]);
+            st.score.add_quantized(q[seat]);
             match result_of(rec.outcome.winners, seat) {
                 Result3::Win => st.wins += 1,
                 Result3::Draw => st.draws += 1,
@@ -227,7 +232,7 @@ impl Standings {
             }
             for &other in &rec.seats {
                 if other != e {
-                    self.pair[e * n + other].add(rec.scores[seat]);
+                    self.pair[e * n + other].add_quantized(q[seat]);
                 }
             }
         }

@@ -8,6 +8,12 @@ use serde::{Deserialize, Serialize};
 /// bit-identical for any thread count, after a resume, and across merged shards.
 pub const SCALE: i128 = 420 * 840;
 
+/// `x` in units of 1/[`SCALE`], rounded.
+#[inline]
+pub fn quantize(x: f64) -> i64 {
+    (x * SCALE as f64).round() as i64
+}
+
 /// Count, sum and sum of squares of a sample of scores, merged exactly in any order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
@@ -25,10 +31,15 @@ impl Sample {
     /// Adds one observation (rounded to a multiple of 1/[`SCALE`]).
     #[inline]
     pub fn add(&mut self, x: f64) {
-        let q = (x * SCALE as f64).round() as i128;
+        self.add_quantized(quantize(x));
+    }
+
+    /// Adds one observation already in units of 1/[`SCALE`] (see [`quantize`]).
+    #[inline]
+    pub fn add_quantized(&mut self, q: i64) {
         self.n += 1;
-        self.exact_sum += q;
-        self.exact_sq += q * q;
+        self.exact_sum += q as i128;
+        self.exact_sq += (q as i128) * (q as i128);
     }
 
     /// Adds another sample's observations.

@@ -326,7 +326,14 @@ impl State {
     /// The seat to decide, if any.
     #[inline]
     pub fn to_move(&self) -> Option<Seat> {
-        self.pending().seat()
+        match self.phase {
+            Phase::Action | Phase::Exchange => Some(self.actor),
+            Phase::ChallengeAction { asker }
+            | Phase::Block { asker }
+            | Phase::ChallengeBlock { asker } => Some(asker),
+            Phase::Lose { player, .. } => Some(player),
+            Phase::Over => None,
+        }
     }
 
     // ----- hidden information: only views and trusted adapters use these -----
