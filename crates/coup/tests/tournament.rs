@@ -109,3 +109,46 @@ fn head_to_head_is_symmetric_in_counts() {
         }
     }
 }
+
+#[test]
+fn built_in_play_is_pinned() {
+    // Wins of each built-in in 3,000 games with seed 11. A change here means the
+    // rules, the PRNG, the seating or a built-in bot changed behaviour: if that was
+    // meant, say so in the commit and update the numbers.
+    let names = all_builtins();
+    let r = tournament(&names, 3_000, 6, 11, 2).run(&mut koth_arena::Quiet);
+    let wins = |n: &str| {
+        r.standings
+            .entrants
+            .iter()
+            .find(|e| e.name == n)
+            .unwrap()
+            .wins
+    };
+    let got: Vec<(&str, u64)> = [
+        "economist",
+        "counter",
+        "honest",
+        "skeptic",
+        "challenger",
+        "bluffer",
+        "static",
+        "random",
+    ]
+    .into_iter()
+    .map(|n| (n, wins(n)))
+    .collect();
+    assert_eq!(
+        got,
+        [
+            ("economist", 795),
+            ("counter", 764),
+            ("honest", 698),
+            ("skeptic", 455),
+            ("challenger", 130),
+            ("bluffer", 86),
+            ("static", 33),
+            ("random", 0)
+        ]
+    );
+}

@@ -1,4 +1,4 @@
-use super::honest::impossible;
+use super::principled::impossible;
 use super::sense::{least_valuable, strongest};
 use crate::action::{Action, ActionKind};
 use crate::bot::{Bot, LegalActions};

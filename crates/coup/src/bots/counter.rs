@@ -1,4 +1,4 @@
-use super::honest::honest_turn;
+use super::principled::honest_turn;
 use super::sense::{best_keep, chance_holds, least_valuable};
 use crate::action::{Action, ActionKind};
 use crate::bot::{Bot, LegalActions};

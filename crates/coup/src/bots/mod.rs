@@ -1,18 +1,14 @@
 //! The built-in bots, and helpers for writing strategies.
 
 mod bluffer;
-mod challenger;
 mod counter;
-mod economist;
-mod honest;
+mod principled;
 mod random;
 mod sense;
 
 pub use bluffer::Bluffer;
-pub use challenger::Challenger;
 pub use counter::Counter;
-pub use economist::Economist;
-pub use honest::Honest;
+pub use principled::Principled;
 pub use random::RandomBot;
 pub use sense::{best_keep, card_value, chance_holds, least_valuable, strongest};
 
@@ -63,12 +59,12 @@ pub fn builtin_agent(name: &str) -> Option<Box<dyn koth_arena::Agent<crate::Stat
     use crate::bot::BotAgent;
     Some(match name {
         "static" => Box::new(BotAgent(Static)),
-        "honest" => Box::new(BotAgent(Honest)),
+        "honest" => Box::new(BotAgent(Principled::honest())),
         "random" => Box::new(BotAgent(RandomBot::default())),
         "counter" => Box::new(BotAgent(Counter::careful())),
         "bluffer" => Box::new(BotAgent(Bluffer::default())),
-        "economist" => Box::new(BotAgent(Economist)),
-        "challenger" => Box::new(BotAgent(Challenger)),
+        "economist" => Box::new(BotAgent(Principled::economist())),
+        "challenger" => Box::new(BotAgent(Principled::challenger())),
         "skeptic" => Box::new(BotAgent(Counter::bold())),
         _ => return None,
     })
@@ -83,12 +79,12 @@ pub fn builtin_agent(name: &str) -> Option<Box<dyn koth_arena::Agent<crate::Stat
 pub fn builtin(name: &str) -> Option<Box<dyn Bot>> {
     Some(match name {
         "static" => Box::new(Static),
-        "honest" => Box::new(Honest),
+        "honest" => Box::new(Principled::honest()),
         "random" => Box::new(RandomBot::default()),
         "counter" => Box::new(Counter::careful()),
         "bluffer" => Box::new(Bluffer::default()),
-        "economist" => Box::new(Economist),
-        "challenger" => Box::new(Challenger),
+        "economist" => Box::new(Principled::economist()),
+        "challenger" => Box::new(Principled::challenger()),
         "skeptic" => Box::new(Counter::bold()),
         _ => return None,
     })
