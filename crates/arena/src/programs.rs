@@ -26,7 +26,7 @@ pub struct Program {
 
 /// A list that cannot be used, with the file, the line and the fix.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
+#[error("{file}{}: {message}", if *line > 0 { format!(":{line}") } else { String::new() })]
 pub struct ListError {
     /// The list file.
     pub file: String,

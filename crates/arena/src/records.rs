@@ -76,12 +76,12 @@ impl RunInfo {
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     /// Reading or writing failed.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// What failed.
-        source: std::io::Error,
+        /// What failed (shown in the message, not chained, so it is said once).
+        error: std::io::Error,
     },
     /// A file is not what koth writes.
     #[error("{path}:{line}: {message}")]
@@ -96,9 +96,9 @@ pub enum RecordError {
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RecordError + '_ {
-    move |source| RecordError::Io {
+    move |error| RecordError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     }
 }
 
