@@ -579,3 +579,67 @@ fn first_player_coins_option() {
     let g = State::new(rules, 2, 3);
     assert_eq!((g.coins(0), g.coins(1)), (1, 2));
 }
+
+#[test]
+fn targets_are_live_opponents_only() {
+    let hands: [&[Card]; 3] = [
+        &[Captain, Assassin],
+        &[Duke, Contessa],
+        &[Captain, Ambassador],
+    ];
+    let mut g = std_game(&hands, &[7, 3, 3]);
+    // Seat 2 loses both influence (a coup, then a failed challenge).
+    play(
+        &mut g,
+        &[
+            act(Action::Coup(2)),
+            Lose(Captain),
+            act(Action::Income),
+            act(Action::Income),
+        ],
+    );
+    play(
+        &mut g,
+        &[
+            act(Action::Income),
+            act(Action::Tax),
+            Challenge,
+            Lose(Ambassador),
+        ],
+    );
+    assert!(!g.is_alive(2));
+    // Seat 0 has 1 + 2 coins... whatever it has, no action may target seat 2.
+    for c in legal(&g) {
+        if let Choice::Act(a) = c {
+            assert_ne!(a.target(), Some(2), "{a:?} targets a player who is out");
+        }
+    }
+    assert!(g.clone().apply(act(Action::Steal(2))).is_err());
+    assert!(
+        g.clone().apply(act(Action::Coup(0))).is_err(),
+        "no targeting oneself"
+    );
+}
+
+#[test]
+fn only_the_target_may_block_steal_and_assassinate() {
+    let hands: [&[Card]; 3] = [
+        &[Captain, Assassin],
+        &[Duke, Contessa],
+        &[Captain, Ambassador],
+    ];
+    let mut g = std_game(&hands, &[3, 3, 3]);
+    play(&mut g, &[act(Action::Steal(1)), Pass, Pass]);
+    assert_eq!(
+        g.pending(),
+        Pending::Block {
+            actor: 0,
+            action: Action::Steal(1),
+            asker: 1
+        }
+    );
+    play(&mut g, &[Pass]);
+    // Seat 2, who holds a Captain, is never asked: the steal happens.
+    assert_eq!((g.coins(0), g.coins(1)), (5, 1));
+    assert_eq!(g.pending(), Pending::Action { actor: 1 });
+}

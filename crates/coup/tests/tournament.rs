@@ -152,3 +152,80 @@ fn built_in_play_is_pinned() {
         ]
     );
 }
+
+#[test]
+fn misbehaving_rust_bots_forfeit_and_the_run_goes_on() {
+    use koth_arena::{Agent, Entrant, GameRecord, Observer};
+    use koth_coup::{Bot, BotAgent, Choice, View};
+    struct Panicker;
+    impl Bot for Panicker {
+        fn decide(&mut self, view: &View, legal: &[Choice]) -> Choice {
+            if view.turns() > 3 {
+                panic!("bot bug");
+            }
+            legal[0]
+        }
+    }
+    struct Cheater;
+    impl Bot for Cheater {
+        fn decide(&mut self, _view: &View, _legal: &[Choice]) -> Choice {
+            Choice::Act(koth_coup::Action::Tax) // even when it is not its turn
+        }
+    }
+    struct Forfeits(Vec<(String, String)>, Vec<String>);
+    impl Observer<Choice> for Forfeits {
+        fn on_record(&mut self, r: &GameRecord<Choice>) {
+            for f in &r.forfeits {
+                self.0
+                    .push((self.1[f.entrant].clone(), f.fault.reason.clone()));
+            }
+        }
+    }
+    let mut entrants = vec![
+        Entrant::new("panicker", |_| {
+            Ok(Box::new(BotAgent(Panicker)) as Box<dyn Agent<State>>)
+        }),
+        Entrant::new("cheater", |_| {
+            Ok(Box::new(BotAgent(Cheater)) as Box<dyn Agent<State>>)
+        }),
+    ];
+    entrants.push(builtin_entrant("honest", "honest").unwrap());
+    let t = Tournament {
+        rules: Rules::standard(),
+        entrants,
+        schedule: Schedule::RandomTables {
+            games: 200,
+            table: 3,
+        },
+        scoring: Scoring::ZeroSum,
+        seed: 4,
+        threads: 2,
+        records: RecordLevel::Results,
+    };
+    // Keep the panic messages of the bots out of the test output.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut seen = Forfeits(Vec::new(), t.names());
+    let run = t.run(&mut seen);
+    std::panic::set_hook(hook);
+    assert!(run.complete);
+    let s = &run.standings;
+    assert_eq!(s.games, 200);
+    assert_eq!(s.entrants[2].forfeits, 0);
+    assert!(s.entrants[0].forfeits > 0 && s.entrants[1].forfeits > 0);
+    assert!(
+        seen.0
+            .iter()
+            .any(|(n, r)| n == "panicker" && r.contains("panicked: bot bug")),
+        "{:?}",
+        &seen.0[..3]
+    );
+    assert!(seen
+        .0
+        .iter()
+        .any(|(n, r)| n == "cheater" && r.contains("illegal choice")));
+    assert_eq!(
+        s.entrants[2].wins, 200,
+        "honest wins every game its opponents forfeit"
+    );
+}
