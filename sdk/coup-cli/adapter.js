@@ -7,8 +7,9 @@
 //
 // Speaks the koth JSON-lines protocol on stdin/stdout and translates each decision
 // into the coup-cli call and parameters ({ history, myCards, myCoins, otherPlayers,
-// discardedCards, ... }), and the answer back into a koth choice. Players are named
-// "seat0", "seat1", ... A fresh bot instance plays each game. An answer that is not
+// discardedCards, ... }), and the answer back into a koth choice. Players go by the
+// names the arena gives (their tournament names; "seat0", "seat1", ... when it gives
+// none), so a bot can target a rival by name. A fresh bot instance plays each game. An answer that is not
 // legal is passed on as it is, and the engine forfeits the bot with the reason.
 "use strict";
 const path = require("path");
@@ -33,8 +34,13 @@ const TO_CLI = {
   exchange: "swapping",
 };
 const FROM_CLI = Object.fromEntries(Object.entries(TO_CLI).map(([k, v]) => [v, k]));
-const name = (seat) => (seat === undefined || seat === null ? undefined : `seat${seat}`);
-const seatOf = (n) => (typeof n === "string" && /^seat\d+$/.test(n) ? Number(n.slice(4)) : null);
+let names = [];
+const name = (seat) => (seat === undefined || seat === null ? undefined : names[seat] ?? `seat${seat}`);
+const seatOf = (n) => {
+  const i = names.indexOf(n);
+  if (i >= 0) return i;
+  return typeof n === "string" && /^seat\d+$/.test(n) ? Number(n.slice(4)) : null;
+};
 const actName = (a) => (typeof a === "string" ? a : Object.keys(a)[0]);
 const actTarget = (a) => (typeof a === "string" ? undefined : Object.values(a)[0]);
 
@@ -142,6 +148,7 @@ const rl = readline.createInterface({ input: process.stdin, terminal: false });
 rl.on("line", (line) => {
   const msg = JSON.parse(line);
   if (msg.type === "start") {
+    names = Array.isArray(msg.names) ? msg.names : [];
     bot = new BotClass();
     history = [];
     lastClaim = null;

@@ -79,7 +79,7 @@ class Bot:
     name = "python bot"
 
     def start(self, msg):
-        """A game begins: msg has seat, players, rules, seed, view."""
+        """A game begins: msg has seat, players, names (the seats' names), rules, seed, view."""
 
     def event(self, ev):
         """One public event (called for each event before decide/end)."""

@@ -41,6 +41,10 @@ impl Fault {
 /// bot (in-process, external program, person). Adapters are trusted code: they
 /// get the whole state and must show their bot only that seat's view.
 pub trait Agent<G: Game>: Send {
+    /// The names of the coming game's seats, in seat order (called before `start`;
+    /// protocols pass them on so bots can tell their opponents apart).
+    fn seat_names(&mut self, _names: &[&str]) {}
+
     /// A game begins; `seed` is this seat's own random stream for the game.
     fn start(&mut self, _game: &G, _seat: Seat, _seed: u64) -> Result<(), Fault> {
         Ok(())
@@ -589,6 +593,11 @@ impl<G: Game> Tournament<G> {
         // Borrow each seat's agent mutably; entrants at a table are distinct.
         let mut pool: Vec<Option<&mut Box<dyn Agent<G>>>> =
             agents.iter_mut().map(|a| a.as_mut()).collect();
+        let mut names = [""; crate::game::MAX_SEATS];
+        for (slot, &e) in names.iter_mut().zip(seating.iter()) {
+            *slot = self.entrants[e].name.as_str();
+        }
+        let names = &names[..seating.len().min(crate::game::MAX_SEATS)];
         let mut refs: Vec<&mut dyn Agent<G>> = Vec::with_capacity(seating.len());
         for &e in seating.iter() {
             refs.push(
@@ -597,6 +606,9 @@ impl<G: Game> Tournament<G> {
                     .expect("each entrant sits once per table")
                     .as_mut(),
             );
+        }
+        for agent in refs.iter_mut() {
+            agent.seat_names(names);
         }
         play_game(
             game,

@@ -63,6 +63,8 @@ pub struct JsonAgent<G> {
     /// The name the bot gave in `ready`.
     bot_name: Option<String>,
     games: u64,
+    /// The coming game's seat names.
+    names: Vec<String>,
     cursor: usize,
     used: Duration,
     buf: Vec<u8>,
@@ -87,6 +89,7 @@ impl<G: WireGame> JsonAgent<G> {
             proc: None,
             bot_name: None,
             games: 0,
+            names: Vec::new(),
             cursor: 0,
             used: Duration::ZERO,
             buf: Vec::with_capacity(4096),
@@ -339,21 +342,30 @@ fn parse_reply<G: WireGame>(line: &str, legal: &[G::Choice]) -> Result<G::Choice
 }
 
 impl<G: WireGame> Agent<G> for JsonAgent<G> {
+    fn seat_names(&mut self, names: &[&str]) {
+        self.names.clear();
+        self.names.extend(names.iter().map(|n| n.to_string()));
+    }
+
     fn start(&mut self, game: &G, seat: Seat, seed: u64) -> Result<(), Fault> {
         self.ensure_running()?;
         self.games += 1;
         self.cursor = 0;
         self.used = Duration::ZERO;
+        let names = std::mem::take(&mut self.names);
         let msg = Start {
             kind: "start",
             game_id: self.games,
             seat,
             players: game.seats(),
+            names: &names,
             rules: game.wire_rules(),
             seed,
             view: game.view_json(seat),
         };
-        if let Err(e) = self.send(&msg) {
+        let sent = self.send(&msg);
+        self.names = names;
+        if let Err(e) = sent {
             return Err(self.io_fault(e, "reading of start", self.cfg.decision_timeout));
         }
         Ok(())

@@ -42,12 +42,15 @@ pub(crate) struct Ready {
 
 /// `start`: a game begins.
 #[derive(Serialize)]
-pub(crate) struct Start<R, V> {
+pub(crate) struct Start<'a, R, V> {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub game_id: u64,
     pub seat: Seat,
     pub players: usize,
+    /// The seats' names (when the runner gives them).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub names: &'a [String],
     pub rules: R,
     pub seed: u64,
     pub view: V,

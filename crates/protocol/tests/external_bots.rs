@@ -326,3 +326,11 @@ fn js_sdk_and_coup_cli_adapter_play_full_tournaments() {
         assert!(e.games() > 30 && e.wins > 0, "{name}: {e:?}");
     }
 }
+
+#[test]
+fn bots_are_told_the_seats_names() {
+    let cfg = py("named", root().join("tests/bots/names_check.py"), &[]);
+    let (s, recs) = tournament(vec![json_entrant("named", cfg)], 40, 3);
+    check_intact(&recs, None);
+    assert!(s.standings.entrants[3].games() > 0);
+}
