@@ -1,19 +1,7 @@
 //! The `koth` binary as a user runs it.
 
-use std::process::Command;
-
-fn koth(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+mod common;
+use common::koth;
 
 #[test]
 fn coup_loop_prints_a_leaderboard_and_writes_json() {

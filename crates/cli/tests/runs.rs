@@ -1,22 +1,12 @@
 //! Runs on disk: a real process killed mid-run and resumed, shards merged, games
 //! replayed, for Coup and Samurai, in-process and external bots.
 
+mod common;
+use common::koth;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn koth(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("koth-runs-{}-{name}", std::process::id()));

@@ -1,0 +1,17 @@
+//! Running the `koth` binary from the integration tests.
+
+use std::process::Command;
+
+/// Runs `koth ARGS` without colour: (success, stdout, stderr).
+pub fn koth(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
