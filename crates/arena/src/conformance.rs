@@ -4,7 +4,7 @@
 //! choices gives the same game, and that no view leaks hidden information.
 
 use crate::game::Game;
-use crate::rng::{derive_seed, Rng};
+use crate::rng::{derive_seed, Random, Rng};
 use std::fmt::Write;
 
 /// What the battery covers.

@@ -18,7 +18,7 @@ pub mod sprt;
 pub mod stats;
 
 pub use game::{Ending, Game, IllegalChoice, Outcome, Seat, SeatSet, MAX_SEATS};
-pub use rng::Rng;
+pub use rng::{DealRng, GameSeeds, Random, Rng};
 pub use runner::{
     play_game, Agent, AgentFactory, Entrant, EntrantStats, Fault, GameRecord, Observer, Progress,
     Quiet, RecordLevel, RunSummary, Standings, Tournament,

@@ -1,11 +1,25 @@
-//! The arena's pinned PRNG: xoshiro256** seeded through SplitMix64.
+//! The arena's randomness: where every random number of a run comes from, and why
+//! a bot cannot compute what it must not see.
 //!
-//! Written here rather than taken from a crate because results must stay
-//! identical across versions and machines: the generator, the bounded draw and
-//! the shuffle below are part of the reproducibility contract and are pinned
-//! by known-answer tests.
+//! * [`derive`] and [`GameSeeds`]: every seed below the master seed is a BLAKE3
+//!   keyed hash of its parent (the parent is the key), so a seed a bot is given
+//!   says nothing it can compute about the game's deal, the master seed or any
+//!   other seat's stream.
+//! * [`DealRng`]: ChaCha12, a cryptographic generator, for a game's chance events
+//!   (deals, shuffles, draws): the cards a bot sees do not let it predict the
+//!   cards it does not see.
+//! * [`Rng`]: xoshiro256**, a small fast generator, for what is not secret (a bot's
+//!   own randomness, seating, tests).
+//! * [`Random`]: the bounded draw and shuffle shared by both, written here because
+//!   results must stay identical across versions and machines; known-answer tests
+//!   pin every stream.
+//!
+//! The threat model is in `docs/fair-play.md`.
 
-/// One step of SplitMix64; used to expand seeds and to derive per-game seeds.
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha12Rng;
+
+/// One step of SplitMix64; used to expand a seed into xoshiro's state.
 #[inline]
 pub fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -15,7 +29,58 @@ pub fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The seed of sub-stream `index` of `master` (a game, a seat, a bot).
+/// What a derived seed is for; part of the hashed message, so the streams of
+/// different purposes are independent even with the same parent and index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Stream {
+    /// A sub-stream by number (a game of a test battery, a seat of a duel).
+    Index = 0,
+    /// The seeds of one game of a run ([`GameSeeds`]).
+    Game = 1,
+    /// The seating of one game of a random-tables schedule.
+    Tables = 2,
+    /// The seating of one game of a gauntlet.
+    Gauntlet = 3,
+}
+
+/// The BLAKE3 key of a parent seed: its 8 little-endian bytes, then a fixed label.
+fn key_of(parent: u64) -> [u8; 32] {
+    let mut key = *b"........koth seed tree v1 (2026)";
+    key[..8].copy_from_slice(&parent.to_le_bytes());
+    key
+}
+
+/// A keyed hasher over `(stream, index)` with `parent` as the key.
+fn keyed(parent: u64, stream: Stream, index: u64) -> blake3::Hasher {
+    let mut h = blake3::Hasher::new_keyed(&key_of(parent));
+    let mut msg = [0u8; 9];
+    msg[0] = stream as u8;
+    msg[1..].copy_from_slice(&index.to_le_bytes());
+    h.update(&msg);
+    h
+}
+
+/// The seed of sub-stream `index` of `parent` for purpose `stream`: the first 8
+/// bytes (little-endian) of BLAKE3 in keyed mode, key = `parent`'s 8 bytes and a
+/// fixed label, message = the stream's tag byte and `index`'s 8 bytes.
+///
+/// One-way: from a derived seed nothing about `parent` or any sibling can be
+/// computed short of trying every parent.
+///
+/// ```
+/// use koth_arena::rng::{derive, Stream};
+/// assert_eq!(derive(42, Stream::Index, 7), derive(42, Stream::Index, 7));
+/// assert_ne!(derive(42, Stream::Index, 7), derive(42, Stream::Index, 8));
+/// assert_ne!(derive(42, Stream::Index, 7), derive(42, Stream::Tables, 7));
+/// ```
+#[inline]
+pub fn derive(parent: u64, stream: Stream, index: u64) -> u64 {
+    let out = keyed(parent, stream, index).finalize();
+    u64::from_le_bytes(out.as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
+/// [`derive`] for plain sub-streams ([`Stream::Index`]).
 ///
 /// ```
 /// use koth_arena::rng::derive_seed;
@@ -23,13 +88,136 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 /// assert_ne!(derive_seed(42, 7), derive_seed(42, 8));
 /// ```
 #[inline]
-pub fn derive_seed(master: u64, index: u64) -> u64 {
-    let mut s = master ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03);
-    splitmix64(&mut s);
-    splitmix64(&mut s)
+pub fn derive_seed(parent: u64, index: u64) -> u64 {
+    derive(parent, Stream::Index, index)
 }
 
-/// xoshiro256** (Blackman and Vigna), a small, fast generator of good quality.
+/// The seeds of game `index` of a run: the deal and one stream per seat, all
+/// independent outputs of one keyed hash of the master seed.
+///
+/// A bot is given its seat's stream only ([`crate::Agent::start`]); it cannot
+/// compute the deal, the other seats' streams or the master seed from it.
+///
+/// ```
+/// use koth_arena::rng::GameSeeds;
+/// let g = GameSeeds::of(2026, 0);
+/// assert_ne!(g.deal, g.seat(0));
+/// assert_ne!(g.seat(0), g.seat(1));
+/// assert_eq!(g, GameSeeds::of(2026, 0));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameSeeds {
+    /// The game's chance events ([`crate::Game::new_game`]); recorded with the game,
+    /// since with the choices it replays the game.
+    pub deal: u64,
+    seats: [u64; crate::game::MAX_SEATS],
+}
+
+impl GameSeeds {
+    /// The seeds of game `index` under `master`.
+    pub fn of(master: u64, index: u64) -> GameSeeds {
+        let mut bytes = [0u8; 8 * (1 + crate::game::MAX_SEATS)];
+        keyed(master, Stream::Game, index)
+            .finalize_xof()
+            .fill(&mut bytes);
+        let word = |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().expect("8"));
+        GameSeeds {
+            deal: word(0),
+            seats: std::array::from_fn(|s| word(1 + s)),
+        }
+    }
+
+    /// The same seat streams with another deal (for tests that change only what
+    /// the bots cannot see).
+    pub fn with_deal(self, deal: u64) -> GameSeeds {
+        GameSeeds { deal, ..self }
+    }
+
+    /// The stream given to the bot in `seat`, for its own randomness.
+    pub fn seat(&self, seat: crate::Seat) -> u64 {
+        self.seats[seat % crate::game::MAX_SEATS]
+    }
+}
+
+/// Draws and shuffles on top of a source of random bits. Every method is pinned:
+/// changing one changes every result ever published.
+pub trait Random {
+    /// The next 64 random bits.
+    fn next_u64(&mut self) -> u64;
+
+    /// The next 32 random bits (the high half of [`Random::next_u64`] unless the
+    /// generator has a native 32-bit output).
+    #[inline]
+    fn next_u32(&mut self) -> u32 {
+        (self.next_u64() >> 32) as u32
+    }
+
+    /// A uniform integer in `0..n` (Lemire's method, unbiased). `n` must be > 0.
+    #[inline]
+    fn below(&mut self, n: u32) -> u32 {
+        debug_assert!(n > 0);
+        let n64 = n as u64;
+        let mut m = self.next_u32() as u64 * n64;
+        if (m as u32) < n {
+            let threshold = n.wrapping_neg() % n;
+            while (m as u32) < threshold {
+                m = self.next_u32() as u64 * n64;
+            }
+        }
+        (m >> 32) as u32
+    }
+
+    /// A uniform index into a slice of length `len` (> 0).
+    #[inline]
+    fn index(&mut self, len: usize) -> usize {
+        self.below(len as u32) as usize
+    }
+
+    /// True with probability `p` (clamped to 0..=1).
+    #[inline]
+    fn chance(&mut self, p: f64) -> bool {
+        self.unit() < p
+    }
+
+    /// A uniform float in `[0, 1)`.
+    #[inline]
+    fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// Fisher–Yates shuffle, from the back, with [`Random::below`].
+    fn shuffle<T>(&mut self, items: &mut [T])
+    where
+        Self: Sized,
+    {
+        for i in (1..items.len()).rev() {
+            let j = self.below(i as u32 + 1) as usize;
+            items.swap(i, j);
+        }
+    }
+
+    /// A uniformly chosen element, or `None` for an empty slice.
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T>
+    where
+        Self: Sized,
+    {
+        if items.is_empty() {
+            None
+        } else {
+            Some(&items[self.index(items.len())])
+        }
+    }
+}
+
+/// xoshiro256** (Blackman and Vigna), a small, fast generator of good quality but
+/// no secrecy: enough for a bot's own randomness, never for hidden cards.
+///
+/// ```
+/// use koth_arena::{Random, Rng};
+/// let mut rng = Rng::new(7);
+/// let roll = rng.below(6);
+/// assert!(roll < 6);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rng {
     s: [u64; 4],
@@ -47,10 +235,11 @@ impl Rng {
         ];
         Rng { s }
     }
+}
 
-    /// The next 64 random bits.
+impl Random for Rng {
     #[inline]
-    pub fn next_u64(&mut self) -> u64 {
+    fn next_u64(&mut self) -> u64 {
         let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
         let t = self.s[1] << 17;
         self.s[2] ^= self.s[0];
@@ -61,61 +250,106 @@ impl Rng {
         self.s[3] = self.s[3].rotate_left(45);
         result
     }
+}
 
-    /// A uniform integer in `0..n` (Lemire's method, unbiased). `n` must be > 0.
+/// ChaCha12 (the `rand_chacha` crate; the stream is fixed by the ChaCha spec and
+/// pinned by a known-answer test), for a game's hidden chance events.
+///
+/// The key is the seed's 8 little-endian bytes followed by 24 zero bytes; stream
+/// and position start at 0.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DealRng(ChaCha12Rng);
+
+impl DealRng {
+    /// The generator of a game whose deal seed is `seed`.
+    pub fn new(seed: u64) -> Self {
+        let mut key = [0u8; 32];
+        key[..8].copy_from_slice(&seed.to_le_bytes());
+        DealRng(ChaCha12Rng::from_seed(key))
+    }
+}
+
+impl Random for DealRng {
     #[inline]
-    pub fn below(&mut self, n: u32) -> u32 {
-        debug_assert!(n > 0);
-        let n64 = n as u64;
-        let mut m = (self.next_u64() >> 32) * n64;
-        if (m as u32) < n {
-            let threshold = n.wrapping_neg() % n;
-            while (m as u32) < threshold {
-                m = (self.next_u64() >> 32) * n64;
-            }
-        }
-        (m >> 32) as u32
+    fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
     }
 
-    /// A uniform index into a slice of length `len` (> 0).
     #[inline]
-    pub fn index(&mut self, len: usize) -> usize {
-        self.below(len as u32) as usize
-    }
-
-    /// True with probability `p` (clamped to 0..=1).
-    #[inline]
-    pub fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-
-    /// A uniform float in `[0, 1)`.
-    #[inline]
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-
-    /// Fisher–Yates shuffle, from the back, with [`Rng::below`].
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.below(i as u32 + 1) as usize;
-            items.swap(i, j);
-        }
-    }
-
-    /// A uniformly chosen element, or `None` for an empty slice.
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
-        if items.is_empty() {
-            None
-        } else {
-            Some(&items[self.index(items.len())])
-        }
+    fn next_u32(&mut self) -> u32 {
+        self.0.next_u32()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chacha12_matches_reference_vector() {
+        // ChaCha12, all-zero key and nonce, block 0, as little-endian u32s: computed
+        // by an independent implementation of the ChaCha spec (checked against
+        // ChaCha20's published zero-key vector, whose first word is 0xade0b876).
+        let mut r = DealRng::new(0);
+        let got: Vec<u32> = (0..4).map(|_| r.next_u32()).collect();
+        assert_eq!(got, [1788540059, 1408849159, 315498369, 3582142047]);
+    }
+
+    #[test]
+    fn derivations_are_pinned() {
+        assert_eq!(derive(0, Stream::Index, 0), PINNED_DERIVE_0_0);
+        assert_eq!(derive_seed(2026, 7), PINNED_DERIVE_2026_7);
+        let g = GameSeeds::of(2026, 3);
+        assert_eq!([g.deal, g.seat(0), g.seat(5)], PINNED_GAME_2026_3);
+        let mut d = DealRng::new(2026);
+        let mut v: Vec<u32> = (0..15).collect();
+        d.shuffle(&mut v);
+        assert_eq!(v, PINNED_DEAL_SHUFFLE_2026);
+    }
+
+    // Computed independently with the `blake3` Python package and a Python ChaCha12.
+    const PINNED_DERIVE_0_0: u64 = 4882168745099735503;
+    const PINNED_DERIVE_2026_7: u64 = 4153602648561126312;
+    const PINNED_GAME_2026_3: [u64; 3] = [
+        5215681513980078502,
+        7621857293973413609,
+        13956678498207106203,
+    ];
+    const PINNED_DEAL_SHUFFLE_2026: [u32; 15] = [12, 14, 13, 6, 2, 1, 3, 11, 9, 10, 0, 8, 7, 4, 5];
+
+    #[test]
+    fn streams_are_independent() {
+        let g = GameSeeds::of(1, 1);
+        let mut all = vec![g.deal];
+        all.extend((0..crate::game::MAX_SEATS).map(|s| g.seat(s)));
+        all.push(derive(1, Stream::Tables, 1));
+        all.push(derive(1, Stream::Gauntlet, 1));
+        all.push(derive_seed(1, 1));
+        let mut dedup = all.clone();
+        dedup.sort();
+        dedup.dedup();
+        assert_eq!(dedup.len(), all.len(), "{all:?}");
+        assert_eq!(g.with_deal(5).seat(3), g.seat(3));
+        assert_eq!(g.with_deal(5).deal, 5);
+    }
+
+    #[test]
+    fn deal_rng_shuffles_uniformly() {
+        let mut r = DealRng::new(11);
+        let mut counts = [[0u32; 5]; 5];
+        for _ in 0..50_000 {
+            let mut v = [0usize, 1, 2, 3, 4];
+            r.shuffle(&mut v);
+            for (pos, &x) in v.iter().enumerate() {
+                counts[pos][x] += 1;
+            }
+        }
+        for row in counts {
+            for c in row {
+                assert!((9_300..10_700).contains(&c), "{counts:?}");
+            }
+        }
+    }
 
     // Known answers pin the stream: a change here changes every result ever published.
     #[test]

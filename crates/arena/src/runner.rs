@@ -5,7 +5,7 @@
 //! on the number of games, and chunk results are merged in chunk order.
 
 use crate::game::{Ending, Game, Outcome, Seat, SeatSet};
-use crate::rng::derive_seed;
+use crate::rng::GameSeeds;
 use crate::schedule::Schedule;
 use crate::scoring::{result_of, Result3, Scoring};
 use crate::stats::Sample;
@@ -45,7 +45,9 @@ pub trait Agent<G: Game>: Send {
     /// protocols pass them on so bots can tell their opponents apart).
     fn seat_names(&mut self, _names: &[&str]) {}
 
-    /// A game begins; `seed` is this seat's own random stream for the game.
+    /// A game begins; `seed` is this seat's own random stream for the game, for the
+    /// bot's own randomness: it is independent of the deal and of the other seats'
+    /// streams ([`crate::GameSeeds`]).
     fn start(&mut self, _game: &G, _seat: Seat, _seed: u64) -> Result<(), Fault> {
         Ok(())
     }
@@ -277,7 +279,8 @@ impl Standings {
 }
 
 /// Plays one game to its end with one agent per seat and returns its record and
-/// the number of decisions made. Agents that fail, panic or answer an illegal
+/// the number of decisions made. `game` must have been dealt from `seeds.deal`;
+/// each agent is given its own seat's stream of `seeds` and nothing else random. Agents that fail, panic or answer an illegal
 /// choice forfeit; the game goes on without them.
 #[allow(clippy::too_many_arguments)] // each is one fact about the game; a struct would only rename them
 pub fn play_game<G: Game>(
@@ -285,7 +288,7 @@ pub fn play_game<G: Game>(
     agents: &mut [&mut dyn Agent<G>],
     entrants: &[usize],
     index: u64,
-    seed: u64,
+    seeds: GameSeeds,
     scoring: Scoring,
     level: RecordLevel,
     legal: &mut Vec<G::Choice>,
@@ -299,7 +302,7 @@ pub fn play_game<G: Game>(
     };
     for (seat, agent) in agents.iter_mut().enumerate() {
         let r = catch_unwind(AssertUnwindSafe(|| {
-            agent.start(game, seat, derive_seed(seed, 1 + seat as u64))
+            agent.start(game, seat, seeds.seat(seat))
         }));
         if let Some(fault) = fault_of(r) {
             game.forfeit(seat);
@@ -353,7 +356,7 @@ pub fn play_game<G: Game>(
     let scores = scoring.scores(seats, &outcome)[..seats].to_vec();
     let rec = GameRecord {
         index,
-        seed,
+        seed: seeds.deal,
         seats: entrants.to_vec(),
         outcome,
         scores,
@@ -572,7 +575,8 @@ impl<G: Game> Tournament<G> {
     ) -> (GameRecord<G::Choice>, u64) {
         let n = self.entrants.len();
         self.schedule.seating(n, self.seed, index, seating);
-        let seed = derive_seed(self.seed, index);
+        let seeds = GameSeeds::of(self.seed, index);
+        let seed = seeds.deal;
         let game = match reuse {
             Some(g) => {
                 g.reset(&self.rules, seating.len(), seed);
@@ -615,7 +619,7 @@ impl<G: Game> Tournament<G> {
             &mut refs,
             seating,
             index,
-            seed,
+            seeds,
             self.scoring,
             self.records,
             legal,

@@ -3,7 +3,7 @@
 //! A pure function of (schedule, entrant count, master seed, index), so any
 //! game of a run can be re-created alone: for shards, resume and replays.
 
-use crate::rng::{derive_seed, Rng};
+use crate::rng::{derive, Random, Rng, Stream};
 use serde::{Deserialize, Serialize};
 
 /// The shape of a tournament.
@@ -66,7 +66,7 @@ impl Schedule {
         out.clear();
         match *self {
             Schedule::RandomTables { table, .. } => {
-                let mut rng = Rng::new(derive_seed(master_seed ^ 0x5EA7_0000, index));
+                let mut rng = Rng::new(derive(master_seed, Stream::Tables, index));
                 out.extend(0..entrants);
                 // Partial Fisher–Yates: the first `table` slots are a uniform random
                 // arrangement of a uniform random subset.
@@ -78,7 +78,7 @@ impl Schedule {
                 out.truncate(k);
             }
             Schedule::Gauntlet { table, .. } => {
-                let mut rng = Rng::new(derive_seed(master_seed ^ 0x6A07_0000, index));
+                let mut rng = Rng::new(derive(master_seed, Stream::Gauntlet, index));
                 out.extend(1..entrants);
                 let k = table.min(entrants).saturating_sub(1);
                 for i in 0..k {

@@ -4,8 +4,11 @@ use crate::output::{self, Bar};
 use crate::runs::{execute, Describe, RunOpts};
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
+use koth_arena::rng::{derive, Stream};
 use koth_arena::runner::dedup_names;
-use koth_arena::{Agent, Entrant, RecordLevel, Schedule, Scoring, Tournament};
+use koth_arena::{
+    Agent, Entrant, GameSeeds, Random, RecordLevel, Rng, Schedule, Scoring, Tournament,
+};
 use koth_coup::narrate::{describe, status, Tone};
 use koth_coup::{bots, builtin_entrant, BotAgent, Rules, State};
 use owo_colors::{OwoColorize, Style};
@@ -230,9 +233,10 @@ fn play(a: PlayArgs) -> Result<()> {
     }
     check_bots(&a.bots)?;
     let seed = a.seed.unwrap_or_else(output::fresh_seed);
+    let seeds = GameSeeds::of(seed, 0);
     let mut order: Vec<usize> = (0..n).collect();
     if a.shuffle_seats {
-        koth_arena::Rng::new(seed ^ 0x5EA7).shuffle(&mut order);
+        Rng::new(derive(seed, Stream::Tables, 0)).shuffle(&mut order);
     }
     let bot_names: Vec<String> = order.iter().map(|&i| a.bots[i].clone()).collect();
     let names = dedup_names(&bot_names);
@@ -240,7 +244,7 @@ fn play(a: PlayArgs) -> Result<()> {
         .iter()
         .map(|b| BotAgent(bots::builtin(b).expect("checked")))
         .collect();
-    let mut game = State::new(rules, n, seed);
+    let mut game = State::new(rules, n, seeds.deal);
     out!(
         "{}",
         paint(
@@ -255,9 +259,7 @@ fn play(a: PlayArgs) -> Result<()> {
         }
     }
     for (s, agent) in agents.iter_mut().enumerate() {
-        agent
-            .start(&game, s, koth_arena::rng::derive_seed(seed, 1 + s as u64))
-            .ok();
+        agent.start(&game, s, seeds.seat(s)).ok();
     }
     let mut legal = Vec::new();
     let mut last = String::new();

@@ -284,12 +284,29 @@ impl<'a, R: Serialize> Summary<'a, R> {
     }
 }
 
-/// A seed from the clock, for runs without `--seed`.
+/// 64 bits from the operating system's random source, for runs without `--seed`:
+/// a bot cannot guess it, so it cannot rebuild the deals (docs/fair-play.md).
 pub fn fresh_seed() -> u64 {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    koth_arena::rng::derive_seed(t.as_nanos() as u64, std::process::id() as u64) % 1_000_000_000
+    let mut bytes = [0u8; 8];
+    if let Err(e) = getrandom::fill(&mut bytes) {
+        // No entropy source at all (a broken container): the clock is the best left,
+        // and the user must know the seed is guessable.
+        eprintln!("warning: the system's random source failed ({e}); the seed comes from the clock and can be guessed");
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        return koth_arena::rng::derive_seed(t.as_nanos() as u64, std::process::id() as u64);
+    }
+    u64::from_le_bytes(bytes)
+}
+
+/// Says, once, that a hand-picked seed is guessable by the external programs of a
+/// hidden-information game (the default seed is not).
+pub fn note_chosen_seed(seed: u64) {
+    eprintln!(
+        "note: seed {seed} was chosen by hand: a bot that guesses it can rebuild every deal. \
+For a contest, leave the seed out (koth draws 64 random bits) and publish it after the run."
+    );
 }
 
 /// Worker threads: `requested`, or every core.

@@ -55,6 +55,9 @@ pub fn run(args: PpcgArgs) -> Result<()> {
         .resumed_seed(args.seed)?
         .or(args.seed)
         .unwrap_or_else(output::fresh_seed);
+    if args.seed.is_some() {
+        output::note_chosen_seed(seed);
+    }
     let mut run_opts = args.run.clone();
     let out_dir = run_opts
         .out

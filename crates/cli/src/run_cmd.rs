@@ -139,6 +139,9 @@ pub fn run(a: RunArgs) -> Result<()> {
         .iter()
         .filter(|b| matches!(b.source, BotSource::Program { .. }))
         .count();
+    if external > 0 && a.seed.or(file.seed).is_some() {
+        output::note_chosen_seed(seed);
+    }
 
     let mut t = Tournament {
         rules,

@@ -102,16 +102,15 @@ fn play(a: &str, b: &str, seed: Option<u64>) -> Result<()> {
     let mut agents = [SamuraiAgent::new(make(a)?), SamuraiAgent::new(make(b)?)];
     let names = koth_arena::runner::dedup_names(&[a, b]);
     let names = [names[0].as_str(), names[1].as_str()];
-    let mut duel = State::new(&Rules::default(), seed);
+    let seeds = koth_arena::GameSeeds::of(seed, 0);
+    let mut duel = State::new(&Rules::default(), seeds.deal);
     out!(
         "Ultimate Samurai Showdown, seed {seed}: {} vs {}",
         names[0],
         names[1]
     );
     for (s, agent) in agents.iter_mut().enumerate() {
-        agent
-            .start(&duel, s, koth_arena::rng::derive_seed(seed, 1 + s as u64))
-            .ok();
+        agent.start(&duel, s, seeds.seat(s)).ok();
     }
     let mut legal = Vec::new();
     let mut shown = 0;

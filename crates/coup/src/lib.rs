@@ -4,14 +4,15 @@
 //!
 //! ```
 //! use koth_coup::{bots, BotAgent, Rules, State};
-//! use koth_arena::{play_game, Agent, RecordLevel, Scoring};
+//! use koth_arena::{play_game, Agent, GameSeeds, RecordLevel, Scoring};
 //!
-//! let mut game = State::new(Rules::standard(), 3, 7);
+//! let seeds = GameSeeds::of(7, 0); // master seed 7, game 0
+//! let mut game = State::new(Rules::standard(), 3, seeds.deal);
 //! let mut a = BotAgent(bots::builtin("honest").unwrap());
 //! let mut b = BotAgent(bots::builtin("counter").unwrap());
 //! let mut c = BotAgent(bots::builtin("random").unwrap());
 //! let mut seats: Vec<&mut dyn Agent<State>> = vec![&mut a, &mut b, &mut c];
-//! let (record, _) = play_game(&mut game, &mut seats, &[0, 1, 2], 0, 7, Scoring::ZeroSum, RecordLevel::None, &mut Vec::new());
+//! let (record, _) = play_game(&mut game, &mut seats, &[0, 1, 2], 0, seeds, Scoring::ZeroSum, RecordLevel::None, &mut Vec::new());
 //! assert_eq!(record.outcome.winners.len(), 1);
 //! ```
 #![warn(missing_docs)]

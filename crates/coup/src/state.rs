@@ -6,7 +6,7 @@ use crate::choice::{Choice, Keep};
 use crate::event::Event;
 use crate::hand::Hand;
 use crate::rules::Rules;
-use koth_arena::{Ending, IllegalChoice, Outcome, Rng, Seat, SeatSet};
+use koth_arena::{DealRng, Ending, IllegalChoice, Outcome, Random, Rng, Seat, SeatSet};
 
 /// The most players at a table.
 pub const MAX_PLAYERS: usize = 6;
@@ -129,7 +129,8 @@ pub struct State {
     turns: u32,
     outcome: Option<Outcome>,
     log: Vec<Event>,
-    rng: Rng,
+    /// Cryptographic, so the cards a player sees never predict the others.
+    rng: DealRng,
 }
 
 impl State {
@@ -140,7 +141,7 @@ impl State {
 
     fn new_with_log(rules: Rules, players: usize, seed: u64, log: Vec<Event>) -> State {
         let n = players.clamp(2, MAX_PLAYERS);
-        let mut rng = Rng::new(seed);
+        let mut rng = DealRng::new(seed);
         let mut deck = full_deck();
         rng.shuffle(&mut deck);
         let mut s = State {
@@ -1056,6 +1057,6 @@ impl State {
             self.drawn = [it.next().expect("drawn"), it.next().expect("drawn")];
         }
         // The future shuffles are hidden too.
-        self.rng = Rng::new(rng.next_u64());
+        self.rng = DealRng::new(rng.next_u64());
     }
 }

@@ -141,14 +141,14 @@ fn built_in_play_is_pinned() {
     assert_eq!(
         got,
         [
-            ("economist", 795),
-            ("counter", 764),
-            ("honest", 698),
-            ("skeptic", 455),
-            ("challenger", 130),
-            ("bluffer", 86),
-            ("static", 33),
-            ("random", 0)
+            ("economist", 798),
+            ("counter", 771),
+            ("honest", 675),
+            ("skeptic", 475),
+            ("challenger", 115),
+            ("bluffer", 90),
+            ("static", 36),
+            ("random", 2)
         ]
     );
 }

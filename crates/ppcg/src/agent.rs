@@ -507,7 +507,7 @@ pub fn play(
         &mut seats,
         &[0, 1],
         0,
-        0,
+        koth_arena::GameSeeds::of(0, 0),
         koth_arena::Scoring::SharedPoint,
         koth_arena::RecordLevel::Full,
         &mut Vec::new(),

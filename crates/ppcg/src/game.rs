@@ -72,7 +72,7 @@ impl Field {
     ) -> Field {
         let total = schedule.len(names.len());
         let index_of_seed = (0..total)
-            .map(|i| (koth_arena::rng::derive_seed(master_seed, i), i))
+            .map(|i| (koth_arena::GameSeeds::of(master_seed, i).deal, i))
             .collect();
         Field {
             names,

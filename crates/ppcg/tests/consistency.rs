@@ -2,6 +2,7 @@
 //! agree with the engine, every move rendered is one the arbiter's
 //! `get_legal_actions` would have offered, and owed moves are the only legal one.
 
+use koth_arena::Random;
 use koth_arena::{Game, Rng};
 use koth_ppcg::protocol::{legal_moves, Side};
 use koth_ppcg::{PpcgGame, PpcgRules};

@@ -1,6 +1,6 @@
 //! [`JsonAgent`]: an external program playing over the JSON-lines protocol.
 
-use crate::wire::{Decide, End, Hello, Ready, Reply, Start, WireGame, PROTOCOL_VERSION};
+use crate::wire::{Encoder, Hello, Ready, Reply, WireGame, PROTOCOL_VERSION};
 use koth_arena::{Agent, Entrant, Fault, Seat};
 use koth_process::{BotProcess, Command, Exit, ProcessError};
 use serde::Serialize;
@@ -63,9 +63,8 @@ pub struct JsonAgent<G> {
     /// The name the bot gave in `ready`.
     bot_name: Option<String>,
     games: u64,
-    /// The coming game's seat names.
-    names: Vec<String>,
-    cursor: usize,
+    /// Builds every line of a game.
+    enc: Encoder,
     used: Duration,
     buf: Vec<u8>,
     _game: PhantomData<fn() -> G>,
@@ -89,8 +88,7 @@ impl<G: WireGame> JsonAgent<G> {
             proc: None,
             bot_name: None,
             games: 0,
-            names: Vec::new(),
-            cursor: 0,
+            enc: Encoder::new(),
             used: Duration::ZERO,
             buf: Vec::with_capacity(4096),
             _game: PhantomData,
@@ -152,15 +150,7 @@ impl<G: WireGame> JsonAgent<G> {
         self.buf.clear();
         serde_json::to_writer(&mut self.buf, msg).map_err(|e| ProcessError::Io(e.to_string()))?;
         let line = std::str::from_utf8(&self.buf).map_err(|e| ProcessError::Io(e.to_string()))?;
-        if let Some(t) = &self.cfg.transcript {
-            if let Ok(mut t) = t.lock() {
-                t.push(format!("> {line}"));
-            }
-        }
-        match self.proc.as_mut() {
-            Some(p) => p.send_line(line),
-            None => Err(ProcessError::Closed),
-        }
+        transmit(&mut self.proc, &self.cfg, line)
     }
 
     fn read(&mut self, timeout: Duration) -> Result<String, ProcessError> {
@@ -219,18 +209,13 @@ impl<G: WireGame> JsonAgent<G> {
         if self.proc.is_none() {
             return Err(Fault::new("not running (failed earlier)"));
         }
-        let (events, cursor) = game.events_since(seat, self.cursor);
-        let msg = Decide {
-            kind: "decide",
-            events,
-            decision: game.decision_json(),
-            view: game.view_json(seat),
-            legal,
+        let sent = match self.enc.decide(game, seat, legal) {
+            Ok(line) => transmit(&mut self.proc, &self.cfg, line),
+            Err(e) => Err(ProcessError::Io(e)),
         };
-        if let Err(e) = self.send(&msg) {
+        if let Err(e) = sent {
             return Err(self.io_fault(e, "answer", self.cfg.decision_timeout));
         }
-        self.cursor = cursor;
         let mut timeout = self.cfg.decision_timeout;
         let mut game_limited = false;
         if let Some(g) = self.cfg.game_timeout {
@@ -258,6 +243,23 @@ impl<G: WireGame> JsonAgent<G> {
             Ok(c) => Ok(c),
             Err(reason) => Err(self.fail(reason)),
         }
+    }
+}
+
+/// Writes one line to the program (and the transcript, when kept).
+fn transmit(
+    proc: &mut Option<BotProcess>,
+    cfg: &JsonBotConfig,
+    line: &str,
+) -> Result<(), ProcessError> {
+    if let Some(t) = &cfg.transcript {
+        if let Ok(mut t) = t.lock() {
+            t.push(format!("> {line}"));
+        }
+    }
+    match proc.as_mut() {
+        Some(p) => p.send_line(line),
+        None => Err(ProcessError::Closed),
     }
 }
 
@@ -343,28 +345,17 @@ fn parse_reply<G: WireGame>(line: &str, legal: &[G::Choice]) -> Result<G::Choice
 
 impl<G: WireGame> Agent<G> for JsonAgent<G> {
     fn seat_names(&mut self, names: &[&str]) {
-        self.names.clear();
-        self.names.extend(names.iter().map(|n| n.to_string()));
+        self.enc.set_names(names);
     }
 
     fn start(&mut self, game: &G, seat: Seat, seed: u64) -> Result<(), Fault> {
         self.ensure_running()?;
         self.games += 1;
-        self.cursor = 0;
         self.used = Duration::ZERO;
-        let names = std::mem::take(&mut self.names);
-        let msg = Start {
-            kind: "start",
-            game_id: self.games,
-            seat,
-            players: game.seats(),
-            names: &names,
-            rules: game.wire_rules(),
-            seed,
-            view: game.view_json(seat),
+        let sent = match self.enc.start(game, seat, seed) {
+            Ok(line) => transmit(&mut self.proc, &self.cfg, line),
+            Err(e) => Err(ProcessError::Io(e)),
         };
-        let sent = self.send(&msg);
-        self.names = names;
         if let Err(e) = sent {
             return Err(self.io_fault(e, "reading of start", self.cfg.decision_timeout));
         }
@@ -376,29 +367,16 @@ impl<G: WireGame> Agent<G> for JsonAgent<G> {
     }
 
     fn finish(&mut self, game: &G, seat: Seat) {
-        if self.proc.is_none() {
-            return;
-        }
-        let outcome = game.outcome();
-        let (events, _) = game.events_since(seat, self.cursor);
-        let msg = End {
-            kind: "end",
-            events,
-            winners: outcome
-                .map(|o| o.winners.iter().collect())
-                .unwrap_or_default(),
-            ending: outcome
-                .map(|o| o.ending)
-                .unwrap_or(koth_arena::Ending::Adjudicated),
-            turns: game.turns(),
-            view: game.view_json(seat),
+        let sent = match self.enc.end(game, seat) {
+            Ok(line) if self.proc.is_some() => transmit(&mut self.proc, &self.cfg, line),
+            Ok(_) => return,
+            Err(e) => Err(ProcessError::Io(e)),
         };
-        if self.send(&msg).is_err() {
+        if sent.is_err() {
             // It will be restarted for the next game; the fault shows there if it recurs.
             if let Some(mut p) = self.proc.take() {
                 p.kill();
             }
         }
-        self.cursor = 0;
     }
 }

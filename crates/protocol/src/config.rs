@@ -3,7 +3,7 @@
 //! ```toml
 //! [tournament]
 //! games = 2000              # default 1000
-//! seed = 42                 # default: from the clock
+//! seed = 42                 # default: 64 random bits from the OS
 //! table_size = 4            # default: min(6, bots)
 //! threads = 2               # default: every core
 //! rules = "standard"        # or "ppcg"

@@ -24,9 +24,10 @@
 
 mod agent;
 pub mod config;
+pub mod conformance;
 mod coup;
 mod wire;
 
 pub use agent::{json_entrant, JsonAgent, JsonBotConfig};
 pub use coup::{CoupDecision, CoupView, PerSeat};
-pub use wire::{Reply, WireGame, PROTOCOL_VERSION};
+pub use wire::{Encoder, Reply, WireGame, PROTOCOL_VERSION};

@@ -42,7 +42,7 @@ pub(crate) struct Ready {
 
 /// `start`: a game begins.
 #[derive(Serialize)]
-pub(crate) struct Start<'a, R, V> {
+struct Start<'a, R, V> {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub game_id: u64,
@@ -58,7 +58,7 @@ pub(crate) struct Start<'a, R, V> {
 
 /// `decide`: the bot must answer with one of `legal`.
 #[derive(Serialize)]
-pub(crate) struct Decide<'a, E, D, V, C> {
+struct Decide<'a, E, D, V, C> {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub events: E,
@@ -69,7 +69,7 @@ pub(crate) struct Decide<'a, E, D, V, C> {
 
 /// `end`: the game is over.
 #[derive(Serialize)]
-pub(crate) struct End<E, V> {
+struct End<E, V> {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub events: E,
@@ -89,4 +89,94 @@ pub struct Reply {
     /// The choice's index in `legal`.
     #[serde(default)]
     pub index: Option<serde_json::Value>,
+}
+
+/// Builds the lines one seat receives, exactly as [`crate::JsonAgent`] sends them.
+///
+/// Everything in a line comes from the seat's view, the public facts of the table
+/// (names, seat count, rules, a game counter) and the seat's own seed: the
+/// wire-level leak battery ([`crate::conformance`]) checks that on the bytes.
+#[derive(Debug, Default)]
+pub struct Encoder {
+    games: u64,
+    names: Vec<String>,
+    cursor: usize,
+    buf: Vec<u8>,
+}
+
+impl Encoder {
+    /// A fresh encoder (no game played yet).
+    pub fn new() -> Self {
+        Encoder::default()
+    }
+
+    /// The seat names of the coming game.
+    pub fn set_names(&mut self, names: &[&str]) {
+        self.names.clear();
+        self.names.extend(names.iter().map(|n| n.to_string()));
+    }
+
+    /// The `start` line of a new game (without the newline). Errors are a game's
+    /// serialisation failures.
+    pub fn start<G: WireGame>(&mut self, game: &G, seat: Seat, seed: u64) -> Result<&str, String> {
+        self.games += 1;
+        self.cursor = 0;
+        let msg = Start {
+            kind: "start",
+            game_id: self.games,
+            seat,
+            players: game.seats(),
+            names: &self.names,
+            rules: game.wire_rules(),
+            seed,
+            view: game.view_json(seat),
+        };
+        Self::encode(&mut self.buf, &msg)
+    }
+
+    /// The `decide` line for `seat`, which is to move with `legal`.
+    pub fn decide<G: WireGame>(
+        &mut self,
+        game: &G,
+        seat: Seat,
+        legal: &[G::Choice],
+    ) -> Result<&str, String> {
+        let (events, cursor) = game.events_since(seat, self.cursor);
+        let msg = Decide {
+            kind: "decide",
+            events,
+            decision: game.decision_json(),
+            view: game.view_json(seat),
+            legal,
+        };
+        let out = Self::encode(&mut self.buf, &msg)?;
+        self.cursor = cursor;
+        Ok(out)
+    }
+
+    /// The `end` line of the game.
+    pub fn end<G: WireGame>(&mut self, game: &G, seat: Seat) -> Result<&str, String> {
+        let outcome = game.outcome();
+        let (events, _) = game.events_since(seat, self.cursor);
+        let msg = End {
+            kind: "end",
+            events,
+            winners: outcome
+                .map(|o| o.winners.iter().collect())
+                .unwrap_or_default(),
+            ending: outcome
+                .map(|o| o.ending)
+                .unwrap_or(koth_arena::Ending::Adjudicated),
+            turns: game.turns(),
+            view: game.view_json(seat),
+        };
+        self.cursor = 0;
+        Self::encode(&mut self.buf, &msg)
+    }
+
+    fn encode<'b>(buf: &'b mut Vec<u8>, msg: &impl Serialize) -> Result<&'b str, String> {
+        buf.clear();
+        serde_json::to_writer(&mut *buf, msg).map_err(|e| e.to_string())?;
+        std::str::from_utf8(buf).map_err(|e| e.to_string())
+    }
 }

@@ -2,7 +2,7 @@
 //! (fixed seed, the Python SDK example bot against the built-in honest bot) and
 //! compares. `KOTH_BLESS=1 cargo test -p koth-protocol --test transcript` rewrites it.
 
-use koth_arena::{play_game, Agent, RecordLevel, Scoring};
+use koth_arena::{play_game, Agent, GameSeeds, RecordLevel, Scoring};
 use koth_coup::{bots, BotAgent, Rules, State};
 use koth_process::Command;
 use koth_protocol::{JsonAgent, JsonBotConfig};
@@ -21,14 +21,15 @@ fn fresh_transcript() -> String {
     cfg.transcript = Some(log.clone());
     let mut ext = JsonAgent::<State>::new(Arc::new(cfg));
     let mut honest = BotAgent(bots::builtin("honest").unwrap());
-    let mut game = State::new(Rules::standard(), 2, SEED);
+    let seeds = GameSeeds::of(SEED, 0);
+    let mut game = State::new(Rules::standard(), 2, seeds.deal);
     let mut seats: Vec<&mut dyn Agent<State>> = vec![&mut ext, &mut honest];
     let (rec, _) = play_game(
         &mut game,
         &mut seats,
         &[0, 1],
         0,
-        SEED,
+        seeds,
         Scoring::ZeroSum,
         RecordLevel::Results,
         &mut Vec::new(),

@@ -7,6 +7,7 @@ use crate::action::Action;
 use crate::rules::Rules;
 use crate::turn::{resolve, Standing, TurnLog};
 use crate::view::View;
+use koth_arena::Random;
 use koth_arena::{Ending, Game, IllegalChoice, Outcome, Rng, Seat, SeatSet};
 use serde::{Deserialize, Serialize};
 

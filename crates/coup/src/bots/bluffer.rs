@@ -4,6 +4,7 @@ use crate::action::{Action, ActionKind};
 use crate::bot::{Bot, LegalActions};
 use crate::card::Card;
 use crate::view::View;
+use koth_arena::Random;
 use koth_arena::{Rng, Seat};
 
 /// An aggressive liar: taxes, steals and assassinates whatever it holds, and blocks

@@ -5,6 +5,7 @@ use crate::bot::{Bot, LegalActions};
 use crate::card::Card;
 use crate::choice::Keep;
 use crate::view::View;
+use koth_arena::Random;
 use koth_arena::{Rng, Seat};
 
 /// A card counter: judges every claim by the chance that the claimant holds the

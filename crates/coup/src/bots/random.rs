@@ -1,6 +1,7 @@
 use crate::bot::Bot;
 use crate::choice::Choice;
 use crate::view::View;
+use koth_arena::Random;
 use koth_arena::Rng;
 
 /// Chooses uniformly among the legal choices, from its seat's seed.

@@ -3,6 +3,7 @@ use crate::bot::Samurai;
 use crate::rules::Rules;
 use crate::turn::{resolve, Standing, TurnLog};
 use crate::view::{honour_trail, View};
+use koth_arena::Random;
 use koth_arena::Rng;
 
 /// Predicts the enemy's next action with a decaying n-gram model of the histories

@@ -1,6 +1,7 @@
 use crate::action::Action;
 use crate::bot::Samurai;
 use crate::view::View;
+use koth_arena::Random;
 use koth_arena::Rng;
 
 /// Chooses uniformly among the six actions from its seat's random stream (and so

@@ -1,6 +1,7 @@
 use crate::action::Action;
 use crate::bot::Samurai;
 use crate::view::View;
+use koth_arena::Random;
 use koth_arena::Rng;
 
 /// A mixed strategy with honour management: bows in safety (when the enemy cannot
