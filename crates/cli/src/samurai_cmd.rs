@@ -184,6 +184,26 @@ impl Observer<Action> for Archive {
     }
 }
 
+/// Start-up counts against the time limit: says which programs use a large share
+/// of it on this machine before any match is played.
+fn warn_slow_starts(programs: &[koth_samurai::programs::ProgramEntry], options: &ExternalOptions) {
+    let limit = options.timeout;
+    for p in programs {
+        match koth_samurai::startup_time(p, options, 3) {
+            Ok(t) if t * 4 > limit => eprintln!(
+                "warning: {} takes {} ms to answer a first turn on this machine ({}% of the {} ms limit, median of 3); \
+under load it may miss the limit and play W: raise --timeout-ms",
+                p.name,
+                t.as_millis(),
+                t.as_millis() * 100 / limit.as_millis().max(1),
+                limit.as_millis()
+            ),
+            Ok(_) => {}
+            Err(e) => eprintln!("warning: {}: {e}", p.name),
+        }
+    }
+}
+
 fn tournament(a: TournamentArgs) -> Result<()> {
     let options = ExternalOptions {
         timeout: Duration::from_millis(a.timeout_ms.max(1)),
@@ -200,6 +220,7 @@ fn tournament(a: TournamentArgs) -> Result<()> {
     let mut opts = a.run.clone();
     if let Some(file) = &a.file {
         let programs = koth_samurai::programs::load_programs(file)?;
+        warn_slow_starts(&programs, &options);
         field.extend(program_entrants(&programs, &options, &sink));
         specs.extend(
             programs

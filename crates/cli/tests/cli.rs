@@ -206,6 +206,62 @@ fn samurai_runs_programs_from_a_list() {
 }
 
 #[test]
+fn samurai_warns_about_slow_starts_and_counts_answers_of_lingering_programs() {
+    let dir = std::env::temp_dir().join(format!("koth-samurai-slow-{}", std::process::id()));
+    for name in ["Slow", "Linger", "Quick"] {
+        std::fs::create_dir_all(dir.join(name)).unwrap();
+    }
+    // Needs 400 ms before it answers: half of an 800 ms limit.
+    std::fs::write(dir.join("Slow/s.sh"), "#!/bin/sh\nsleep 0.4\necho G\n").unwrap();
+    // Answers, keeps a state file, then lingers past the limit (it strikes, so its
+    // honour runs out and its matches are short).
+    std::fs::write(
+        dir.join("Linger/l.sh"),
+        "#!/bin/sh\necho I\necho x >> state.txt\nsleep 30\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("Quick/q.sh"), "#!/bin/sh\necho B\nexit 3\n").unwrap();
+    std::fs::write(
+        dir.join("list.txt"),
+        "Slow sh s.sh\nLinger sh l.sh\nQuick sh q.sh\n",
+    )
+    .unwrap();
+    let list = dir.join("list.txt");
+    let (ok, out, err) = koth(&[
+        "samurai",
+        list.to_str().unwrap(),
+        "--matches",
+        "1",
+        "--seed",
+        "1",
+        "--timeout-ms",
+        "800",
+        "-q",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("warning: Slow takes") && err.contains("of the 800 ms limit"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("Linger takes") && !err.contains("Quick takes"),
+        "{err}"
+    );
+    // Nothing was recorded as W: the lingering and exit-3 programs answered in time.
+    assert!(!out.contains("answers recorded as W"), "{out}");
+    // The trial runs did not touch the program's own folder.
+    let state = std::fs::read_to_string(dir.join("Linger/state.txt")).unwrap_or_default();
+    let matches = std::fs::read_to_string(dir.join("koth-samurai-out/seed-1/matches.txt")).unwrap();
+    let linger_turns: usize = matches
+        .lines()
+        .filter(|l| l.trim_start().starts_with("Linger"))
+        .map(|l| l.split_whitespace().nth(1).unwrap_or("").len())
+        .sum();
+    assert_eq!(state.lines().count(), linger_turns, "{matches}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn gauntlet_decides_better_for_a_stronger_bot_and_not_against_itself() {
     let (ok, out, err) = koth(&[
         "gauntlet",

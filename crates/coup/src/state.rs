@@ -801,6 +801,11 @@ impl State {
         self.alive.remove(player);
         self.log.push(Event::Eliminated { player });
         if self.alive.len() <= 1 {
+            // The turn in which the game is decided was played if its action was
+            // declared; `turns` counts finished turns only until then.
+            if self.phase != Phase::Action {
+                self.turns += 1;
+            }
             self.finish(Ending::Decided);
         }
     }
@@ -833,6 +838,11 @@ impl State {
             self.finish(Ending::TurnCap);
             return;
         }
+        self.pass_turn();
+    }
+
+    /// The next live player starts a turn.
+    fn pass_turn(&mut self) {
         self.actor = self.next_live_after(self.actor);
         self.phase = Phase::Action;
         self.log.push(Event::Turn {
@@ -901,7 +911,12 @@ impl State {
                     return;
                 }
             }
-            self.end_turn();
+            if self.phase == Phase::Action {
+                // Nothing was declared: no turn was played, the next player starts one.
+                self.pass_turn();
+            } else {
+                self.end_turn();
+            }
             return;
         }
         if pending != Some(seat) {

@@ -502,6 +502,62 @@ fn forfeit_reveals_everything_and_the_game_goes_on() {
 }
 
 #[test]
+fn a_forfeit_before_the_first_action_counts_no_turn() {
+    let hands: [&[Card]; 3] = [
+        &[Captain, Ambassador],
+        &[Captain, Contessa],
+        &[Duke, Assassin],
+    ];
+    let mut g = std_game(&hands, &[2, 2, 2]);
+    // Seat 0 cannot even start (a bot that failed to launch): nothing was played.
+    g.forfeit(0);
+    g.check_invariants().unwrap();
+    assert_eq!(g.turns(), 0);
+    assert_eq!(g.pending(), Pending::Action { actor: 1 });
+    assert_eq!(
+        g.log().last(),
+        Some(&Event::Turn {
+            actor: 1,
+            number: 0
+        })
+    );
+    play(&mut g, &[act(Action::Income)]);
+    assert_eq!(g.turns(), 1);
+    // A forfeit after declaring still ends a played turn.
+    play(&mut g, &[act(Action::Tax)]);
+    g.forfeit(2);
+    assert_eq!(g.outcome().unwrap().turns, 2);
+}
+
+#[test]
+fn the_turn_that_decides_the_game_is_counted() {
+    let mut g = std_game(&[&[Captain, Duke], &[Contessa, Duke]], &[14, 2]);
+    play(
+        &mut g,
+        &[act(Action::Coup(1)), Lose(Contessa), act(Action::Income)],
+    );
+    assert_eq!(g.turns(), 2);
+    play(&mut g, &[act(Action::Coup(1))]);
+    if !g.is_over() {
+        play(&mut g, &[Lose(Duke)]);
+    }
+    let o = g.outcome().unwrap();
+    assert_eq!(o.winners, SeatSet::single(0));
+    // Three turns were played, and the log's last header says "Turn 3".
+    assert_eq!(o.turns, 3);
+    let last_header = g
+        .log()
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            Event::Turn { number, .. } => Some(number + 1),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(last_header, o.turns);
+}
+
+#[test]
 fn answers_out_of_turn_are_refused() {
     let mut g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[2, 2]);
     for c in [Pass, Challenge, Block(Duke), Lose(Captain)] {

@@ -38,6 +38,8 @@ pub struct InvokeResult {
     pub stderr_tail: String,
     /// Wall-clock time from just before spawning to the end of the call.
     pub elapsed: Duration,
+    /// Time from just before spawning to the first byte read from standard output.
+    pub first_output: Option<Duration>,
 }
 
 impl InvokeResult {
@@ -74,6 +76,7 @@ pub fn invoke(
         stdout_truncated: false,
         stderr_tail: String::new(),
         elapsed: start.elapsed(),
+        first_output: None,
     };
     let mut prepared = match prepare(cmd, args) {
         Ok(p) => p,
@@ -107,6 +110,7 @@ pub fn invoke(
     let mut timed_out = false;
     let mut grace: Option<Instant> = None;
     let mut scratch = vec![0u8; 64 * 1024];
+    let mut first_output = None;
 
     loop {
         if exit.is_none() {
@@ -175,6 +179,7 @@ pub fn invoke(
             if let Some(fd) = &out_fd {
                 match sys::read_once(fd.as_raw_fd(), &mut scratch) {
                     Ok(ReadOutcome::Data(k)) => {
+                        first_output.get_or_insert_with(|| start.elapsed());
                         let room = max_stdout.saturating_sub(stdout.len());
                         if k > room {
                             truncated = true;
@@ -207,5 +212,6 @@ pub fn invoke(
         stdout_truncated: truncated,
         stderr_tail: tail.text(),
         elapsed: start.elapsed(),
+        first_output,
     }
 }

@@ -61,6 +61,7 @@
 //! * Linux only (raw `landlock`, `pidfd_open`, `ppoll`, `unshare` system calls).
 
 mod bot;
+mod folder;
 mod invoke;
 mod sandbox;
 mod spawn;
@@ -69,6 +70,7 @@ mod sys;
 use std::path::PathBuf;
 
 pub use bot::{BotProcess, ProcessError, DEFAULT_WRITE_TIMEOUT};
+pub use folder::{copy_tree, ScratchDir};
 pub use invoke::{invoke, Exit, InvokeResult};
 pub use sandbox::{sandbox_support, Sandbox, SandboxSupport};
 

@@ -3,10 +3,10 @@
 
 use crate::action::Action;
 use crate::programs::ProgramEntry;
-use crate::protocol::{arguments, read_output};
+use crate::protocol::{arguments, read_output, BadOutput};
 use crate::state::State;
 use koth_arena::{Agent, Entrant, Fault, Seat};
-use koth_process::{invoke, Command, Exit, Limits, Sandbox};
+use koth_process::{invoke, Command, Exit, InvokeResult, Limits, Sandbox};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -60,10 +60,10 @@ impl Default for ExternalOptions {
 /// An external program as an arena [`Agent`]: each turn it is launched with
 /// `MY_HISTORY ENEMY_HISTORY MY_HEALTH ENEMY_HEALTH MY_HONOUR ENEMY_HONOUR` (only
 /// the four numbers on the first turn) and the first non-white-space character it
-/// prints is its action. No output, anything but W B G I P O, a crash (a signal or
-/// a non-zero exit status), more output than allowed, a program that cannot start
-/// and no exit within the time limit are all recorded as W, with a [`Note`] of why;
-/// a program never forfeits and never stalls the match.
+/// prints within the time limit is its action, whether or not it has exited by then
+/// and whatever its exit status. No output within the limit, a first character that
+/// is not one of W B G I P O, and a program that cannot start are recorded as W, with
+/// a [`Note`] of why; a program never forfeits and never stalls the match.
 pub struct ExternalSamurai {
     name: String,
     command: Command,
@@ -129,22 +129,35 @@ impl ExternalSamurai {
 
     /// Asks the program once; `Err` holds why the answer is recorded as W, and the
     /// program's stderr tail.
+    ///
+    /// What the program printed within the limit is its answer, whatever happens
+    /// after: it may go on running until the limit (it is then killed with all it
+    /// started), exit with any status or die of a signal (specs/samurai.md).
     fn ask(&self, args: &[String]) -> Result<Action, (String, String)> {
         let r = invoke(&self.command, args, self.timeout, self.max_stdout);
-        let reason = match &r.exit {
-            Exit::TimedOut => format!("no answer within {} ms", self.timeout.as_millis()),
-            Exit::SpawnFailed(msg) => format!("could not start: {msg}"),
+        Self::judge(&r, self.timeout, self.max_stdout).map_err(|why| (why, r.stderr_tail))
+    }
+
+    /// The answer in an invocation's output, or why there is none.
+    fn judge(r: &InvokeResult, timeout: Duration, max_stdout: usize) -> Result<Action, String> {
+        if let Exit::SpawnFailed(msg) = &r.exit {
+            return Err(format!("could not start: {msg}"));
+        }
+        let bad = match read_output(&r.stdout) {
+            Ok(action) => return Ok(action),
+            Err(bad) => bad,
+        };
+        let ended = match &r.exit {
+            Exit::TimedOut if bad == BadOutput::Empty => {
+                return Err(format!("no answer within {} ms", timeout.as_millis()))
+            }
+            Exit::TimedOut => format!("still running after {} ms", timeout.as_millis()),
             Exit::Signal(sig) => format!("crashed (killed by signal {sig})"),
             Exit::Code(code) if *code != 0 => format!("crashed (exit status {code})"),
-            Exit::Code(_) if r.stdout_truncated => {
-                format!("wrote more than {} bytes", self.max_stdout)
-            }
-            Exit::Code(_) => match read_output(&r.stdout) {
-                Ok(action) => return Ok(action),
-                Err(bad) => bad.to_string(),
-            },
+            Exit::Code(_) if r.stdout_truncated => format!("wrote more than {max_stdout} bytes"),
+            Exit::Code(_) | Exit::SpawnFailed(_) => return Err(bad.to_string()),
         };
-        Err((reason, r.stderr_tail))
+        Err(format!("{bad}; {ended}"))
     }
 }
 
@@ -198,4 +211,37 @@ pub fn program_entrants(
             })
         })
         .collect()
+}
+
+/// How long `program` takes to answer a first turn on this machine: the median,
+/// over `runs` launches, of the time from launch to its first output (or its exit).
+///
+/// Each launch runs in a scratch copy of the program's folder, so state files the
+/// program keeps are not touched. The time limit counts from launch, start-up
+/// included: a program that needs most of it to start misses it under load.
+pub fn startup_time(
+    program: &ProgramEntry,
+    options: &ExternalOptions,
+    runs: usize,
+) -> Result<Duration, String> {
+    let scratch = koth_process::ScratchDir::new(&program.name)
+        .map_err(|e| format!("cannot make a scratch folder: {e}"))?;
+    let dir = scratch.path().join("program");
+    koth_process::copy_tree(&program.dir, &dir)
+        .map_err(|e| format!("cannot copy {} for a trial run: {e}", program.dir.display()))?;
+    let command = Command::new(program.command.clone(), dir)
+        .with_limits(options.limits.clone())
+        .with_sandbox(options.sandbox);
+    let duel = State::new(&crate::Rules::default(), 0);
+    let args = arguments(&duel.view(0));
+    let mut times: Vec<Duration> = Vec::with_capacity(runs.max(1));
+    for _ in 0..runs.max(1) {
+        let r = invoke(&command, &args, options.timeout, options.max_stdout);
+        if let Exit::SpawnFailed(msg) = r.exit {
+            return Err(format!("could not start: {msg}"));
+        }
+        times.push(r.first_output.unwrap_or(r.elapsed));
+    }
+    times.sort();
+    Ok(times[times.len() / 2])
 }

@@ -31,7 +31,9 @@ pub use builtin::{
     builtin, entrants, Bower, Copycat, Guardian, Predictor, RandomSamurai, Ronin, Waiter,
     BUILTIN_NAMES,
 };
-pub use external::{program_entrants, ExternalOptions, ExternalSamurai, Note, NoteSink};
+pub use external::{
+    program_entrants, startup_time, ExternalOptions, ExternalSamurai, Note, NoteSink,
+};
 pub use narrate::{narrate_end, narrate_turn, narrate_turn_with};
 pub use rules::Rules;
 pub use state::{EndReason, Observation, SamuraiState, State};

@@ -232,12 +232,42 @@ fn lower_case_is_w() {
     recorded_as_w(program("lower", &["sh", "lower.sh"]), 2, "\"b\"");
 }
 
+/// Plays `turns` turns of `bot` against the waiter in each seat and checks that every
+/// turn is the answer the program printed, with no note.
+fn answers_count(mut bot: ExternalSamurai, turns: u32, expected: Action) {
+    let rules = Rules {
+        turn_limit: turns,
+        ..Rules::default()
+    };
+    for seat in [0, 1] {
+        let mut waiter = builtin_agent("waiter");
+        let g = if seat == 0 {
+            duel(&rules, &mut bot, &mut waiter, 78)
+        } else {
+            duel(&rules, &mut waiter, &mut bot, 78)
+        };
+        assert_eq!(
+            g.samurai(seat).history,
+            vec![expected; turns as usize],
+            "{}: {:?}",
+            bot.name(),
+            bot.notes()
+        );
+        assert!(bot.notes().is_empty(), "{}: {:?}", bot.name(), bot.notes());
+    }
+}
+
 #[test]
-fn a_crash_is_w_even_after_a_valid_answer() {
+fn an_answer_then_a_non_zero_exit_counts() {
+    answers_count(program("crash", &["python3", "crash.py"]), 2, Action::B);
+}
+
+#[test]
+fn a_crash_before_answering_is_w() {
     let notes = recorded_as_w(
-        program("crash", &["python3", "crash.py"]),
+        program("crash_silent", &["python3", "crash_silent.py"]),
         2,
-        "exit status 3",
+        "no output; crashed (exit status 3)",
     );
     assert!(
         notes[0]
@@ -250,8 +280,30 @@ fn a_crash_is_w_even_after_a_valid_answer() {
 }
 
 #[test]
-fn a_signal_is_w() {
-    recorded_as_w(program("segfault", &["sh", "segfault.sh"]), 2, "signal 11");
+fn an_answer_then_a_signal_counts() {
+    answers_count(program("segfault", &["sh", "segfault.sh"]), 2, Action::B);
+}
+
+#[test]
+fn a_signal_before_answering_is_w() {
+    recorded_as_w(
+        program("segfault_silent", &["sh", "segfault_silent.sh"]),
+        2,
+        "no output; crashed (killed by signal 11)",
+    );
+}
+
+#[test]
+fn an_answer_from_a_program_that_lingers_counts_and_does_not_stall() {
+    let bot = program("linger", &["python3", "linger.py"]).with_timeout(Duration::from_millis(400));
+    let start = Instant::now();
+    answers_count(bot, 2, Action::B);
+    // Four launches, each killed at the limit with everything it started.
+    assert!(
+        start.elapsed() < Duration::from_millis(4 * 400 + 1500),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 #[test]
@@ -268,11 +320,20 @@ fn sleeping_past_the_limit_is_w_and_does_not_stall() {
 }
 
 #[test]
-fn huge_output_is_w() {
-    recorded_as_w(
+fn a_flood_that_starts_with_an_answer_counts() {
+    answers_count(
         program("flood", &["python3", "flood.py"]).with_max_stdout(4096),
         2,
-        "more than 4096 bytes",
+        Action::B,
+    );
+}
+
+#[test]
+fn a_flood_of_garbage_is_w() {
+    recorded_as_w(
+        program("flood_garbage", &["python3", "flood_garbage.py"]).with_max_stdout(4096),
+        2,
+        "wrote more than 4096 bytes",
     );
 }
 
