@@ -205,7 +205,7 @@ under load it may miss the limit and play W: raise --timeout-ms",
 }
 
 fn tournament(a: TournamentArgs) -> Result<()> {
-    let options = ExternalOptions {
+    let mut options = ExternalOptions {
         timeout: Duration::from_millis(a.timeout_ms.max(1)),
         ..Default::default()
     };
@@ -220,6 +220,18 @@ fn tournament(a: TournamentArgs) -> Result<()> {
     let mut opts = a.run.clone();
     if let Some(file) = &a.file {
         let programs = koth_samurai::programs::load_programs(file)?;
+        if opts.out.is_none() {
+            let base = file.parent().unwrap_or(std::path::Path::new("."));
+            opts.out = Some(base.join("koth-samurai-out").join(format!("seed-{seed}")));
+        }
+        if let Some(out) = &opts.out {
+            // Programs run from copies of their folders, kept with the run's files.
+            let folders = out.join("folders");
+            options.workspace = Some(
+                koth_process::Workspace::new(Some(&folders))
+                    .with_context(|| format!("cannot create {}", folders.display()))?,
+            );
+        }
         warn_slow_starts(&programs, &options);
         field.extend(program_entrants(&programs, &options, &sink));
         specs.extend(
@@ -227,10 +239,6 @@ fn tournament(a: TournamentArgs) -> Result<()> {
                 .iter()
                 .map(|p| serde_json::json!({ "command": p.command, "dir": p.dir })),
         );
-        if opts.out.is_none() {
-            let base = file.parent().unwrap_or(std::path::Path::new("."));
-            opts.out = Some(base.join("koth-samurai-out").join(format!("seed-{seed}")));
-        }
     }
     let mut builtins = a.builtins.clone();
     if a.file.is_none() && builtins.is_empty() {

@@ -51,6 +51,16 @@ pub struct PpcgAgent {
     /// Every invocation of the current game.
     pub invocations: Vec<Invocation>,
     file: Option<PathBuf>,
+    /// Where the program runs from: a fresh copy of its folder every game.
+    copies: Option<Copies>,
+}
+
+/// A program's working copies: its original folder, the workspace and the slot.
+#[derive(Clone, Debug)]
+struct Copies {
+    original: PathBuf,
+    workspace: std::sync::Arc<koth_process::Workspace>,
+    slot: usize,
 }
 
 impl PpcgAgent {
@@ -63,7 +73,25 @@ impl PpcgAgent {
             buffered: None,
             invocations: Vec::new(),
             file: None,
+            copies: None,
         }
+    }
+
+    /// Runs the program from a fresh copy of its folder (`command.cwd`) in
+    /// `workspace` at the start of every game, as `slot`'s copy: state files it
+    /// keeps never collide with another game's and every game starts from the same
+    /// files, whatever the thread count.
+    pub fn with_copies(
+        mut self,
+        workspace: std::sync::Arc<koth_process::Workspace>,
+        slot: usize,
+    ) -> Self {
+        self.copies = Some(Copies {
+            original: absolute(&self.command.cwd),
+            workspace,
+            slot,
+        });
+        self
     }
 
     /// The history file path this agent passes to its program.
@@ -326,6 +354,12 @@ impl Agent<PpcgGame> for PpcgAgent {
         self.buffered = None;
         self.invocations.clear();
         self.file = None;
+        if let Some(c) = &self.copies {
+            self.command.cwd = c
+                .workspace
+                .refresh(&c.original, c.slot, &self.name)
+                .map_err(|e| Fault::new(format!("could not start: {e}")))?;
+        }
         Ok(())
     }
 

@@ -93,6 +93,14 @@ pub fn entrants(
         timeout: opts.timeout,
         compat: opts.compat,
     };
+    // Programs run in copies of their folders, kept beside the games' files.
+    let workspace =
+        koth_process::Workspace::new(Some(&opts.out_dir.join("folders"))).map_err(|e| {
+            format!(
+                "cannot create {}: {e}",
+                opts.out_dir.join("folders").display()
+            )
+        })?;
     let mut out = Vec::new();
     for (p, name) in list.iter().zip(&names) {
         let cwd = if p.dir.is_absolute() {
@@ -105,12 +113,12 @@ pub fn entrants(
         let command = Command::new(p.command.clone(), cwd)
             .with_limits(opts.limits.clone())
             .with_sandbox(opts.sandbox);
-        let (n, run) = (name.clone(), run.clone());
-        out.push(Entrant::new(name.clone(), move |_slot| {
-            Ok(
-                Box::new(PpcgAgent::new(n.clone(), command.clone(), run.clone()))
-                    as Box<dyn Agent<PpcgGame>>,
-            )
+        let (n, run, ws) = (name.clone(), run.clone(), workspace.clone());
+        out.push(Entrant::new(name.clone(), move |slot| {
+            Ok(Box::new(
+                PpcgAgent::new(n.clone(), command.clone(), run.clone())
+                    .with_copies(ws.clone(), slot),
+            ) as Box<dyn Agent<PpcgGame>>)
         }));
     }
     for (b, name) in builtins.iter().zip(&names[list.len()..]) {

@@ -121,19 +121,25 @@ fn well_behaved_mixed_field() {
             );
         }
     }
-    // The stateful program kept its memory in its folder across invocations.
-    let mem: u64 = std::fs::read_to_string(list.parent().unwrap().join("Stateful/memory.txt"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    let invoked: usize = l
+    // The stateful program kept its memory in its own copy of its folder, made
+    // afresh for every game: the original is untouched, and each slot's copy counts
+    // the invocations of the last game played there.
+    assert!(!list.parent().unwrap().join("Stateful/memory.txt").exists());
+    let per_game: Vec<usize> = l
         .iter()
         .filter(|(st, _)| st.contains("Stateful"))
         .map(|(_, log)| log.matches("invoke Stateful").count())
-        .sum();
-    assert_eq!(mem as usize, invoked);
-    assert!(mem > 10);
+        .collect();
+    for slot in 0..2 {
+        let copy = out.join(format!("folders/slot-{slot}/Stateful/memory.txt"));
+        let mem: usize = std::fs::read_to_string(&copy)
+            .unwrap_or_else(|e| panic!("{}: {e}", copy.display()))
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(per_game.contains(&mem), "{mem} not in {per_game:?}");
+    }
+    assert!(per_game.iter().all(|&k| k > 2), "{per_game:?}");
 }
 
 fn one_misbehaver(
@@ -281,6 +287,8 @@ fn results_do_not_depend_on_threads() {
         &[
             ("Truthful", "python3 truthful.py"),
             ("Waiter", "node waiter.js"),
+            // Its moves follow a state file it keeps in its folder.
+            ("Memory", "python3 memory.py"),
         ],
     );
     let mut a = PpcgOptions::new(list.parent().unwrap().join("out1"));
@@ -305,6 +313,7 @@ fn results_do_not_depend_on_threads() {
         .run(&mut Quiet)
         .standings;
     assert_eq!(sa.entrants, sb.entrants);
+    assert_eq!(logs(&a.out_dir).len(), logs(&b.out_dir).len());
     for (x, y) in logs(&a.out_dir).iter().zip(logs(&b.out_dir)) {
         assert_eq!(x.0, y.0);
         let hx = std::fs::read_to_string(a.out_dir.join(format!("{}.txt", x.0))).unwrap();

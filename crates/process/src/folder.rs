@@ -4,8 +4,15 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// The most a program's folder may hold to be copied: a folder this big is more
+/// likely a whole project (or the current directory) than a bot.
+pub const MAX_COPY_FILES: u64 = 20_000;
+/// See [`MAX_COPY_FILES`].
+pub const MAX_COPY_BYTES: u64 = 512 << 20;
+
 /// Copies the tree at `from` into `to` (created): files with their permissions,
-/// folders, and symbolic links as links. `to` must not be inside `from`.
+/// folders, and symbolic links as links. `to` must not be inside `from`, and the
+/// tree must hold at most [`MAX_COPY_FILES`] files and [`MAX_COPY_BYTES`] bytes.
 ///
 /// ```
 /// let src = std::env::temp_dir().join(format!("koth-doc-src-{}", std::process::id()));
@@ -23,17 +30,28 @@ pub fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
             format!("cannot copy {} into itself", from.display()),
         ));
     }
+    copy_within(from, to, &mut (0, 0))
+}
+
+fn copy_within(from: &Path, to: &Path, used: &mut (u64, u64)) -> io::Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
         let kind = entry.file_type()?;
         let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        used.0 += 1;
         if kind.is_dir() {
-            copy_tree(&src, &dst)?;
+            copy_within(&src, &dst, used)?;
         } else if kind.is_symlink() {
             std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)?;
         } else {
-            std::fs::copy(&src, &dst)?;
+            used.1 += std::fs::copy(&src, &dst)?;
+        }
+        if used.0 > MAX_COPY_FILES || used.1 > MAX_COPY_BYTES {
+            return Err(io::Error::other(format!(
+                "more than {MAX_COPY_FILES} files or {} MiB: give the program a folder of its own",
+                MAX_COPY_BYTES >> 20
+            )));
         }
     }
     Ok(())
@@ -74,6 +92,87 @@ impl Drop for ScratchDir {
     }
 }
 
+/// Where the working copies of programs' folders live: one folder per program and
+/// parallel game slot, so two games never share a file and a program never writes
+/// into the folder it was entered from.
+///
+/// One-shot programs (a process per move) get a fresh copy at the start of every
+/// game ([`Workspace::refresh`]), so a game sees the same files whichever slot or
+/// thread plays it; long-lived programs get one copy per slot when they start.
+///
+/// ```
+/// use koth_process::Workspace;
+/// let src = std::env::temp_dir().join(format!("koth-doc-bot-{}", std::process::id()));
+/// std::fs::create_dir_all(&src).unwrap();
+/// std::fs::write(src.join("state.txt"), "0").unwrap();
+/// let ws = Workspace::new(None).unwrap();
+/// let dir = ws.refresh(&src, 1, "my bot").unwrap();
+/// assert_eq!(std::fs::read_to_string(dir.join("state.txt")).unwrap(), "0");
+/// # std::fs::remove_dir_all(&src).ok();
+/// ```
+#[derive(Debug)]
+pub struct Workspace {
+    root: PathBuf,
+    _scratch: Option<ScratchDir>,
+}
+
+impl Workspace {
+    /// Copies under `root` (kept after the run, to look at), or under a scratch
+    /// folder removed when the workspace is dropped.
+    pub fn new(root: Option<&Path>) -> io::Result<std::sync::Arc<Workspace>> {
+        let (root, scratch) = match root {
+            Some(r) => {
+                std::fs::create_dir_all(r)?;
+                (r.to_path_buf(), None)
+            }
+            None => {
+                let s = ScratchDir::new("folders")?;
+                (s.path().to_path_buf(), Some(s))
+            }
+        };
+        Ok(std::sync::Arc::new(Workspace {
+            root,
+            _scratch: scratch,
+        }))
+    }
+
+    /// The folder of program `name` in `slot` (not created).
+    pub fn slot_dir(&self, slot: usize, name: &str) -> PathBuf {
+        let clean: String = name
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let clean = clean.trim_start_matches('.');
+        self.root
+            .join(format!("slot-{slot}"))
+            .join(if clean.is_empty() { "_" } else { clean })
+    }
+
+    /// Makes the folder of `name` in `slot` a fresh copy of `original` and returns
+    /// it. The error names both folders.
+    pub fn refresh(&self, original: &Path, slot: usize, name: &str) -> Result<PathBuf, String> {
+        let dir = self.slot_dir(slot, name);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)
+                .map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
+        }
+        copy_tree(original, &dir).map_err(|e| {
+            format!(
+                "cannot copy {} to {}: {e}",
+                original.display(),
+                dir.display()
+            )
+        })?;
+        Ok(dir)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,5 +196,32 @@ mod tests {
         let path = s.path().to_path_buf();
         drop(s);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_workspace_refreshes_copies_per_slot() {
+        let s = ScratchDir::new("ws test").unwrap();
+        let src = s.path().join("bot");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("state.txt"), "0").unwrap();
+        let ws = Workspace::new(Some(&s.path().join("work"))).unwrap();
+        let a = ws.refresh(&src, 0, "../evil name").unwrap();
+        let b = ws.refresh(&src, 1, "../evil name").unwrap();
+        assert_ne!(a, b);
+        assert!(a.starts_with(s.path().join("work")), "{a:?}");
+        std::fs::write(a.join("state.txt"), "5").unwrap();
+        std::fs::write(a.join("extra"), "x").unwrap();
+        assert_eq!(std::fs::read_to_string(b.join("state.txt")).unwrap(), "0");
+        let again = ws.refresh(&src, 0, "../evil name").unwrap();
+        assert_eq!(again, a);
+        assert_eq!(std::fs::read_to_string(a.join("state.txt")).unwrap(), "0");
+        assert!(!a.join("extra").exists());
+        assert_eq!(std::fs::read_to_string(src.join("state.txt")).unwrap(), "0");
+        let gone = Workspace::new(None).unwrap();
+        let root = gone.slot_dir(0, "x");
+        gone.refresh(&src, 0, "x").unwrap();
+        assert!(root.exists());
+        drop(gone);
+        assert!(!root.exists());
     }
 }

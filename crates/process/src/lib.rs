@@ -70,7 +70,7 @@ mod sys;
 use std::path::PathBuf;
 
 pub use bot::{BotProcess, ProcessError, DEFAULT_WRITE_TIMEOUT};
-pub use folder::{copy_tree, ScratchDir};
+pub use folder::{copy_tree, ScratchDir, Workspace};
 pub use invoke::{invoke, Exit, InvokeResult};
 pub use sandbox::{sandbox_support, Sandbox, SandboxSupport};
 

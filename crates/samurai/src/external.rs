@@ -6,8 +6,9 @@ use crate::programs::ProgramEntry;
 use crate::protocol::{arguments, read_output, BadOutput};
 use crate::state::State;
 use koth_arena::{Agent, Entrant, Fault, Seat};
-use koth_process::{invoke, Command, Exit, InvokeResult, Limits, Sandbox};
+use koth_process::{invoke, Command, Exit, InvokeResult, Limits, Sandbox, Workspace};
 use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -44,6 +45,10 @@ pub struct ExternalOptions {
     pub limits: Limits,
     /// Isolation.
     pub sandbox: Sandbox,
+    /// Where programs run from: a fresh copy of each program's folder per match and
+    /// parallel slot ([`Workspace`]). `None` in [`program_entrants`] means a scratch
+    /// workspace removed after the run.
+    pub workspace: Option<Arc<Workspace>>,
 }
 
 impl Default for ExternalOptions {
@@ -53,6 +58,7 @@ impl Default for ExternalOptions {
             max_stdout: 64 * 1024,
             limits: Limits::standard(),
             sandbox: Sandbox::Auto,
+            workspace: None,
         }
     }
 }
@@ -72,6 +78,9 @@ pub struct ExternalSamurai {
     game_seed: u64,
     notes: Vec<Note>,
     sink: Option<NoteSink>,
+    /// The original folder, the workspace and the slot, when the program runs from
+    /// copies.
+    copies: Option<(PathBuf, Arc<Workspace>, usize)>,
 }
 
 impl ExternalSamurai {
@@ -86,7 +95,17 @@ impl ExternalSamurai {
             game_seed: 0,
             notes: Vec::new(),
             sink: None,
+            copies: None,
         }
+    }
+
+    /// Runs the program from a fresh copy of its folder in `workspace` for every
+    /// match, as `slot`'s copy: state files never collide and every match starts
+    /// from the same files, whatever the thread count.
+    pub fn with_copies(mut self, workspace: Arc<Workspace>, slot: usize) -> Self {
+        let original = std::path::absolute(&self.command.cwd).unwrap_or(self.command.cwd.clone());
+        self.copies = Some((original, workspace, slot));
+        self
     }
 
     /// A program of a list file, run in its folder with `options`.
@@ -161,10 +180,34 @@ impl ExternalSamurai {
     }
 }
 
+impl ExternalSamurai {
+    fn record(&mut self, seat: Seat, turn: u32, reason: String, stderr: String) {
+        let note = Note {
+            program: self.name.clone(),
+            game_seed: self.game_seed,
+            seat,
+            turn,
+            reason,
+            stderr_tail: (!stderr.trim().is_empty()).then_some(stderr),
+        };
+        if let Some(sink) = &self.sink {
+            if let Ok(mut v) = sink.lock() {
+                v.push(note.clone());
+            }
+        }
+        self.notes.push(note);
+    }
+}
+
 impl Agent<State> for ExternalSamurai {
     fn start(&mut self, game: &State, _seat: Seat, _seed: u64) -> Result<(), Fault> {
         self.game_seed = game.seed();
         self.notes.clear();
+        if let Some((original, ws, slot)) = &self.copies {
+            self.command.cwd = ws
+                .refresh(original, *slot, &self.name)
+                .map_err(|e| Fault::new(format!("could not start: {e}")))?;
+        }
         Ok(())
     }
 
@@ -173,20 +216,7 @@ impl Agent<State> for ExternalSamurai {
         match self.ask(&arguments(&view)) {
             Ok(action) => Ok(action),
             Err((reason, stderr)) => {
-                let note = Note {
-                    program: self.name.clone(),
-                    game_seed: self.game_seed,
-                    seat,
-                    turn: view.turns_played() as u32 + 1,
-                    reason,
-                    stderr_tail: (!stderr.trim().is_empty()).then_some(stderr),
-                };
-                if let Some(sink) = &self.sink {
-                    if let Ok(mut v) = sink.lock() {
-                        v.push(note.clone());
-                    }
-                }
-                self.notes.push(note);
+                self.record(seat, view.turns_played() as u32 + 1, reason, stderr);
                 Ok(Action::W)
             }
         }
@@ -200,14 +230,22 @@ pub fn program_entrants(
     options: &ExternalOptions,
     sink: &NoteSink,
 ) -> Vec<Entrant<State>> {
+    let workspace = options
+        .workspace
+        .clone()
+        .or_else(|| Workspace::new(None).ok());
     programs
         .iter()
         .map(|p| {
             let (p, options, sink) = (p.clone(), options.clone(), sink.clone());
-            Entrant::new(p.name.clone(), move |_slot| {
-                Ok(Box::new(
-                    ExternalSamurai::from_program(&p, &options).with_note_sink(sink.clone()),
-                ) as Box<dyn Agent<State>>)
+            let ws = workspace.clone();
+            Entrant::new(p.name.clone(), move |slot| {
+                let mut s =
+                    ExternalSamurai::from_program(&p, &options).with_note_sink(sink.clone());
+                if let Some(ws) = &ws {
+                    s = s.with_copies(ws.clone(), slot);
+                }
+                Ok(Box::new(s) as Box<dyn Agent<State>>)
             })
         })
         .collect()
