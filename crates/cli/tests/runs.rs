@@ -137,6 +137,19 @@ fn ctrl_c_stops_cleanly_and_resumes() {
 }
 
 #[test]
+fn sigterm_and_sighup_stop_like_ctrl_c() {
+    // What Kubernetes, Slurm and a closed terminal send.
+    for sig in [libc::SIGTERM, libc::SIGHUP] {
+        let d = tmp(&format!("signal-{sig}"));
+        let on_disk = interrupt(&d, sig);
+        let partial = json(&d.join("summary.json"));
+        assert_eq!(partial["complete"], false, "signal {sig}");
+        assert_eq!(partial["games"].as_u64().unwrap() as usize, on_disk);
+        std::fs::remove_dir_all(&d).ok();
+    }
+}
+
+#[test]
 fn a_run_folder_is_not_overwritten_and_resume_checks_the_options() {
     let d = tmp("guard");
     let ds = d.to_str().unwrap();
@@ -340,5 +353,108 @@ fn replaying_games_with_external_bots() {
     let (ok, out, err) = koth(&["replay", run2.to_str().unwrap(), "--game", "5"]);
     assert!(ok, "{err}");
     assert!(out.contains("(as recorded)"), "{out}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// The processes whose parent is `pid`.
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
+            continue;
+        };
+        // "pid (comm) state ppid ...": comm may hold spaces, so split after ')'.
+        let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+        let ppid: u32 = rest
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        if ppid == pid {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            let state = s
+                .rsplit_once(')')
+                .map(|(_, r)| r.trim_start())
+                .unwrap_or("");
+            !state.starts_with('Z')
+        })
+        .unwrap_or(false)
+}
+
+#[test]
+fn bots_die_with_a_killed_arena() {
+    // A bot that greets, then ignores its input: a closed pipe does not end it.
+    let d = tmp("orphans");
+    std::fs::create_dir_all(&d).unwrap();
+    let bot = d.join("stubborn.py");
+    // It notes its pid in its folder (the arena's current one) once greeted, then
+    // sleeps through everything.
+    std::fs::write(
+        &bot,
+        format!(
+            "import os, sys, time\nsys.stdin.readline()\nprint('{{\"type\": \"ready\"}}', flush=True)\n\
+             open('greeted-%d' % os.getpid(), 'w').close()\ntime.sleep(600)\n"
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args([
+            "run",
+            "--bot",
+            &format!("me=cmd:python3 {}", bot.display()),
+            "--bot",
+            "h=builtin:honest",
+            "--games",
+            "1000",
+            "--threads",
+            "2",
+            "-q",
+        ])
+        .current_dir(&d)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let bots = loop {
+        let greeted: Vec<u32> = std::fs::read_dir(&d)
+            .unwrap()
+            .flatten()
+            .filter_map(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .strip_prefix("greeted-")
+                    .and_then(|p| p.parse().ok())
+            })
+            .collect();
+        if greeted.len() >= 2 {
+            assert!(greeted.iter().all(|p| children_of(child.id()).contains(p)));
+            break greeted;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "no bot started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // SIGKILL: no handler runs, nothing is cleaned up by the arena itself.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let start = Instant::now();
+    while bots.iter().any(|&b| alive(b)) {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "bots {bots:?} outlived the arena"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     std::fs::remove_dir_all(&d).ok();
 }

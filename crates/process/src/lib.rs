@@ -73,6 +73,7 @@ pub use bot::{BotProcess, ProcessError, DEFAULT_WRITE_TIMEOUT};
 pub use folder::{copy_tree, ScratchDir, Workspace};
 pub use invoke::{invoke, Exit, InvokeResult};
 pub use sandbox::{sandbox_support, Sandbox, SandboxSupport};
+pub use spawn::passed_to_bots;
 
 /// Bytes of stderr kept by [`InvokeResult::stderr_tail`] and [`BotProcess::stderr_tail`].
 pub const STDERR_TAIL: usize = 4096;
@@ -134,7 +135,9 @@ pub struct Command {
     pub program: Vec<String>,
     /// Working directory of the bot (the only place it may write when sandboxed).
     pub cwd: PathBuf,
-    /// Extra environment variables (the rest is inherited).
+    /// The program's own environment variables, added to the few it inherits from the
+    /// arena ([`passed_to_bots`]: `PATH`, `HOME`, `USER`, `LOGNAME`, the locale, `TZ`,
+    /// `TERM`); nothing else of the arena's environment reaches it.
     pub env: Vec<(String, String)>,
     pub limits: Limits,
     pub sandbox: Sandbox,

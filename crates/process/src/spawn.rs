@@ -31,6 +31,16 @@ fn rlimits(l: &Limits) -> ([(libc::__rlimit_resource_t, u64); 5], usize) {
     (out, n)
 }
 
+/// Whether the arena's variable `name` is passed on to the programs it starts: what
+/// interpreters need to start and to print text (`PATH`, `HOME`, the locale), and
+/// nothing else. A bot's own variables (`env` in a tournament file) are added to it.
+pub fn passed_to_bots(name: &str) -> bool {
+    matches!(
+        name,
+        "PATH" | "HOME" | "USER" | "LOGNAME" | "LANG" | "LANGUAGE" | "TZ" | "TERM"
+    ) || name.starts_with("LC_")
+}
+
 /// Prepares `cmd.program ++ args`. All fallible and allocating work happens here, in the
 /// parent; the `pre_exec` hook only makes raw system calls.
 pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String> {
@@ -45,6 +55,14 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
     let mut c = std::process::Command::new(program);
     c.args(&cmd.program[1..]).args(args);
     c.current_dir(&cmd.cwd);
+    // A bot sees a short allow-list of the arena's environment and its own
+    // variables, never the rest (tokens, paths to the run, the operator's settings).
+    c.env_clear();
+    for (k, v) in std::env::vars_os() {
+        if k.to_str().is_some_and(passed_to_bots) {
+            c.env(k, v);
+        }
+    }
     for (k, v) in &cmd.env {
         c.env(k, v);
     }
@@ -128,6 +146,11 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
                 if !sandbox::restrict_self(fd) {
                     return Err(std::io::Error::last_os_error());
                 }
+            }
+            // Last, since a change of credentials clears it: the program dies with
+            // the arena thread that started it, even when the arena is killed.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                return Err(std::io::Error::last_os_error());
             }
         }
         Ok(())

@@ -244,3 +244,28 @@ fn closed_pipes_but_still_running_times_out() {
         t.elapsed()
     );
 }
+
+#[test]
+fn a_bot_sees_an_allow_list_of_the_arena_environment_and_its_own() {
+    // The test runner's environment is full of CARGO_* and RUST_* variables: none
+    // may reach the bot; PATH must, and so must the bot's own variables.
+    assert!(std::env::vars().any(|(k, _)| k.starts_with("CARGO")));
+    let cmd = koth_process::Command::new(["env"], std::env::temp_dir())
+        .with_sandbox(koth_process::Sandbox::Off)
+        .with_env("MY_BOT_SETTING", "7");
+    let r = invoke(&cmd, &[], T, 1 << 20);
+    assert_eq!(r.exit, Exit::Code(0), "stderr: {}", r.stderr_tail);
+    let names: Vec<String> = r
+        .stdout_lossy()
+        .lines()
+        .filter_map(|l| l.split_once('=').map(|(k, _)| k.to_owned()))
+        .collect();
+    assert!(names.contains(&"PATH".to_string()), "{names:?}");
+    assert!(names.contains(&"MY_BOT_SETTING".to_string()), "{names:?}");
+    for n in &names {
+        assert!(
+            koth_process::passed_to_bots(n) || n == "MY_BOT_SETTING",
+            "{n} leaked from the arena's environment: {names:?}"
+        );
+    }
+}
