@@ -402,10 +402,8 @@ fn bots_die_with_a_killed_arena() {
     // sleeps through everything.
     std::fs::write(
         &bot,
-        format!(
-            "import os, sys, time\nsys.stdin.readline()\nprint('{{\"type\": \"ready\"}}', flush=True)\n\
-             open('greeted-%d' % os.getpid(), 'w').close()\ntime.sleep(600)\n"
-        ),
+        "import os, sys, time\nsys.stdin.readline()\nprint('{\"type\": \"ready\"}', flush=True)\n\
+         open('greeted-%d' % os.getpid(), 'w').close()\ntime.sleep(600)\n",
     )
     .unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
