@@ -176,22 +176,27 @@ fn a_shell_copycat_copies() {
     }
 }
 
+/// A duel of `turns` turns between `bot` in `seat` and the built-in waiter.
+fn against_waiter(bot: &mut ExternalSamurai, seat: Seat, turns: u32, seed: u64) -> State {
+    let rules = Rules {
+        turn_limit: turns,
+        ..Rules::default()
+    };
+    let mut waiter = builtin_agent("waiter");
+    if seat == 0 {
+        duel(&rules, bot, &mut waiter, seed)
+    } else {
+        duel(&rules, &mut waiter, bot, seed)
+    }
+}
+
 /// Plays `turns` turns of `bot` against the waiter and checks every turn is W with a
 /// note whose reason contains `why`.
 fn recorded_as_w(mut bot: ExternalSamurai, turns: u32, why: &str) -> Vec<Note> {
     let sink: NoteSink = Arc::new(Mutex::new(Vec::new()));
     bot = bot.with_note_sink(sink.clone());
-    let rules = Rules {
-        turn_limit: turns,
-        ..Rules::default()
-    };
     for seat in [0, 1] {
-        let mut waiter = builtin_agent("waiter");
-        let g = if seat == 0 {
-            duel(&rules, &mut bot, &mut waiter, 77)
-        } else {
-            duel(&rules, &mut waiter, &mut bot, 77)
-        };
+        let g = against_waiter(&mut bot, seat, turns, 77);
         assert_eq!(
             g.samurai(seat).history,
             vec![Action::W; turns as usize],
@@ -235,17 +240,8 @@ fn lower_case_is_w() {
 /// Plays `turns` turns of `bot` against the waiter in each seat and checks that every
 /// turn is the answer the program printed, with no note.
 fn answers_count(mut bot: ExternalSamurai, turns: u32, expected: Action) {
-    let rules = Rules {
-        turn_limit: turns,
-        ..Rules::default()
-    };
     for seat in [0, 1] {
-        let mut waiter = builtin_agent("waiter");
-        let g = if seat == 0 {
-            duel(&rules, &mut bot, &mut waiter, 78)
-        } else {
-            duel(&rules, &mut waiter, &mut bot, 78)
-        };
+        let g = against_waiter(&mut bot, seat, turns, 78);
         assert_eq!(
             g.samurai(seat).history,
             vec![expected; turns as usize],
