@@ -108,6 +108,11 @@ pub fn run(a: RunArgs) -> Result<()> {
         startup: file.startup_timeout,
     };
     let entrants = config::coup_entrants(&bots, timeouts)?;
+    if let Some(out) = &a.run.out {
+        config::check_out_dir(&bots, out)?;
+    }
+    // Every external bot starts and answers before the first game, or nothing runs.
+    config::preflight(&bots, timeouts)?;
     let max = rules.max_seats as usize;
     let table = a
         .table_size

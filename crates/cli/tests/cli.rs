@@ -420,3 +420,64 @@ fn ppcg_runs_original_programs_with_records_replays_and_a_report() {
     assert!(out.contains("report.html"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_bot_that_cannot_start_stops_the_run_before_the_first_game() {
+    let dir = std::env::temp_dir().join(format!("koth-preflight-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("bots/ok")).unwrap();
+    let file = dir.join("t.toml");
+    let cases = [
+        (
+            "[[bot]]\nname = \"lost\"\ncommand = [\"python3\", \"bot.py\"]\ndir = \"bots/nowhere\"\n",
+            "bot \"lost\": its folder",
+        ),
+        (
+            "[[bot]]\nname = \"typo\"\ncommand = [\"pyhton3\", \"bot.py\"]\ndir = \"bots/ok\"\n",
+            "bot \"typo\" did not start",
+        ),
+        (
+            "[[bot]]\nname = \"mute\"\ncommand = [\"sleep\", \"30\"]\ndir = \"bots/ok\"\n[tournament]\nstartup_timeout_ms = 300\n",
+            "bot \"mute\" did not start",
+        ),
+    ];
+    for (bot, expected) in cases {
+        std::fs::write(
+            &file,
+            format!("{bot}\n[[bot]]\nname = \"h\"\nbuiltin = \"honest\"\n"),
+        )
+        .unwrap();
+        let start = std::time::Instant::now();
+        let (ok, out, err) = koth(&["run", file.to_str().unwrap(), "--games", "100000", "-q"]);
+        assert!(!ok, "{out}");
+        assert!(err.contains(expected) && err.contains("fix:"), "{err}");
+        assert!(!out.contains("rank"), "no standings: {out}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(20));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn an_output_folder_inside_a_bots_folder_is_refused() {
+    let dir = std::env::temp_dir().join(format!("koth-out-inside-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bot = std::fs::canonicalize("../../sdk/python/minimal_bot.py").unwrap();
+    let (ok, _, err) = koth(&[
+        "run",
+        "--bot",
+        &format!("me=cmd:python3 {}", bot.display()),
+        "--bot",
+        "h=builtin:honest",
+        "--games",
+        "10",
+        "-q",
+        "--out",
+        "results-inside-the-bot-folder",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("inside the folder of bot \"me\"") && err.contains("fix:"),
+        "{err}"
+    );
+    assert!(!std::path::Path::new("results-inside-the-bot-folder").exists());
+    std::fs::remove_dir_all(&dir).ok();
+}

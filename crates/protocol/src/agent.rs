@@ -100,6 +100,13 @@ impl<G: WireGame> JsonAgent<G> {
         self.bot_name.as_deref()
     }
 
+    /// Starts the program (unless it is running) and greets it: `hello`, then its
+    /// `ready`. A tournament does this for every bot before the first game, so a
+    /// bot that cannot start stops the run at once instead of forfeiting every game.
+    pub fn greet(&mut self) -> Result<(), Fault> {
+        self.ensure_running()
+    }
+
     /// The process id of the running program.
     pub fn pid(&self) -> Option<u32> {
         self.proc.as_ref().map(|p| p.pid())

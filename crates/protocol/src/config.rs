@@ -402,6 +402,107 @@ impl Default for Timeouts {
     }
 }
 
+/// Starts every external bot once and greets it, before any game: a bot whose
+/// folder is missing, whose program cannot start, that needs a sandbox this machine
+/// cannot give, or that does not answer `hello` stops the run here, with the bot's
+/// name, the reason, its stderr and the fix.
+pub fn preflight(bots: &[BotEntry], timeouts: Timeouts) -> Result<(), ConfigError> {
+    for b in bots {
+        let BotSource::Program {
+            command,
+            dir,
+            env,
+            limits,
+            sandbox,
+        } = &b.source
+        else {
+            continue;
+        };
+        if !dir.is_dir() {
+            return Err(ConfigError(format!(
+                "bot {:?}: its folder {} does not exist\n  fix: create it, or set `dir` to the bot's folder",
+                b.name,
+                dir.display()
+            )));
+        }
+        let mut cmd = Command::new(command.clone(), dir.clone())
+            .with_limits(limits.clone())
+            .with_sandbox(*sandbox);
+        for (k, v) in env {
+            cmd = cmd.with_env(k.clone(), v.clone());
+        }
+        let mut cfg = JsonBotConfig::new(cmd);
+        cfg.startup_timeout = timeouts.startup;
+        let mut agent = crate::JsonAgent::<State>::new(std::sync::Arc::new(cfg));
+        if let Err(f) = agent.greet() {
+            let tail = f
+                .stderr_tail
+                .map(|t| format!("\n  its stderr ended with:\n{t}"))
+                .unwrap_or_default();
+            // The reason repeats "cannot start" once per layer; say it once.
+            let mut reason = f.reason.as_str();
+            while let Some(r) = reason
+                .strip_prefix("cannot start: ")
+                .or_else(|| reason.strip_prefix("cannot start bot: "))
+            {
+                reason = r;
+            }
+            return Err(ConfigError(format!(
+                "bot {:?} did not start: {}{tail}\n  fix: run `{}` in {} by hand and answer {{\"type\":\"hello\"}} with {{\"type\":\"ready\"}}",
+                b.name,
+                reason,
+                command.join(" "),
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `p` with symbolic links and `..` resolved as far as it exists (the rest, not yet
+/// created, appended as written).
+fn resolved(p: &Path) -> PathBuf {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut base = abs.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(c) = std::fs::canonicalize(base) {
+            return rest
+                .iter()
+                .rev()
+                .fold(c, |acc: PathBuf, part| acc.join(part));
+        }
+        match (base.parent(), base.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                base = parent;
+            }
+            _ => return abs,
+        }
+    }
+}
+
+/// Refuses an output folder inside a folder an external bot may write to: the bot
+/// could rewrite the records (or read the master seed) while the run goes on.
+pub fn check_out_dir(bots: &[BotEntry], out: &Path) -> Result<(), ConfigError> {
+    let full = resolved;
+    let out_full = full(out);
+    for b in bots {
+        if let BotSource::Program { dir, .. } = &b.source {
+            let dir_full = full(dir);
+            if out_full.starts_with(&dir_full) {
+                return Err(ConfigError(format!(
+                    "--out {} is inside the folder of bot {:?} ({}), which that bot may write to and read\n  fix: choose an --out outside every bot's folder, or give the bot a `dir` of its own",
+                    out.display(),
+                    b.name,
+                    dir_full.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The Coup entrants for these bots. Names must be unique.
 pub fn coup_entrants(
     bots_in: &[BotEntry],
