@@ -387,3 +387,24 @@ impl<R: Serialize> Finish<'_, R> {
         Ok(())
     }
 }
+
+/// What isolation each external bot gets on this machine, and what it lacks: one line
+/// per bot (`isolation:` then `  name: ...`), identical bots' lines grouped.
+pub fn isolation_lines<'a>(
+    bots: impl IntoIterator<Item = (&'a str, koth_process::Sandbox)>,
+) -> String {
+    let s = koth_process::sandbox_support();
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for (name, mode) in bots {
+        let d = s.describe(mode);
+        match groups.iter_mut().find(|g| g.0 == d) {
+            Some(g) => g.1.push(name),
+            None => groups.push((d, vec![name])),
+        }
+    }
+    let mut out = String::from("isolation:");
+    for (d, names) in groups {
+        out.push_str(&format!("\n  {}: {d}", names.join(", ")));
+    }
+    out
+}

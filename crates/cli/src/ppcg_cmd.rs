@@ -2,7 +2,7 @@
 //! programs unchanged through the history-file protocol.
 
 use crate::output::{self, Bar};
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use koth_arena::programs;
 use koth_ppcg::{default_out_dir, entrants, tournament, PpcgOptions};
@@ -63,6 +63,21 @@ pub fn run(args: PpcgArgs) -> Result<()> {
         .out
         .get_or_insert_with(|| default_out_dir(&args.file).join(format!("seed-{seed}")))
         .clone();
+    koth_protocol::config::check_out_dir_of(
+        list.iter().map(|p| (p.name.as_str(), p.dir.as_path())),
+        &out_dir,
+    )?;
+    for p in &list {
+        let cmd = koth_process::Command::new(p.command.clone(), p.dir.clone());
+        if let Err(e) = cmd.check() {
+            bail!(
+                "program {:?} (line {} of {}) cannot start: {e}\n  fix: correct its command or folder, or install its interpreter",
+                p.name,
+                p.line,
+                args.file.display()
+            );
+        }
+    }
     let threads = output::threads(args.threads);
     let mut opts = PpcgOptions::new(out_dir);
     opts.rounds = args.rounds;
@@ -72,9 +87,11 @@ pub fn run(args: PpcgArgs) -> Result<()> {
     opts.threads = threads;
     let field = entrants(&list, &args.builtins, &opts).map_err(|e| anyhow!(e))?;
     let mut t = tournament(field, &opts).map_err(|e| anyhow!(e))?;
-    let support = koth_process::sandbox_support();
     if !args.quiet {
-        eprintln!("sandbox: {}", support.detail);
+        eprintln!(
+            "{}",
+            output::isolation_lines(list.iter().map(|p| (p.name.as_str(), koth_process::Sandbox::Auto)))
+        );
     }
     let mut bar = Bar::new(t.total_games(), args.quiet);
     let mut specs: Vec<serde_json::Value> = list

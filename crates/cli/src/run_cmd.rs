@@ -7,7 +7,6 @@ use anyhow::{bail, Result};
 use clap::Args;
 use koth_arena::{GameRecord, Observer, Progress, RecordLevel, Schedule, Scoring, Tournament};
 use koth_coup::{Choice, Rules};
-use koth_process::sandbox_support;
 use koth_protocol::config::{self, BotSource, Timeouts, TournamentFile};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -168,13 +167,13 @@ pub fn run(a: RunArgs) -> Result<()> {
         threads,
         if threads == 1 { "" } else { "s" }
     );
-    let s = sandbox_support();
-    let isolation = if s.no_network && s.fs_write_confined {
-        "isolation: available: external bots get no network and may write only in their own folder"
-            .to_string()
-    } else {
-        format!("isolation: NOT fully available on this machine (bots run with resource limits only where missing): {}", s.detail)
-    };
+    let isolation = crate::output::isolation_lines(
+        bots.iter()
+            .filter_map(|b| match &b.source {
+                BotSource::Program { sandbox, .. } => Some((b.name.as_str(), *sandbox)),
+                BotSource::Builtin(_) => None,
+            }),
+    );
     if external > 0 {
         eprintln!("{isolation}");
         eprintln!(

@@ -186,9 +186,21 @@ impl Observer<Action> for Archive {
 
 /// Start-up counts against the time limit: says which programs use a large share
 /// of it on this machine before any match is played.
-fn warn_slow_starts(programs: &[koth_samurai::programs::ProgramEntry], options: &ExternalOptions) {
+fn warn_slow_starts(
+    programs: &[koth_samurai::programs::ProgramEntry],
+    options: &ExternalOptions,
+) -> Result<()> {
     let limit = options.timeout;
     for p in programs {
+        let cmd = koth_process::Command::new(p.command.clone(), p.dir.clone())
+            .with_sandbox(options.sandbox);
+        if let Err(e) = cmd.check() {
+            bail!(
+                "program {:?} (line {} of the list) cannot start: {e}\n  fix: correct its command or folder, or install its interpreter",
+                p.name,
+                p.line
+            );
+        }
         match koth_samurai::startup_time(p, options, 3) {
             Ok(t) if t * 4 > limit => eprintln!(
                 "warning: {} takes {} ms to answer a first turn on this machine ({}% of the {} ms limit, median of 3); \
@@ -202,6 +214,7 @@ under load it may miss the limit and play W: raise --timeout-ms",
             Err(e) => eprintln!("warning: {}: {e}", p.name),
         }
     }
+    Ok(())
 }
 
 fn tournament(a: TournamentArgs) -> Result<()> {
@@ -225,6 +238,10 @@ fn tournament(a: TournamentArgs) -> Result<()> {
             opts.out = Some(base.join("koth-samurai-out").join(format!("seed-{seed}")));
         }
         if let Some(out) = &opts.out {
+            koth_protocol::config::check_out_dir_of(
+                programs.iter().map(|p| (p.name.as_str(), p.dir.as_path())),
+                out,
+            )?;
             // Programs run from copies of their folders, kept with the run's files.
             let folders = out.join("folders");
             options.workspace = Some(
@@ -232,7 +249,13 @@ fn tournament(a: TournamentArgs) -> Result<()> {
                     .with_context(|| format!("cannot create {}", folders.display()))?,
             );
         }
-        warn_slow_starts(&programs, &options);
+        warn_slow_starts(&programs, &options)?;
+        if !a.quiet {
+            eprintln!(
+                "{}",
+                output::isolation_lines(programs.iter().map(|p| (p.name.as_str(), options.sandbox)))
+            );
+        }
         field.extend(program_entrants(&programs, &options, &sink));
         specs.extend(
             programs

@@ -21,13 +21,9 @@ fn thread_cpu() -> Duration {
 }
 
 fn bench_bot(name: &str, program: Vec<String>, sandbox: Sandbox, n: u32) {
-    let cmd = Command {
-        program,
-        cwd: std::env::temp_dir(),
-        env: Vec::new(),
-        limits: Limits::standard(),
-        sandbox,
-    };
+    let cmd = Command::new(program, std::env::temp_dir())
+        .with_limits(Limits::standard())
+        .with_sandbox(sandbox);
     let mut bot = match BotProcess::spawn(&cmd) {
         Ok(b) => b,
         Err(e) => {

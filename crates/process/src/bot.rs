@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::spawn::{prepare, spawn_error};
+use crate::spawn::{prepare, spawn_error, Guard};
 use crate::sys::{self, ReadOutcome, Tail};
 use crate::{Command, Exit, STDERR_TAIL};
 
@@ -64,6 +64,8 @@ pub struct BotProcess {
     stderr_thread: Option<JoinHandle<()>>,
     exit: Option<Exit>,
     reaped: bool,
+    guard: Option<Guard>,
+    pidfd: Option<OwnedFd>,
 }
 
 impl std::fmt::Debug for BotProcess {
@@ -90,10 +92,11 @@ impl BotProcess {
             .cmd
             .spawn()
             .map_err(|e| ProcessError::Spawn(spawn_error(cmd, &e)))?;
-        drop(prepared);
+        let guard = prepared.into_guard();
         let pid = child.id() as libc::pid_t;
         let kill_now = |child: &mut std::process::Child, msg: String| {
             sys::kill_group(pid);
+            guard.kill_all();
             let _ = child.kill();
             let _ = child.wait();
             ProcessError::Spawn(msg)
@@ -142,6 +145,8 @@ impl BotProcess {
             stderr_thread: Some(thread),
             exit: None,
             reaped: false,
+            pidfd: sys::pidfd_open(pid),
+            guard: Some(guard),
         })
     }
 
@@ -247,11 +252,31 @@ impl BotProcess {
                 return Err(ProcessError::Closed);
             };
             let raw = fd.as_raw_fd();
-            let mut fds = [sys::pollfd(fd, libc::POLLIN)];
-            match sys::poll_until(&mut fds, deadline) {
+            let mut fds = [sys::pollfd(fd, libc::POLLIN), sys::pollfd(fd, 0)];
+            let mut n = 1;
+            if let Some(p) = &self.pidfd {
+                // The bot's own exit ends the wait, even if a child of it still holds
+                // its output open: the reason is then "exited", not "timeout".
+                fds[1] = sys::pollfd(p, libc::POLLIN);
+                n = 2;
+            }
+            match sys::poll_until(&mut fds[..n], deadline) {
                 Ok(0) => return Err(ProcessError::Timeout(timeout)),
                 Ok(_) => {}
                 Err(e) => return Err(ProcessError::Io(e.to_string())),
+            }
+            if n == 2 && fds[1].revents != 0 {
+                // Take what it wrote before exiting, then treat its output as closed.
+                loop {
+                    let before = self.buf.len();
+                    self.fill(raw)?;
+                    if self.eof || self.buf.len() == before {
+                        break;
+                    }
+                }
+                self.pidfd = None;
+                self.eof = true;
+                continue;
             }
             self.fill(raw)?;
         }
@@ -362,9 +387,17 @@ impl BotProcess {
     /// [`kill`]: BotProcess::kill
     pub fn exit_status(&mut self) -> Option<Exit> {
         if self.exit.is_none() && !self.reaped {
-            self.exit = sys::peek_exit(self.pid);
+            self.exit = self.peek_exit();
         }
         self.exit.clone()
+    }
+
+    fn peek_exit(&self) -> Option<Exit> {
+        let e = sys::peek_exit(self.pid)?;
+        Some(match &self.guard {
+            Some(g) => g.exit(e),
+            None => e,
+        })
     }
 
     /// SIGKILLs the bot's whole process group, reaps the bot and stops the stderr reader.
@@ -372,9 +405,12 @@ impl BotProcess {
     pub fn kill(&mut self) {
         if !self.reaped {
             if self.exit.is_none() {
-                self.exit = sys::peek_exit(self.pid);
+                self.exit = self.peek_exit();
             }
             sys::kill_group(self.pid);
+            if let Some(g) = &self.guard {
+                g.kill_all();
+            }
             let _ = self.child.kill();
             if let Ok(st) = self.child.wait() {
                 if self.exit.is_none() {
@@ -384,6 +420,9 @@ impl BotProcess {
             self.reaped = true;
             // Again, in case a group member forked while we were killing.
             sys::kill_group(self.pid);
+            // Removes the control group, killing anything that escaped the group.
+            self.guard = None;
+            self.pidfd = None;
         }
         self.stdin = None;
         self.stdout = None;

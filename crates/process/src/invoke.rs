@@ -91,7 +91,7 @@ pub fn invoke(
         Ok(c) => c,
         Err(e) => return fail(spawn_error(cmd, &e)),
     };
-    drop(prepared);
+    let guard = prepared.into_guard();
     let pid = child.id() as libc::pid_t;
     let out: Option<OwnedFd> = child.stdout.take().map(OwnedFd::from);
     let err: Option<OwnedFd> = child.stderr.take().map(OwnedFd::from);
@@ -117,8 +117,9 @@ pub fn invoke(
             if let Some(e) = sys::peek_exit(pid) {
                 // Leader is a zombie: its pgid is still reserved, kill the stragglers.
                 sys::kill_group(pid);
+                guard.kill_all();
                 let _ = child.wait();
-                exit = Some(e);
+                exit = Some(guard.exit(e));
                 grace = Some(Instant::now() + GRACE);
             }
         }
@@ -131,6 +132,7 @@ pub fn invoke(
             if exit.is_none() {
                 timed_out = true;
                 sys::kill_group(pid);
+                guard.kill_all();
                 let _ = child.kill();
                 exit = Some(match child.wait() {
                     Ok(st) => sys::exit_from_status(st),
@@ -202,6 +204,7 @@ pub fn invoke(
         }
     }
 
+    drop(guard);
     InvokeResult {
         exit: if timed_out {
             Exit::TimedOut

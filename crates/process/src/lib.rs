@@ -61,8 +61,10 @@
 //! * Linux only (raw `landlock`, `pidfd_open`, `ppoll`, `unshare` system calls).
 
 mod bot;
+mod cgroup;
 mod folder;
 mod invoke;
+mod ns;
 mod sandbox;
 mod spawn;
 mod sys;
@@ -98,6 +100,9 @@ pub struct Limits {
     pub processes: Option<u64>,
     /// `RLIMIT_FSIZE`: largest file the bot may write (SIGXFSZ / `EFBIG` beyond).
     pub file_size_bytes: Option<u64>,
+    /// Processes and threads of the bot together (cgroup `pids.max`), where cgroups are
+    /// available ([`SandboxSupport::cgroups`]); a fork bomb then fails at this count.
+    pub tasks: Option<u64>,
 }
 
 impl Limits {
@@ -115,6 +120,10 @@ impl Limits {
     /// | open files | 512 | enough for interpreters and their imports |
     /// | processes | none | per-uid and ignored for root, see [`Limits::processes`] |
     /// | file size | 256 MiB | history/log files of a bot stay small |
+    /// | tasks | 256 | processes and threads of the bot together, where cgroups are available |
+    ///
+    /// Where cgroups are available, the memory limit also bounds the bot's processes
+    /// together.
     pub fn standard() -> Limits {
         Limits {
             memory_bytes: Some(2 << 30),
@@ -122,6 +131,7 @@ impl Limits {
             open_files: Some(512),
             processes: None,
             file_size_bytes: Some(256 << 20),
+            tasks: Some(256),
         }
     }
 }
@@ -141,6 +151,10 @@ pub struct Command {
     pub env: Vec<(String, String)>,
     pub limits: Limits,
     pub sandbox: Sandbox,
+    /// More paths the bot may read when it runs in its own namespaces (a data set, a
+    /// shared library folder); its folder, the system and the tools on `PATH` are
+    /// always visible, as are absolute paths named in `program`.
+    pub read_only: Vec<PathBuf>,
 }
 
 impl Command {
@@ -156,6 +170,7 @@ impl Command {
             env: Vec::new(),
             limits: Limits::standard(),
             sandbox: Sandbox::Auto,
+            read_only: Vec::new(),
         }
     }
 
@@ -169,6 +184,18 @@ impl Command {
     pub fn with_sandbox(mut self, sandbox: Sandbox) -> Command {
         self.sandbox = sandbox;
         self
+    }
+
+    /// Whether this command can be started here (its folder exists, its program is
+    /// found, the sandbox it requires can be had), without starting it. The message
+    /// names the program and the reason.
+    ///
+    /// ```
+    /// let c = koth_process::Command::new(["no-such-interpreter", "bot.py"], ".");
+    /// assert!(c.check().unwrap_err().contains("not found on PATH"));
+    /// ```
+    pub fn check(&self) -> Result<(), String> {
+        spawn::prepare(self, &[]).map(drop)
     }
 
     /// Builder: adds an environment variable.

@@ -14,8 +14,8 @@ use crate::sys::last_err;
 /// * `Auto` (default): use every mechanism [`sandbox_support`] reports, silently run without
 ///   the ones this machine lacks (callers should tell the user, see [`SandboxSupport::detail`]).
 /// * `Off`: no isolation (resource limits and the process group still apply).
-/// * `Required`: like `Auto`, but spawning fails with a clear message if either mechanism
-///   (no network, confined writes) is unavailable.
+/// * `Required`: like `Auto`, but spawning fails with a clear message unless the bot can
+///   be put in its own namespaces ([`SandboxSupport::namespaces`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Sandbox {
     #[default]
@@ -27,17 +27,54 @@ pub enum Sandbox {
 /// What isolation this machine can give. Obtained from [`sandbox_support`].
 #[derive(Debug)]
 pub struct SandboxSupport {
+    /// Bots run in their own user, PID, mount, IPC, UTS and network namespaces (through
+    /// bubblewrap), as `nobody`: they see their own folder read-write, the system folders
+    /// and the installations of the tools on `PATH` read-only, a private `/tmp`, and
+    /// nothing else: no other bot, no run folder, no other process.
+    pub namespaces: bool,
+    /// Every process a bot starts is kept in a control group of its own, killed with it
+    /// (even after `setsid` or a double fork), with its process count bounded
+    /// ([`crate::Limits::tasks`]).
+    pub cgroups: bool,
     /// Bots can be put in a fresh network namespace (no interfaces but a down loopback):
     /// no TCP/UDP at all, not even to 127.0.0.1.
     pub no_network: bool,
-    /// Landlock works: bots may read and execute anything but write (create, delete,
-    /// truncate, rename into...) only beneath their working directory and to `/dev/null`.
+    /// Bots may write (create, delete, truncate, rename into...) only beneath their
+    /// working directory: through their mount namespace, or else landlock.
     pub fs_write_confined: bool,
     /// Human-readable explanation, suitable for printing verbatim.
     pub detail: String,
     /// Landlock ABI version (0 if unavailable).
     pub landlock_abi: u32,
     pub(crate) net: Option<NetMode>,
+    pub(crate) bwrap: Option<std::path::PathBuf>,
+    pub(crate) tools: Vec<std::path::PathBuf>,
+}
+
+impl SandboxSupport {
+    /// What a bot run with `mode` gets on this machine, and what it lacks, in one line
+    /// for the operator (`koth run` prints it per bot).
+    pub fn describe(&self, mode: Sandbox) -> String {
+        let cg = if self.cgroups {
+            "; its processes tracked and bounded (cgroups)"
+        } else {
+            "; NOT in a cgroup (processes that setsid may outlive it)"
+        };
+        match mode {
+            Sandbox::Off => format!("NOT isolated (sandbox = \"off\"): network, every file and every process of the user are open to it{cg}"),
+            _ if self.namespaces => format!("isolated: own namespaces (user, PID, mount, IPC, network), sees only its folder{cg}"),
+            _ => {
+                let mut missing = vec!["namespaces (it can see other processes and read every file: install bubblewrap)"];
+                if !self.no_network {
+                    missing.push("network isolation");
+                }
+                if !self.fs_write_confined {
+                    missing.push("write confinement");
+                }
+                format!("partly isolated: missing {}{cg}", missing.join(", "))
+            }
+        }
+    }
 }
 
 /// How a child gets its own network namespace.
@@ -60,6 +97,26 @@ pub fn sandbox_support() -> &'static SandboxSupport {
 
 fn detect() -> SandboxSupport {
     let mut notes = Vec::new();
+
+    // Namespaces (bubblewrap).
+    let tools = crate::ns::tool_roots(&std::env::var_os("PATH").unwrap_or_default());
+    let bwrap = match crate::ns::find_bwrap().and_then(|b| crate::ns::probe(&b, &tools).map(|_| b)) {
+        Ok(b) => {
+            notes.push(format!(
+                "namespaces: own user/PID/mount/IPC/network namespaces via {} (bots see their folder, the system and {} tool folder{} read-only)",
+                b.display(),
+                tools.len(),
+                if tools.len() == 1 { "" } else { "s" }
+            ));
+            Some(b)
+        }
+        Err(e) => {
+            notes.push(format!("namespaces: NOT used ({e})"));
+            None
+        }
+    };
+    let cgroups = crate::cgroup::roots();
+    notes.push(cgroups.detail.clone());
 
     // Network namespace.
     let net = if probe_child(|| unsafe { libc::unshare(libc::CLONE_NEWNET) } == 0) {
@@ -111,17 +168,21 @@ fn detect() -> SandboxSupport {
     }
 
     SandboxSupport {
-        no_network: net.is_some(),
-        fs_write_confined: fs_ok,
+        namespaces: bwrap.is_some(),
+        cgroups: cgroups.tracks(),
+        no_network: net.is_some() || bwrap.is_some(),
+        fs_write_confined: fs_ok || bwrap.is_some(),
         detail: notes.join("; "),
         landlock_abi: if fs_ok { abi } else { 0 },
         net,
+        bwrap,
+        tools,
     }
 }
 
 /// Runs `f` in a forked child and reports whether it returned true. `f` must only make raw
 /// system calls (no allocation, no locks): the child of a multi-threaded parent.
-fn probe_child(f: impl Fn() -> bool) -> bool {
+pub(crate) fn probe_child(f: impl Fn() -> bool) -> bool {
     // SAFETY: the child only runs `f` (raw syscalls) and `_exit`s.
     unsafe {
         let pid = libc::fork();

@@ -4,12 +4,52 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 
 use crate::sandbox::{self, NetMode, UserNsMaps};
-use crate::{sandbox_support, Command, Limits, Sandbox};
+use crate::cgroup::BotCgroup;
+use crate::{sandbox_support, Command, Exit, Limits, Sandbox};
 
 /// A ready-to-spawn command. `_ruleset` must outlive the spawn (the child enforces it).
 pub(crate) struct Prepared {
     pub(crate) cmd: std::process::Command,
     pub(crate) _ruleset: Option<OwnedFd>,
+    /// The bot's control group: keep it until the bot is reaped, then drop it (which
+    /// kills whatever is left).
+    pub(crate) cgroup: Option<BotCgroup>,
+    /// Runs under bwrap, which reports death by signal N as exit status 128 + N.
+    pub(crate) wrapped: bool,
+}
+
+impl Prepared {
+    /// What stays with the running bot once it is spawned.
+    pub(crate) fn into_guard(self) -> Guard {
+        Guard {
+            cgroup: self.cgroup,
+            wrapped: self.wrapped,
+        }
+    }
+}
+
+/// Kept with a running bot: its control group (dropped after the bot is reaped, which
+/// kills what is left) and how to read its exit status.
+pub(crate) struct Guard {
+    cgroup: Option<BotCgroup>,
+    wrapped: bool,
+}
+
+impl Guard {
+    /// The bot's own exit, seen through bwrap.
+    pub(crate) fn exit(&self, e: Exit) -> Exit {
+        match e {
+            Exit::Code(c) if self.wrapped && (129..=128 + 64).contains(&c) => Exit::Signal(c - 128),
+            e => e,
+        }
+    }
+
+    /// SIGKILLs every process of the bot's control group, if it has one.
+    pub(crate) fn kill_all(&self) {
+        if let Some(g) = &self.cgroup {
+            g.kill_all();
+        }
+    }
 }
 
 fn rlimits(l: &Limits) -> ([(libc::__rlimit_resource_t, u64); 5], usize) {
@@ -52,7 +92,53 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
             return Err(format!("invalid environment variable {k:?}"));
         }
     }
-    let mut c = std::process::Command::new(program);
+    let support = sandbox_support();
+    let confine = cmd.sandbox != Sandbox::Off;
+    if cmd.sandbox == Sandbox::Required && !support.namespaces {
+        return Err(format!(
+            "sandbox required but not available on this machine: {}",
+            support.detail
+        ));
+    }
+    let bwrap = support.bwrap.as_ref().filter(|_| confine);
+    let cwd_abs = if cmd.cwd.as_os_str().is_empty() {
+        std::env::current_dir()
+    } else {
+        std::path::absolute(&cmd.cwd)
+    }
+    .map_err(|e| format!("cannot resolve the folder {}: {e}", cmd.cwd.display()))?;
+    if !cwd_abs.is_dir() {
+        return Err(format!("the bot's folder {} does not exist", cwd_abs.display()));
+    }
+    // Inside bwrap a missing program would only show as an exit status: find it here.
+    let path = cmd
+        .env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| std::ffi::OsString::from(v))
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_default();
+    if find_program(program, &cwd_abs, &path).is_none() {
+        return Err(format!(
+            "cannot start {program:?} in {}: {}",
+            cmd.cwd.display(),
+            if program.contains('/') {
+                "no such executable file"
+            } else {
+                "not found on PATH"
+            }
+        ));
+    }
+    let mut c = match bwrap {
+        Some(b) => {
+            let mut c = std::process::Command::new(b);
+            c.args(crate::ns::bwrap_args(cmd, &cwd_abs, &support.tools));
+            c.arg(program);
+            c
+        }
+        None => std::process::Command::new(program),
+    };
     c.args(&cmd.program[1..]).args(args);
     c.current_dir(&cmd.cwd);
     // A bot sees a short allow-list of the arena's environment and its own
@@ -66,19 +152,13 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
     for (k, v) in &cmd.env {
         c.env(k, v);
     }
+    let cgroup = BotCgroup::create(&cmd.limits, crate::cgroup::roots());
 
-    let (net, landlock_abi) = match cmd.sandbox {
-        Sandbox::Off => (None, 0),
-        Sandbox::Auto | Sandbox::Required => {
-            let s = sandbox_support();
-            if cmd.sandbox == Sandbox::Required && !(s.no_network && s.fs_write_confined) {
-                return Err(format!(
-                    "sandbox required but not available on this machine: {}",
-                    s.detail
-                ));
-            }
-            (s.net, s.landlock_abi)
-        }
+    // Without namespaces: a network namespace and landlock, where they work.
+    let (net, landlock_abi) = if confine && bwrap.is_none() {
+        (support.net, support.landlock_abi)
+    } else {
+        (None, 0)
     };
 
     let userns = match net {
@@ -108,6 +188,7 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
     let ruleset_raw = ruleset.as_ref().map(|f| f.as_raw_fd());
     let privileged_net = net == Some(NetMode::Privileged);
     let (limits, nlimits) = rlimits(&cmd.limits);
+    let group = cgroup.as_ref().map(BotCgroup::procs);
 
     let hook = move || -> std::io::Result<()> {
         // SAFETY (whole block): only async-signal-safe raw syscalls on data prepared before
@@ -115,6 +196,11 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
         unsafe {
             if libc::setpgid(0, 0) != 0 {
                 return Err(std::io::Error::last_os_error());
+            }
+            if let Some(g) = &group {
+                if !crate::cgroup::enter(g) {
+                    return Err(std::io::Error::last_os_error());
+                }
             }
             if privileged_net && libc::unshare(libc::CLONE_NEWNET) != 0 {
                 return Err(std::io::Error::last_os_error());
@@ -162,7 +248,25 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
     Ok(Prepared {
         cmd: c,
         _ruleset: ruleset,
+        cgroup,
+        wrapped: bwrap.is_some(),
     })
+}
+
+/// Where `program` is, as `execvp` would find it from `cwd`: a path if it has a `/`,
+/// else the first executable file of that name on `path`.
+fn find_program(program: &str, cwd: &std::path::Path, path: &std::ffi::OsStr) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &std::path::Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let p = cwd.join(program);
+        return executable(&p).then_some(p);
+    }
+    std::env::split_paths(path)
+        .map(|d| if d.is_absolute() { d } else { cwd.join(d) }.join(program))
+        .find(|p| executable(p))
 }
 
 /// Human-readable spawn error.

@@ -67,24 +67,32 @@ fn writes_confined_to_cwd() {
     assert_eq!(lines[0], "inside.txt ok");
     assert_eq!(lines[1], "sub/nested.txt ok");
     assert_eq!(lines[2], "/dev/null ok");
-    assert!(
-        lines[3].ends_with(&format!("denied {}", libc::EACCES)),
-        "{out}"
-    );
+    if sandbox_support().namespaces {
+        // Its /tmp is its own: the write lands there, never in the host's.
+        assert!(lines[3].ends_with(" ok"), "{out}");
+    } else {
+        assert!(
+            lines[3].ends_with(&format!("denied {}", libc::EACCES)),
+            "{out}"
+        );
+    }
     assert!(!outside.exists());
     assert_eq!(
         std::fs::read_to_string(dir.join("inside.txt")).unwrap(),
         "hello\n"
     );
 
-    // TMPDIR points into the bot's directory, and shell redirections work there.
+    // Landlock alone: TMPDIR points into the bot's directory, and shell redirections
+    // work there.
     c = sh("echo \"$TMPDIR\"; echo x > \"$TMPDIR/t\" && echo tmp-ok; echo y > /tmp/koth-nope-$$ || echo tmp-denied");
     let r = invoke(&c, &[], T, 4096);
     let out = r.stdout_lossy();
-    assert!(
-        out.contains("tmp-ok") && out.contains("tmp-denied"),
-        "{out}"
-    );
+    if !sandbox_support().namespaces {
+        assert!(
+            out.contains("tmp-ok") && out.contains("tmp-denied"),
+            "{out}"
+        );
+    }
 
     // Without the sandbox the same write succeeds.
     c = py("write_files.py").with_sandbox(Sandbox::Off);
@@ -115,4 +123,122 @@ fn sandboxed_bot_process_works() {
     let mut b = koth_process::BotProcess::spawn(&py("echo_lines.py")).expect("spawn");
     b.send_line("sandboxed").unwrap();
     assert_eq!(b.read_line(T, 100).unwrap(), "sandboxed");
+}
+
+/// A bot started in its own namespaces sees its folder and the system, nothing else.
+#[test]
+fn namespaces_hide_everything_but_the_bot_folder() {
+    if !isolation(sandbox_support().namespaces, "namespaces") {
+        return;
+    }
+    let secret_dir = temp_dir("secret");
+    std::fs::write(secret_dir.join("run.json"), "{\"seed\": 42}").unwrap();
+    let c = sh(&format!(
+        "id -u; test -e {0} && echo SEES-SECRET; ls /proc | grep -c '^[0-9]'; \
+         test -e /run && echo SEES-RUN; cat /etc/shadow 2>/dev/null | grep -q . && echo SEES-SHADOW; \
+         chmod 777 /usr/bin/env 2>/dev/null && echo CHMOD; echo mine > own.txt && echo WROTE; \
+         echo x > /tmp/t && echo TMP",
+        secret_dir.join("run.json").display()
+    ));
+    let dir = c.cwd.clone();
+    let r = invoke(&c, &[], T, 4096);
+    let out = r.stdout_lossy();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.first(), Some(&"65534"), "{out} {}", r.stderr_tail);
+    for bad in ["SEES-SECRET", "SEES-RUN", "SEES-SHADOW", "CHMOD"] {
+        assert!(!out.contains(bad), "{bad}: {out}");
+    }
+    // Only its own few processes (sh, ls, grep and bwrap's init) are visible.
+    let procs: usize = lines[1].trim().parse().unwrap();
+    assert!(procs <= 6, "{procs} processes visible");
+    assert!(out.contains("WROTE") && out.contains("TMP"), "{out}");
+    assert_eq!(std::fs::read_to_string(dir.join("own.txt")).unwrap(), "mine\n");
+}
+
+/// Unix sockets outside the folder are out of reach, and no signal reaches the arena.
+#[test]
+fn namespaces_block_sockets_and_signals() {
+    if !isolation(sandbox_support().namespaces, "namespaces") {
+        return;
+    }
+    let dir = temp_dir("sock");
+    let path = dir.join("s.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let script = format!(
+        "import socket, os, signal\n\
+         s = socket.socket(socket.AF_UNIX)\n\
+         try:\n    s.connect({:?}); s.send(b'hi'); print('connected')\n\
+         except OSError as e:\n    print('refused', e.errno)\n\
+         try:\n    os.kill({}, signal.SIGKILL); print('killed')\n\
+         except OSError as e:\n    print('no kill', e.errno)\n",
+        path.display().to_string(),
+        std::process::id()
+    );
+    let c = koth_process::Command::new(["python3", "-c", &script], temp_dir("py"));
+    let r = invoke(&c, &[], T, 4096);
+    let out = r.stdout_lossy();
+    assert!(out.contains("refused") && out.contains("no kill"), "{out} {}", r.stderr_tail);
+    assert!(listener.accept().is_err(), "a connection came through");
+}
+
+/// Nothing a bot starts outlives it: not a `setsid` child, not a double fork.
+#[test]
+fn escaped_children_die_with_the_bot() {
+    let s = sandbox_support();
+    for sandbox in [Sandbox::Auto, Sandbox::Off] {
+        let needed = if sandbox == Sandbox::Auto {
+            (s.namespaces, "namespaces")
+        } else {
+            (s.cgroups, "cgroups")
+        };
+        if !isolation(needed.0, needed.1) {
+            continue;
+        }
+        let marker = format!("31337.{}{}", std::process::id(), sandbox as u8);
+        let c = sh(&format!(
+            "setsid sleep {marker} & (setsid sh -c 'sleep {marker} &' &); sleep 0.3; echo ready; sleep 1000"
+        ))
+        .with_sandbox(sandbox);
+        let mut b = koth_process::BotProcess::spawn(&c).expect("spawn");
+        assert_eq!(b.read_line(T, 100).unwrap(), "ready");
+        let sleeping = format!("^sleep {marker} ");
+        assert_eq!(processes_with(&sleeping).len(), 2, "{sandbox:?}");
+        b.kill();
+        assert_eq!(wait_none_with(&marker), Vec::<u32>::new(), "{sandbox:?}");
+
+        // Same for a one-shot program that leaves them behind when it exits.
+        let c = sh(&format!("setsid sleep {marker} & echo done")).with_sandbox(sandbox);
+        let r = invoke(&c, &[], T, 100);
+        assert_eq!(r.stdout_lossy(), "done\n");
+        assert_eq!(wait_none_with(&marker), Vec::<u32>::new(), "{sandbox:?}");
+    }
+}
+
+/// The process count of a bot is bounded (cgroup pids), and a fork bomb leaves nothing.
+#[test]
+fn fork_bomb_is_bounded_by_its_cgroup() {
+    if !isolation(sandbox_support().cgroups, "cgroups") {
+        return;
+    }
+    let mut c = py("spawn_many.py").with_limits(koth_process::Limits {
+        tasks: Some(40),
+        ..koth_process::Limits::standard()
+    });
+    c.program.push("200".into());
+    let marker = format!("spawn_many.py 200");
+    let mut b = koth_process::BotProcess::spawn(&c).expect("spawn");
+    let line = b.read_line(T, 1 << 16).expect("line");
+    let failed: usize = line.rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(failed > 100, "{line}");
+    assert!(processes_with(&marker).len() <= 40);
+    b.kill();
+    assert_eq!(wait_none_with(&marker), Vec::<u32>::new());
+}
+
+/// A program exiting through a signal inside the sandbox is reported as that signal.
+#[test]
+fn signal_exit_is_reported_through_the_sandbox() {
+    let r = invoke(&sh("kill -SEGV $$"), &[], T, 100);
+    assert_eq!(r.exit, Exit::Signal(libc::SIGSEGV), "{}", r.stderr_tail);
 }

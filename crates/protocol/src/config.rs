@@ -58,7 +58,34 @@ pub enum BotSource {
         limits: Limits,
         /// Isolation.
         sandbox: Sandbox,
+        /// More paths it may read in its sandbox (`read` in a tournament file).
+        read_only: Vec<PathBuf>,
     },
+}
+
+impl BotSource {
+    /// The process to start for an external bot (`None` for a built-in).
+    pub fn command(&self) -> Option<Command> {
+        let BotSource::Program {
+            command,
+            dir,
+            env,
+            limits,
+            sandbox,
+            read_only,
+        } = self
+        else {
+            return None;
+        };
+        let mut cmd = Command::new(command.clone(), dir.clone())
+            .with_limits(limits.clone())
+            .with_sandbox(*sandbox);
+        for (k, v) in env {
+            cmd = cmd.with_env(k.clone(), v.clone());
+        }
+        cmd.read_only = read_only.clone();
+        Some(cmd)
+    }
 }
 
 /// One entrant of a tournament.
@@ -131,8 +158,11 @@ struct RawBot {
     cpu_seconds: Option<u64>,
     open_files: Option<u64>,
     processes: Option<u64>,
+    tasks: Option<u64>,
     file_size_mb: Option<u64>,
     sandbox: Option<Spanned<String>>,
+    #[serde(default)]
+    read: Vec<String>,
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -298,6 +328,9 @@ impl TournamentFile {
                     if let Some(v) = b.processes {
                         limits.processes = Some(v);
                     }
+                    if let Some(v) = b.tasks {
+                        limits.tasks = Some(v);
+                    }
                     if let Some(v) = b.file_size_mb {
                         limits.file_size_bytes = Some(v << 20);
                     }
@@ -311,6 +344,7 @@ impl TournamentFile {
                         env: b.env.into_iter().collect(),
                         limits,
                         sandbox,
+                        read_only: b.read.iter().map(|r| base.join(r)).collect(),
                     }
                 }
             };
@@ -369,6 +403,7 @@ pub fn parse_bot_arg(arg: &str) -> Result<BotEntry, ConfigError> {
             env: Vec::new(),
             limits: Limits::standard(),
             sandbox: Sandbox::Auto,
+            read_only: Vec::new(),
         }
     } else {
         return Err(ConfigError(format!(
@@ -408,13 +443,7 @@ impl Default for Timeouts {
 /// name, the reason, its stderr and the fix.
 pub fn preflight(bots: &[BotEntry], timeouts: Timeouts) -> Result<(), ConfigError> {
     for b in bots {
-        let BotSource::Program {
-            command,
-            dir,
-            env,
-            limits,
-            sandbox,
-        } = &b.source
+        let (Some(cmd), BotSource::Program { dir, command, .. }) = (b.source.command(), &b.source)
         else {
             continue;
         };
@@ -424,12 +453,6 @@ pub fn preflight(bots: &[BotEntry], timeouts: Timeouts) -> Result<(), ConfigErro
                 b.name,
                 dir.display()
             )));
-        }
-        let mut cmd = Command::new(command.clone(), dir.clone())
-            .with_limits(limits.clone())
-            .with_sandbox(*sandbox);
-        for (k, v) in env {
-            cmd = cmd.with_env(k.clone(), v.clone());
         }
         let mut cfg = JsonBotConfig::new(cmd);
         cfg.startup_timeout = timeouts.startup;
@@ -485,19 +508,30 @@ fn resolved(p: &Path) -> PathBuf {
 /// Refuses an output folder inside a folder an external bot may write to: the bot
 /// could rewrite the records (or read the master seed) while the run goes on.
 pub fn check_out_dir(bots: &[BotEntry], out: &Path) -> Result<(), ConfigError> {
+    check_out_dir_of(
+        bots.iter().filter_map(|b| match &b.source {
+            BotSource::Program { dir, .. } => Some((b.name.as_str(), dir.as_path())),
+            BotSource::Builtin(_) => None,
+        }),
+        out,
+    )
+}
+
+/// [`check_out_dir`] for any runner's programs, given as (name, folder).
+pub fn check_out_dir_of<'a>(
+    programs: impl IntoIterator<Item = (&'a str, &'a Path)>,
+    out: &Path,
+) -> Result<(), ConfigError> {
     let full = resolved;
     let out_full = full(out);
-    for b in bots {
-        if let BotSource::Program { dir, .. } = &b.source {
-            let dir_full = full(dir);
-            if out_full.starts_with(&dir_full) {
-                return Err(ConfigError(format!(
-                    "--out {} is inside the folder of bot {:?} ({}), which that bot may write to and read\n  fix: choose an --out outside every bot's folder, or give the bot a `dir` of its own",
-                    out.display(),
-                    b.name,
-                    dir_full.display()
-                )));
-            }
+    for (name, dir) in programs {
+        let dir_full = full(dir);
+        if out_full.starts_with(&dir_full) {
+            return Err(ConfigError(format!(
+                "--out {} is inside the folder of bot {name:?} ({}), which that bot may write to and read\n  fix: choose an --out outside every bot's folder, or give the bot a `dir` of its own",
+                out.display(),
+                dir_full.display()
+            )));
         }
     }
     Ok(())
@@ -523,19 +557,10 @@ pub fn coup_entrants(
                     known_builtins()
                 ))
             })?,
-            BotSource::Program {
-                command,
-                dir,
-                env,
-                limits,
-                sandbox,
-            } => {
-                let mut cmd = Command::new(command.clone(), dir.clone())
-                    .with_limits(limits.clone())
-                    .with_sandbox(*sandbox);
-                for (k, v) in env {
-                    cmd = cmd.with_env(k.clone(), v.clone());
-                }
+            source @ BotSource::Program { .. } => {
+                let Some(cmd) = source.command() else {
+                    continue;
+                };
                 let mut cfg = JsonBotConfig::new(cmd);
                 cfg.decision_timeout = timeouts.decision;
                 cfg.game_timeout = timeouts.game;
@@ -579,7 +604,9 @@ dir = "bots/py"
 env = { A = "1" }
 memory_mb = 256
 processes = 10
+tasks = 20
 sandbox = "off"
+read = ["data"]
 "#,
         )
         .unwrap();
@@ -596,8 +623,11 @@ sandbox = "off"
                 env,
                 limits,
                 sandbox,
+                read_only,
             } => {
                 assert_eq!(command, &["python3", "bot.py"]);
+                assert_eq!(limits.tasks, Some(20));
+                assert_eq!(read_only, &[PathBuf::from("/base/data")]);
                 assert_eq!(dir, Path::new("/base/bots/py"));
                 assert_eq!(env, &[("A".to_string(), "1".to_string())]);
                 assert_eq!(limits.memory_bytes, Some(256 << 20));

@@ -72,3 +72,52 @@ pub fn wait_dead(pid: u32) -> bool {
 pub fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
+
+/// Host processes whose command line (arguments joined by spaces) contains `marker`
+/// (starts with it, after a leading `^`).
+pub fn processes_with(marker: &str) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| {
+                    let line = String::from_utf8_lossy(&c).replace('\0', " ");
+                    match marker.strip_prefix('^') {
+                        Some(m) => line.starts_with(m),
+                        None => line.contains(marker),
+                    }
+                })
+                .unwrap_or(false)
+                && !dead(*pid)
+        })
+        .collect()
+}
+
+/// Waits up to 2 s for no live host process to carry `marker`; returns the survivors.
+pub fn wait_none_with(marker: &str) -> Vec<u32> {
+    let t = Instant::now();
+    loop {
+        let left = processes_with(marker);
+        if left.is_empty() || t.elapsed() > Duration::from_secs(2) {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// False (test skipped, with the reason printed) when this machine lacks `what`; fails
+/// instead when `KOTH_REQUIRE_ISOLATION` is set (CI sets it: a skip must not pass there).
+pub fn isolation(available: bool, what: &str) -> bool {
+    if available {
+        return true;
+    }
+    let detail = &koth_process::sandbox_support().detail;
+    assert!(
+        std::env::var_os("KOTH_REQUIRE_ISOLATION").is_none(),
+        "{what} unavailable with KOTH_REQUIRE_ISOLATION set: {detail}"
+    );
+    println!("SKIPPED ({what} unavailable): {detail}");
+    false
+}
