@@ -357,23 +357,22 @@ fn replaying_games_with_external_bots() {
 }
 
 /// The processes whose parent is `pid`.
-fn children_of(pid: u32) -> Vec<u32> {
+/// Live host processes whose program name starts with `argv0` and whose command line
+/// mentions `marker`
+/// (a bot in its own PID namespace has another pid inside, so it is found this way).
+fn processes(argv0: &str, marker: &str) -> Vec<u32> {
     let mut out = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else {
             continue;
         };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
+        let Ok(cmdline) = std::fs::read(format!("/proc/{p}/cmdline")) else {
             continue;
         };
-        // "pid (comm) state ppid ...": comm may hold spaces, so split after ')'.
-        let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-        let ppid: u32 = rest
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        if ppid == pid {
+        let line = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        let first = line.split(' ').next().unwrap_or("");
+        let name = first.rsplit('/').next().unwrap_or("");
+        if name.starts_with(argv0) && line.contains(marker) && alive(p) {
             out.push(p);
         }
     }
@@ -424,38 +423,37 @@ fn bots_die_with_a_killed_arena() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    let script = bot.display().to_string();
     let start = Instant::now();
-    let bots = loop {
-        let greeted: Vec<u32> = std::fs::read_dir(&d)
+    // Greeted (in its own PID namespace each bot may have the same pid, so one file
+    // may stand for all), and one running per worker.
+    loop {
+        let greeted = std::fs::read_dir(&d)
             .unwrap()
             .flatten()
-            .filter_map(|e| {
-                e.file_name()
-                    .to_string_lossy()
-                    .strip_prefix("greeted-")
-                    .and_then(|p| p.parse().ok())
-            })
-            .collect();
-        // The arena's own check before the first game greets a bot too, then ends
-        // it: count the bots still running under the arena.
-        let running: Vec<u32> = greeted
-            .into_iter()
-            .filter(|p| children_of(child.id()).contains(p))
-            .collect();
-        if running.len() >= 2 {
-            break running;
+            .any(|e| e.file_name().to_string_lossy().starts_with("greeted-"));
+        if greeted && processes("python3", &script).len() >= 2 {
+            break;
         }
         assert!(start.elapsed() < Duration::from_secs(30), "no bot started");
         std::thread::sleep(Duration::from_millis(20));
-    };
+    }
     // SIGKILL: no handler runs, nothing is cleaned up by the arena itself.
     child.kill().unwrap();
     child.wait().unwrap();
     let start = Instant::now();
-    while bots.iter().any(|&b| alive(b)) {
+    loop {
+        // The bots, and any sandbox process around them.
+        let left: Vec<u32> = ["python3", "bwrap"]
+            .iter()
+            .flat_map(|p| processes(p, &script))
+            .collect();
+        if left.is_empty() {
+            break;
+        }
         assert!(
             start.elapsed() < Duration::from_secs(5),
-            "bots {bots:?} outlived the arena"
+            "processes {left:?} outlived the arena"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
