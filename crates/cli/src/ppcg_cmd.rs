@@ -90,7 +90,10 @@ pub fn run(args: PpcgArgs) -> Result<()> {
     if !args.quiet {
         eprintln!(
             "{}",
-            output::isolation_lines(list.iter().map(|p| (p.name.as_str(), koth_process::Sandbox::Auto)))
+            output::isolation_lines(
+                list.iter()
+                    .map(|p| (p.name.as_str(), koth_process::Sandbox::Auto))
+            )
         );
     }
     let mut bar = Bar::new(t.total_games(), args.quiet);

@@ -167,13 +167,10 @@ pub fn run(a: RunArgs) -> Result<()> {
         threads,
         if threads == 1 { "" } else { "s" }
     );
-    let isolation = crate::output::isolation_lines(
-        bots.iter()
-            .filter_map(|b| match &b.source {
-                BotSource::Program { sandbox, .. } => Some((b.name.as_str(), *sandbox)),
-                BotSource::Builtin(_) => None,
-            }),
-    );
+    let isolation = crate::output::isolation_lines(bots.iter().filter_map(|b| match &b.source {
+        BotSource::Program { sandbox, .. } => Some((b.name.as_str(), *sandbox)),
+        BotSource::Builtin(_) => None,
+    }));
     if external > 0 {
         eprintln!("{isolation}");
         eprintln!(

@@ -253,7 +253,9 @@ fn tournament(a: TournamentArgs) -> Result<()> {
         if !a.quiet {
             eprintln!(
                 "{}",
-                output::isolation_lines(programs.iter().map(|p| (p.name.as_str(), options.sandbox)))
+                output::isolation_lines(
+                    programs.iter().map(|p| (p.name.as_str(), options.sandbox))
+                )
             );
         }
         field.extend(program_entrants(&programs, &options, &sink));

@@ -115,15 +115,16 @@ fn detect() -> Roots {
     let base = format!("koth-{}", std::process::id());
     for line in own.lines() {
         let mut parts = line.splitn(3, ':');
-        let (Some(id), Some(ctrls), Some(path)) = (parts.next(), parts.next(), parts.next())
-        else {
+        let (Some(id), Some(ctrls), Some(path)) = (parts.next(), parts.next(), parts.next()) else {
             continue;
         };
         if id == "0" && ctrls.is_empty() {
             let Some(m) = mounts.iter().find(|m| m.fstype == "cgroup2") else {
                 continue;
             };
-            let Some(dir) = our_dir(m, path) else { continue };
+            let Some(dir) = our_dir(m, path) else {
+                continue;
+            };
             if !writable_dir(&dir) {
                 continue;
             }
@@ -132,8 +133,8 @@ fn detect() -> Roots {
             if path == "/" {
                 let _ = std::fs::write(dir.join("cgroup.subtree_control"), "+pids +memory");
             }
-            let sub = std::fs::read_to_string(dir.join("cgroup.subtree_control"))
-                .unwrap_or_default();
+            let sub =
+                std::fs::read_to_string(dir.join("cgroup.subtree_control")).unwrap_or_default();
             r.v2_pids = sub.split_whitespace().any(|c| c == "pids");
             r.v2_memory = sub.split_whitespace().any(|c| c == "memory");
             r.v2 = Some(dir.join(&base));
@@ -142,9 +143,9 @@ fn detect() -> Roots {
                 if ctrl != "pids" && ctrl != "memory" {
                     continue;
                 }
-                let m = mounts.iter().find(|m| {
-                    m.fstype == "cgroup" && m.options.split(',').any(|o| o == ctrl)
-                });
+                let m = mounts
+                    .iter()
+                    .find(|m| m.fstype == "cgroup" && m.options.split(',').any(|o| o == ctrl));
                 let Some(dir) = m.and_then(|m| our_dir(m, path)) else {
                     continue;
                 };
@@ -197,6 +198,9 @@ fn detect() -> Roots {
     r
 }
 
+/// Files to write in a new group: (file, value); `None` leaves the default.
+type Settings = Vec<(&'static str, Option<u64>)>;
+
 /// Bot groups alive; the run's folder is removed when it drops to zero.
 static LIVE: Mutex<usize> = Mutex::new(0);
 
@@ -215,7 +219,7 @@ impl BotCgroup {
         static N: AtomicU64 = AtomicU64::new(0);
         let mut live = LIVE.lock().unwrap_or_else(|p| p.into_inner());
         let name = format!("b{}", N.fetch_add(1, Ordering::Relaxed));
-        let mut plan: Vec<(PathBuf, Vec<(&str, Option<u64>)>)> = Vec::new();
+        let mut plan: Vec<(PathBuf, Settings)> = Vec::new();
         let mut kill = None;
         if let Some(base) = &r.v2 {
             let pids = limits.tasks.filter(|_| r.v2_pids);

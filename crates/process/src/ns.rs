@@ -154,7 +154,12 @@ pub(crate) fn bwrap_args(cmd: &Command, cwd: &Path, tools: &[PathBuf]) -> Vec<Os
     }
     for d in MASKED_DIRS {
         if Path::new(d).is_dir() {
-            push(&["--tmpfs".as_ref(), d.as_ref(), "--remount-ro".as_ref(), d.as_ref()]);
+            push(&[
+                "--tmpfs".as_ref(),
+                d.as_ref(),
+                "--remount-ro".as_ref(),
+                d.as_ref(),
+            ]);
         }
     }
     let tmp = TMP_BYTES.to_string();
@@ -172,6 +177,9 @@ pub(crate) fn bwrap_args(cmd: &Command, cwd: &Path, tools: &[PathBuf]) -> Vec<Os
         cwd.as_os_str(),
         "--chdir".as_ref(),
         cwd.as_os_str(),
+        // The folders bwrap made for its mount points stay empty and read-only.
+        "--remount-ro".as_ref(),
+        "/".as_ref(),
         "--".as_ref(),
     ]);
     a

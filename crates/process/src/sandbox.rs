@@ -100,7 +100,8 @@ fn detect() -> SandboxSupport {
 
     // Namespaces (bubblewrap).
     let tools = crate::ns::tool_roots(&std::env::var_os("PATH").unwrap_or_default());
-    let bwrap = match crate::ns::find_bwrap().and_then(|b| crate::ns::probe(&b, &tools).map(|_| b)) {
+    let bwrap = match crate::ns::find_bwrap().and_then(|b| crate::ns::probe(&b, &tools).map(|_| b))
+    {
         Ok(b) => {
             notes.push(format!(
                 "namespaces: own user/PID/mount/IPC/network namespaces via {} (bots see their folder, the system and {} tool folder{} read-only)",

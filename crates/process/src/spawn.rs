@@ -3,8 +3,8 @@
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 
-use crate::sandbox::{self, NetMode, UserNsMaps};
 use crate::cgroup::BotCgroup;
+use crate::sandbox::{self, NetMode, UserNsMaps};
 use crate::{sandbox_support, Command, Exit, Limits, Sandbox};
 
 /// A ready-to-spawn command. `_ruleset` must outlive the spawn (the child enforces it).
@@ -108,7 +108,10 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
     }
     .map_err(|e| format!("cannot resolve the folder {}: {e}", cmd.cwd.display()))?;
     if !cwd_abs.is_dir() {
-        return Err(format!("the bot's folder {} does not exist", cwd_abs.display()));
+        return Err(format!(
+            "the bot's folder {} does not exist",
+            cwd_abs.display()
+        ));
     }
     // Inside bwrap a missing program would only show as an exit status: find it here.
     let path = cmd
@@ -255,7 +258,11 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
 
 /// Where `program` is, as `execvp` would find it from `cwd`: a path if it has a `/`,
 /// else the first executable file of that name on `path`.
-fn find_program(program: &str, cwd: &std::path::Path, path: &std::ffi::OsStr) -> Option<std::path::PathBuf> {
+fn find_program(
+    program: &str,
+    cwd: &std::path::Path,
+    path: &std::ffi::OsStr,
+) -> Option<std::path::PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let executable = |p: &std::path::Path| {
         std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)

@@ -132,7 +132,12 @@ fn background_child_holding_stdout_is_killed() {
     let t = Instant::now();
     // The grandchild inherits stdout and would keep the pipe open for 1000 s.
     // (Process ids read from the bot: no PID namespace here.)
-    let r = invoke(&unsandboxed(sh("sleep 1000 & echo $!; exit 0")), &[], T, 1024);
+    let r = invoke(
+        &unsandboxed(sh("sleep 1000 & echo $!; exit 0")),
+        &[],
+        T,
+        1024,
+    );
     let el = t.elapsed();
     assert_eq!(r.exit, Exit::Code(0));
     assert!(el < Duration::from_millis(1000), "took {el:?}");

@@ -152,7 +152,10 @@ fn namespaces_hide_everything_but_the_bot_folder() {
     let procs: usize = lines[1].trim().parse().unwrap();
     assert!(procs <= 6, "{procs} processes visible");
     assert!(out.contains("WROTE") && out.contains("TMP"), "{out}");
-    assert_eq!(std::fs::read_to_string(dir.join("own.txt")).unwrap(), "mine\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("own.txt")).unwrap(),
+        "mine\n"
+    );
 }
 
 /// Unix sockets outside the folder are out of reach, and no signal reaches the arena.
@@ -178,7 +181,11 @@ fn namespaces_block_sockets_and_signals() {
     let c = koth_process::Command::new(["python3", "-c", &script], temp_dir("py"));
     let r = invoke(&c, &[], T, 4096);
     let out = r.stdout_lossy();
-    assert!(out.contains("refused") && out.contains("no kill"), "{out} {}", r.stderr_tail);
+    assert!(
+        out.contains("refused") && out.contains("no kill"),
+        "{out} {}",
+        r.stderr_tail
+    );
     assert!(listener.accept().is_err(), "a connection came through");
 }
 
