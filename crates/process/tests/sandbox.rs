@@ -233,14 +233,14 @@ fn fork_bomb_is_bounded_by_its_cgroup() {
         ..koth_process::Limits::standard()
     });
     c.program.push("200".into());
-    let marker = format!("spawn_many.py 200");
+    let marker = "spawn_many.py 200";
     let mut b = koth_process::BotProcess::spawn(&c).expect("spawn");
     let line = b.read_line(T, 1 << 16).expect("line");
     let failed: usize = line.rsplit(' ').next().unwrap().parse().unwrap();
     assert!(failed > 100, "{line}");
-    assert!(processes_with(&marker).len() <= 40);
+    assert!(processes_with(marker).len() <= 40);
     b.kill();
-    assert_eq!(wait_none_with(&marker), Vec::<u32>::new());
+    assert_eq!(wait_none_with(marker), Vec::<u32>::new());
 }
 
 /// A program exiting through a signal inside the sandbox is reported as that signal.
