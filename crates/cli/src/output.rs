@@ -408,3 +408,9 @@ pub fn isolation_lines<'a>(
     }
     out
 }
+
+/// `--sandbox auto|off|required`, for clap.
+pub fn parse_sandbox(s: &str) -> Result<koth_process::Sandbox, String> {
+    koth_protocol::config::parse_sandbox(s)
+        .ok_or_else(|| format!("unknown sandbox mode {s:?}: use auto, off or required"))
+}

@@ -38,6 +38,10 @@ pub struct PpcgArgs {
     /// Add a built-in bot to the field (repeatable); see `koth coup bots`.
     #[arg(long = "builtin", value_name = "NAME")]
     pub builtins: Vec<String>,
+    /// Isolation of the programs: `auto` (all this machine can give), `required`
+    /// (refuse to run without namespaces), `off` (trusted programs, faster starts).
+    #[arg(long, value_name = "MODE", default_value = "auto", value_parser = output::parse_sandbox)]
+    pub sandbox: koth_process::Sandbox,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -68,7 +72,8 @@ pub fn run(args: PpcgArgs) -> Result<()> {
         &out_dir,
     )?;
     for p in &list {
-        let cmd = koth_process::Command::new(p.command.clone(), p.dir.clone());
+        let cmd =
+            koth_process::Command::new(p.command.clone(), p.dir.clone()).with_sandbox(args.sandbox);
         if let Err(e) = cmd.check() {
             bail!(
                 "program {:?} (line {} of {}) cannot start: {e}\n  fix: correct its command or folder, or install its interpreter",
@@ -83,6 +88,7 @@ pub fn run(args: PpcgArgs) -> Result<()> {
     opts.rounds = args.rounds;
     opts.timeout = Duration::from_millis(args.timeout_ms.max(1));
     opts.compat = args.compat;
+    opts.sandbox = args.sandbox;
     opts.seed = seed;
     opts.threads = threads;
     let field = entrants(&list, &args.builtins, &opts).map_err(|e| anyhow!(e))?;

@@ -66,6 +66,10 @@ struct TournamentArgs {
     /// Write the leaderboard as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     summary_json: Option<PathBuf>,
+    /// Isolation of the programs: `auto` (all this machine can give), `required`
+    /// (refuse to run without namespaces), `off` (trusted programs, faster starts).
+    #[arg(long, value_name = "MODE", default_value = "auto", value_parser = output::parse_sandbox)]
+    sandbox: koth_process::Sandbox,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -220,6 +224,7 @@ under load it may miss the limit and play W: raise --timeout-ms",
 fn tournament(a: TournamentArgs) -> Result<()> {
     let mut options = ExternalOptions {
         timeout: Duration::from_millis(a.timeout_ms.max(1)),
+        sandbox: a.sandbox,
         ..Default::default()
     };
     let sink: NoteSink = Default::default();
