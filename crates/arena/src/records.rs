@@ -53,20 +53,57 @@ impl RunInfo {
     /// Whether `other` is the same tournament (same game, rules, seed, schedule,
     /// scoring, entrants), whatever part of it each plays.
     pub fn same_tournament(&self, other: &RunInfo) -> Result<(), String> {
-        let checks: [(&str, bool); 7] = [
-            ("game", self.game == other.game),
-            ("rules", self.rules == other.rules),
-            ("seed", self.seed == other.seed),
-            ("schedule", self.schedule == other.schedule),
-            ("scoring", self.scoring == other.scoring),
-            ("entrants", self.entrants == other.entrants),
+        fn json<T: Serialize>(v: &T) -> String {
+            serde_json::to_string(v).unwrap_or_else(|_| "?".into())
+        }
+        let checks: [(&str, bool, String, String); 7] = [
+            (
+                "game",
+                self.game == other.game,
+                json(&self.game),
+                json(&other.game),
+            ),
+            (
+                "rules",
+                self.rules == other.rules,
+                json(&self.rules),
+                json(&other.rules),
+            ),
+            (
+                "seed",
+                self.seed == other.seed,
+                json(&self.seed),
+                json(&other.seed),
+            ),
+            (
+                "schedule",
+                self.schedule == other.schedule,
+                json(&self.schedule),
+                json(&other.schedule),
+            ),
+            (
+                "scoring",
+                self.scoring == other.scoring,
+                json(&self.scoring),
+                json(&other.scoring),
+            ),
+            (
+                "entrants",
+                self.entrants == other.entrants,
+                json(&self.entrants),
+                json(&other.entrants),
+            ),
             (
                 "entrant commands",
                 self.entrant_specs == other.entrant_specs,
+                json(&self.entrant_specs),
+                json(&other.entrant_specs),
             ),
         ];
         match checks.iter().find(|c| !c.1) {
-            Some((what, _)) => Err(format!("the runs differ in their {what}")),
+            Some((what, _, a, b)) => {
+                Err(format!("the runs differ in their {what}: {a} against {b}"))
+            }
             None => Ok(()),
         }
     }
@@ -169,6 +206,100 @@ pub fn read_records<C: DeserializeOwned>(
         f.set_len(good_bytes).map_err(io(&path))?;
     }
     Ok(out)
+}
+
+/// Checks records against their run: every game in the run's range and played once,
+/// seats naming entrants that exist, winners and forfeits naming seats of the game,
+/// and each score what the run's scoring gives for the recorded result. The error
+/// names `games.jsonl`, the line and what is wrong.
+pub fn check_records<C>(
+    dir: &Path,
+    info: &RunInfo,
+    records: &[GameRecord<C>],
+) -> Result<(), RecordError> {
+    let mut seen = std::collections::HashSet::new();
+    for (k, r) in records.iter().enumerate() {
+        let dup = !seen.insert(r.index);
+        let problem = if dup {
+            Err(format!("game {} is recorded twice", r.index))
+        } else {
+            check_record(info, r)
+        };
+        if let Err(what) = problem {
+            return Err(RecordError::Bad {
+                path: dir.join(GAMES_FILE),
+                line: k + 1,
+                message: format!(
+                    "{what}: the file was damaged or edited; restore it or play the run again"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// One record against its run (see [`check_records`]): what is wrong, if anything.
+pub fn check_record<C>(info: &RunInfo, r: &GameRecord<C>) -> Result<(), String> {
+    let n = info.entrants.len();
+    let (lo, hi) = info.range;
+    if r.index < lo || r.index >= hi {
+        return Err(format!(
+            "game {} is not one of this run's games {lo}..{hi}",
+            r.index
+        ));
+    }
+    let seats = r.seats.len();
+    if seats == 0 || seats > crate::MAX_SEATS {
+        return Err(format!("game {} has {seats} seats", r.index));
+    }
+    if let Some(e) = r.seats.iter().find(|&&e| e >= n) {
+        return Err(format!(
+            "game {} seats entrant {e}, but the run has {n} entrants",
+            r.index
+        ));
+    }
+    if r.scores.len() != seats {
+        return Err(format!(
+            "game {} has {} scores for {seats} seats",
+            r.index,
+            r.scores.len()
+        ));
+    }
+    if (r.outcome.winners.0 as u32) >> seats != 0 {
+        return Err(format!(
+            "game {} names a winner beyond its {seats} seats",
+            r.index
+        ));
+    }
+    for f in &r.forfeits {
+        if f.seat >= seats || f.entrant != r.seats[f.seat] {
+            return Err(format!(
+                "game {} has a forfeit of seat {} (entrant {}) that is not in the game",
+                r.index, f.seat, f.entrant
+            ));
+        }
+    }
+    let want = info.scoring.scores(seats, &r.outcome);
+    for (seat, (&got, &w)) in r.scores.iter().zip(want.iter()).enumerate() {
+        if !got.is_finite() || (got - w).abs() > 1e-9 {
+            return Err(format!(
+                "game {}: seat {seat} is recorded with score {got}, but its result gives {w}",
+                r.index
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// [`read_records`], then [`check_records`] against the run's `info`.
+pub fn read_checked_records<C: DeserializeOwned>(
+    dir: &Path,
+    info: &RunInfo,
+    repair: bool,
+) -> Result<Vec<GameRecord<C>>, RecordError> {
+    let records = read_records(dir, repair)?;
+    check_records(dir, info, &records)?;
+    Ok(records)
 }
 
 /// Standings of a list of records.

@@ -37,7 +37,16 @@ pub fn merge(dirs: &[PathBuf], out_dir: &Path) -> Result<()> {
     let first = parts[0].1.clone();
     let total = first.schedule.len(first.entrants.len());
     let mut next = 0;
-    for (d, info) in &parts {
+    for (k, (d, info)) in parts.iter().enumerate() {
+        if info.range.0 < next {
+            bail!(
+                "{} (games {}..{}) overlaps {} (games up to {next}): merge each shard once",
+                d.display(),
+                info.range.0,
+                info.range.1,
+                parts[k - 1].0.display()
+            );
+        }
         if info.range.0 != next {
             bail!(
                 "games {}..{} are missing (the next folder, {}, starts at {}): merge every shard",
@@ -66,7 +75,8 @@ pub fn merge(dirs: &[PathBuf], out_dir: &Path) -> Result<()> {
     let mut standings = koth_arena::Standings::new(&info.entrants);
     let mut elapsed = 0.0;
     for (d, part) in &parts {
-        let recs: Vec<GameRecord<serde_json::Value>> = records::read_records(d, false)?;
+        let recs: Vec<GameRecord<serde_json::Value>> =
+            records::read_checked_records(d, part, false)?;
         let want = part.range.1 - part.range.0;
         if recs.len() as u64 != want {
             bail!(
@@ -128,17 +138,32 @@ fn find_record(dir: &Path, k: u64) -> Result<serde_json::Value> {
     let path = dir.join(records::GAMES_FILE);
     let f =
         std::fs::File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    for line in BufReader::new(f).lines() {
+    let info = records::read_info(dir)?;
+    for (number, line) in BufReader::new(f).lines().enumerate() {
         let line = line?;
         let v: serde_json::Value = match serde_json::from_str(&line) {
             Ok(v) => v,
             Err(_) => continue, // a line cut short by a crash
         };
         if v["index"].as_u64() == Some(k) {
+            let checked = serde_json::from_value::<GameRecord<serde_json::Value>>(v.clone())
+                .map_err(|e| e.to_string())
+                .and_then(|r| records::check_record(&info, &r));
+            if let Err(e) = checked {
+                bail!(
+                    "{}:{}: {e}: the file was damaged or edited",
+                    path.display(),
+                    number + 1
+                );
+            }
             return Ok(v);
         }
     }
     bail!("{} holds no game {k}", dir.display())
+}
+
+fn unfinished() -> anyhow::Error {
+    anyhow::anyhow!("the recorded choices do not finish the game: the record was damaged or edited")
 }
 
 /// Shows game `k` of a run step by step, as play mode narrates.
@@ -172,7 +197,7 @@ pub fn replay(dir: &Path, k: u64) -> Result<()> {
                 shown = crate::coup_cmd::narrate(g, &names, shown, false, &mut last, &mut quiet);
             })
             .map_err(anyhow::Error::msg)?;
-            let o = game.outcome().expect("a replayed game is over");
+            let o = game.outcome().ok_or_else(unfinished)?;
             let winners: Vec<&str> = o.winners.iter().map(|s| names[s].as_str()).collect();
             out!(
                 "\nWinner{}: {} after {} turns (as recorded)",
@@ -197,7 +222,7 @@ pub fn replay(dir: &Path, k: u64) -> Result<()> {
                 );
             })
             .map_err(anyhow::Error::msg)?;
-            let o = koth_arena::Game::outcome(&game).expect("a replayed game is over");
+            let o = koth_arena::Game::outcome(&game).ok_or_else(unfinished)?;
             let winners: Vec<&str> = o.winners.iter().map(|s| names[s].as_str()).collect();
             if winners.is_empty() {
                 out!("\nNo winner: the invocation cap was reached (as recorded)");

@@ -82,7 +82,7 @@ pub fn page_data(dir: &Path) -> Result<Value> {
         "coup" => {
             let rules: koth_coup::Rules = serde_json::from_value(info.rules.clone())
                 .context("run.json: these are not Coup rules")?;
-            let recs = records::read_records(dir, false)?;
+            let recs = records::read_checked_records(dir, &info, false)?;
             build::<koth_coup::State>(&info, &recs, |r, names| {
                 coup_replay::<koth_coup::State>(&rules, r, names, |g| g)
             })
@@ -90,7 +90,7 @@ pub fn page_data(dir: &Path) -> Result<Value> {
         "coup-ppcg" => {
             let rules = koth_ppcg::PpcgRules::from_json(&info.rules)
                 .map_err(|e| anyhow::anyhow!("run.json: {e}"))?;
-            let recs = records::read_records(dir, false)?;
+            let recs = records::read_checked_records(dir, &info, false)?;
             build::<koth_ppcg::PpcgGame>(&info, &recs, |r, names| {
                 coup_replay::<koth_ppcg::PpcgGame>(&rules, r, names, |g| g.state())
             })
@@ -98,7 +98,7 @@ pub fn page_data(dir: &Path) -> Result<Value> {
         "samurai" => {
             let rules: koth_samurai::Rules = serde_json::from_value(info.rules.clone())
                 .context("run.json: these are not samurai rules")?;
-            let recs = records::read_records(dir, false)?;
+            let recs = records::read_checked_records(dir, &info, false)?;
             build::<koth_samurai::State>(&info, &recs, |r, names| samurai_replay(&rules, r, names))
         }
         other => {

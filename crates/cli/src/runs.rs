@@ -127,7 +127,7 @@ where
             );
         }
         let done: Vec<koth_arena::GameRecord<serde_json::Value>> =
-            records::read_records(dir, true)?;
+            records::read_checked_records(dir, &old, true)?;
         for (k, r) in done.iter().enumerate() {
             if r.index != range.start + k as u64 {
                 bail!(
