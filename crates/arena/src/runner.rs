@@ -487,72 +487,88 @@ impl<G: Game> Tournament<G> {
         let (tx, rx) = mpsc::sync_channel::<Chunk<G::Choice>>(threads * 4);
         let mut standings = Standings::new(&names);
         let mut merged = 0u64;
-        std::thread::scope(|scope| {
-            for slot in 0..threads {
-                let tx = tx.clone();
-                let next = &next;
-                let names = &names;
-                let range = range.clone();
-                scope.spawn(move || {
-                    let mut agents: Vec<Option<Box<dyn Agent<G>>>> =
-                        (0..self.entrants.len()).map(|_| None).collect();
-                    let mut seating = Vec::new();
-                    let mut legal = Vec::with_capacity(64);
-                    let mut game: Option<G> = None;
-                    loop {
-                        if stop.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        let id = next.fetch_add(1, Ordering::Relaxed);
-                        if id >= chunks {
-                            break;
-                        }
-                        let lo = range.start + id * chunk;
-                        let hi = (lo + chunk).min(range.end);
-                        let mut part = Chunk {
-                            id,
-                            standings: Standings::new(names),
-                            records: Vec::new(),
-                        };
-                        for index in lo..hi {
-                            let (rec, _) = self.play_index(
-                                index,
-                                slot,
-                                &mut agents,
-                                &mut seating,
-                                &mut legal,
-                                &mut game,
-                            );
-                            part.standings.add(&rec);
-                            if self.records != RecordLevel::None {
-                                part.records.push(rec);
-                            }
-                        }
-                        if tx.send(part).is_err() {
-                            break;
-                        }
+        // One worker's loop: plays chunks until none is left, handing each to `sink`.
+        let work = |slot: usize, sink: &mut dyn FnMut(Chunk<G::Choice>) -> bool| {
+            let mut agents: Vec<Option<Box<dyn Agent<G>>>> =
+                (0..self.entrants.len()).map(|_| None).collect();
+            let mut seating = Vec::new();
+            let mut legal = Vec::with_capacity(64);
+            let mut game: Option<G> = None;
+            loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let id = next.fetch_add(1, Ordering::Relaxed);
+                if id >= chunks {
+                    break;
+                }
+                let lo = range.start + id * chunk;
+                let hi = (lo + chunk).min(range.end);
+                let mut part = Chunk {
+                    id,
+                    standings: Standings::new(&names),
+                    records: Vec::new(),
+                };
+                for index in lo..hi {
+                    let (rec, _) = self.play_index(
+                        index,
+                        slot,
+                        &mut agents,
+                        &mut seating,
+                        &mut legal,
+                        &mut game,
+                    );
+                    part.standings.add(&rec);
+                    if self.records != RecordLevel::None {
+                        part.records.push(rec);
                     }
+                }
+                if !sink(part) {
+                    break;
+                }
+            }
+        };
+        let mut pending: BTreeMap<u64, Chunk<G::Choice>> = BTreeMap::new();
+        let mut want = 0u64;
+        let mut absorb = |part: Chunk<G::Choice>| {
+            pending.insert(part.id, part);
+            while let Some(part) = pending.remove(&want) {
+                standings.merge(&part.standings);
+                merged += part.standings.games;
+                for r in &part.records {
+                    observer.on_record(r);
+                }
+                want += 1;
+                observer.on_progress(&Progress {
+                    done: merged,
+                    total,
+                    elapsed: start.elapsed(),
+                    standings: &standings,
                 });
             }
-            drop(tx);
-            let mut pending: BTreeMap<u64, Chunk<G::Choice>> = BTreeMap::new();
-            let mut want = 0u64;
-            for part in rx {
-                pending.insert(part.id, part);
-                while let Some(part) = pending.remove(&want) {
-                    standings.merge(&part.standings);
-                    merged += part.standings.games;
-                    for r in &part.records {
-                        observer.on_record(r);
-                    }
-                    want += 1;
-                    observer.on_progress(&Progress {
-                        done: merged,
-                        total,
-                        elapsed: start.elapsed(),
-                        standings: &standings,
-                    });
+            true
+        };
+        std::thread::scope(|scope| {
+            let work = &work;
+            let mut spawned = 0;
+            for slot in 0..threads {
+                let tx = tx.clone();
+                // A machine out of threads (a container's PID limit) gets fewer
+                // workers, or none: then the games are played here.
+                let worker = std::thread::Builder::new()
+                    .name(format!("koth-worker-{slot}"))
+                    .spawn_scoped(scope, move || work(slot, &mut |p| tx.send(p).is_ok()));
+                if worker.is_err() {
+                    break;
                 }
+                spawned += 1;
+            }
+            drop(tx);
+            if spawned == 0 {
+                work(0, &mut absorb);
+            }
+            for part in rx {
+                absorb(part);
             }
         });
         RunSummary {

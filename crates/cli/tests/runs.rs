@@ -459,3 +459,49 @@ fn bots_die_with_a_killed_arena() {
     }
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// A machine with no thread to spare (a container's PID limit, here a control group
+/// that allows one task): the run plays its games on the main thread.
+#[test]
+fn runs_where_no_thread_can_be_created() {
+    let s = koth_process::sandbox_support();
+    if !s.cgroups {
+        assert!(
+            std::env::var_os("KOTH_REQUIRE_ISOLATION").is_none(),
+            "{}",
+            s.detail
+        );
+        println!("SKIPPED (no cgroups): {}", s.detail);
+        return;
+    }
+    let d = tmp("one-task");
+    std::fs::create_dir_all(&d).unwrap();
+    let cmd = koth_process::Command::new(
+        [
+            env!("CARGO_BIN_EXE_koth"),
+            "coup",
+            "loop",
+            "--games",
+            "300",
+            "--threads",
+            "4",
+            "--seed",
+            "1",
+            "-q",
+        ],
+        &d,
+    )
+    .with_sandbox(koth_process::Sandbox::Off)
+    .with_limits(koth_process::Limits {
+        tasks: Some(1),
+        ..koth_process::Limits::standard()
+    });
+    let r = koth_process::invoke(&cmd, &[], Duration::from_secs(60), 1 << 20);
+    assert_eq!(r.exit, koth_process::Exit::Code(0), "{}", r.stderr_tail);
+    assert!(
+        r.stdout_lossy().contains("300 games in"),
+        "{}",
+        r.stdout_lossy()
+    );
+    std::fs::remove_dir_all(&d).ok();
+}
