@@ -43,10 +43,24 @@ impl RunOpts {
         if !self.resume {
             return Ok(None);
         }
-        let dir = self
-            .out
-            .as_ref()
-            .expect("clap requires --out with --resume");
+        let Some(dir) = self.out.as_ref() else {
+            bail!("--resume needs --out DIR: the run folder to continue");
+        };
+        if !dir.join(records::RUN_FILE).exists() {
+            if has_games(dir) {
+                bail!(
+                    "cannot resume from {}: its {} is missing, so the games it holds cannot be continued (their seed and bots are unknown)\n  fix: restore {} from a backup, or start again in another --out",
+                    dir.display(),
+                    records::RUN_FILE,
+                    records::RUN_FILE
+                );
+            }
+            bail!(
+                "cannot resume from {}: it holds no run (no {})\n  fix: leave out --resume to start a run there",
+                dir.display(),
+                records::RUN_FILE
+            );
+        }
         let info = records::read_info(dir)
             .with_context(|| format!("cannot resume from {}", dir.display()))?;
         if let Some(s) = explicit {
@@ -149,6 +163,14 @@ where
         );
     } else {
         if has_games(dir) {
+            if !dir.join(records::RUN_FILE).exists() {
+                bail!(
+                    "{} holds games but no {}: they cannot be continued\n  fix: choose another --out (or restore {})",
+                    dir.display(),
+                    records::RUN_FILE,
+                    records::RUN_FILE
+                );
+            }
             bail!(
                 "{} already holds a run: add --resume to continue it, or choose another --out",
                 dir.display()

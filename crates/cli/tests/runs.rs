@@ -505,3 +505,44 @@ fn runs_where_no_thread_can_be_created() {
     );
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// A run folder that lost its run.json: each command says what to do, and neither
+/// sends the user to the other.
+#[test]
+fn resume_advice_without_run_json() {
+    let d = tmp("no-run-json");
+    let out = d.join("run");
+    let o = out.to_str().unwrap();
+    let koth = |extra: &[&str]| {
+        let mut args = vec![
+            "coup", "loop", "--games", "30", "--seed", "1", "-q", "--out", o,
+        ];
+        args.extend_from_slice(extra);
+        let r = Command::new(env!("CARGO_BIN_EXE_koth"))
+            .args(&args)
+            .output()
+            .unwrap();
+        (
+            r.status.success(),
+            String::from_utf8_lossy(&r.stderr).into_owned(),
+        )
+    };
+    let (ok, err) = koth(&["--resume"]);
+    assert!(
+        !ok && err.contains("it holds no run") && err.contains("leave out --resume"),
+        "{err}"
+    );
+    assert!(koth(&[]).0);
+    std::fs::remove_file(out.join("run.json")).unwrap();
+    let (ok, err) = koth(&["--resume"]);
+    assert!(
+        !ok && err.contains("run.json is missing") && !err.contains("add --resume"),
+        "{err}"
+    );
+    let (ok, err) = koth(&[]);
+    assert!(
+        !ok && err.contains("no run.json") && !err.contains("add --resume"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&d).ok();
+}
