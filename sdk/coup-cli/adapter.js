@@ -156,7 +156,7 @@ rl.on("line", (line) => {
   for (const ev of msg.events || []) record(ev);
   let reply;
   if (msg.type === "hello") reply = { type: "ready", name: botName };
-  else if (msg.type === "decide") reply = { choice: decide(msg.decision, msg.view, msg.legal) };
+  else if (msg.type === "decide") reply = { choice: decide(msg.decision, msg.view, msg.legal), id: msg.id };
   else return;
   process.stdout.write(JSON.stringify(reply) + "\n");
 });

@@ -90,6 +90,7 @@ function run(bot) {
       case "decide": {
         const c = bot.decide(msg.decision, msg.view, msg.legal);
         reply = typeof c === "number" ? { index: c } : { choice: c };
+        reply.id = msg.id;
         break;
       }
       case "end":

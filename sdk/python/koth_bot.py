@@ -109,6 +109,7 @@ def run(bot, stdin=None, stdout=None):
         elif kind == "decide":
             choice = bot.decide(msg["decision"], msg["view"], msg["legal"])
             reply = {"index": choice} if isinstance(choice, int) else {"choice": choice}
+            reply["id"] = msg.get("id")
         elif kind == "end":
             bot.end(msg)
             continue

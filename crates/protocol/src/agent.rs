@@ -62,6 +62,8 @@ pub struct JsonAgent<G> {
     proc: Option<BotProcess>,
     /// The name the bot gave in `ready`.
     bot_name: Option<String>,
+    /// `decide` requests sent to the current process (the last one's `id`).
+    requests: u64,
     games: u64,
     /// Builds every line of a game.
     enc: Encoder,
@@ -87,6 +89,7 @@ impl<G: WireGame> JsonAgent<G> {
             cfg,
             proc: None,
             bot_name: None,
+            requests: 0,
             games: 0,
             enc: Encoder::new(),
             used: Duration::ZERO,
@@ -182,6 +185,7 @@ impl<G: WireGame> JsonAgent<G> {
             .map_err(|e| Fault::new(format!("cannot start: {e}")))?;
         p.set_write_timeout(self.cfg.decision_timeout.max(Duration::from_millis(100)));
         self.proc = Some(p);
+        self.requests = 0;
         let hello = Hello {
             kind: "hello",
             protocol: PROTOCOL_VERSION,
@@ -216,7 +220,18 @@ impl<G: WireGame> JsonAgent<G> {
         if self.proc.is_none() {
             return Err(Fault::new("not running (failed earlier)"));
         }
-        let sent = match self.enc.decide(game, seat, legal) {
+        // A line written when nothing was asked would be read as the next answer.
+        if let Some(p) = self.proc.as_mut() {
+            if let Ok(line) = p.read_line(Duration::ZERO, self.cfg.max_line) {
+                return Err(self.fail(format!(
+                    "unsolicited output: {} was written before request {} was sent (answer each decide exactly once; log to stderr)",
+                    snippet(&line),
+                    self.requests + 1
+                )));
+            }
+        }
+        self.requests += 1;
+        let sent = match self.enc.decide(game, seat, legal, self.requests) {
             Ok(line) => transmit(&mut self.proc, &self.cfg, line),
             Err(e) => Err(ProcessError::Io(e)),
         };
@@ -246,7 +261,7 @@ impl<G: WireGame> JsonAgent<G> {
             }
             Err(e) => return Err(self.io_fault(e, "answer", timeout)),
         };
-        match parse_reply::<G>(&line, legal) {
+        match parse_reply::<G>(&line, legal, self.requests) {
             Ok(c) => Ok(c),
             Err(reason) => Err(self.fail(reason)),
         }
@@ -299,7 +314,7 @@ fn snippet(line: &str) -> String {
 }
 
 /// Reads an answer to `decide`; the error is the forfeit reason.
-fn parse_reply<G: WireGame>(line: &str, legal: &[G::Choice]) -> Result<G::Choice, String> {
+fn parse_reply<G: WireGame>(line: &str, legal: &[G::Choice], id: u64) -> Result<G::Choice, String> {
     // Fast path: a well-formed answer, decoded without building a JSON tree.
     #[derive(serde::Deserialize)]
     #[serde(bound = "C: serde::de::DeserializeOwned")]
@@ -308,19 +323,32 @@ fn parse_reply<G: WireGame>(line: &str, legal: &[G::Choice]) -> Result<G::Choice
         choice: Option<C>,
         #[serde(default)]
         index: Option<usize>,
+        #[serde(default)]
+        id: Option<u64>,
     }
+    let in_step = |echo: Option<u64>| echo.is_none_or(|e| e == id);
     match serde_json::from_str::<Fast<G::Choice>>(line) {
         Ok(Fast {
-            choice: Some(c), ..
-        }) if legal.contains(&c) => return Ok(c),
+            choice: Some(c),
+            id: echo,
+            ..
+        }) if legal.contains(&c) && in_step(echo) => return Ok(c),
         Ok(Fast {
             choice: None,
             index: Some(i),
-        }) if i < legal.len() => return Ok(legal[i]),
+            id: echo,
+        }) if i < legal.len() && in_step(echo) => return Ok(legal[i]),
         _ => {}
     }
     let reply: Reply = serde_json::from_str(line)
         .map_err(|_| format!("garbage: answer is not a JSON object: {}", snippet(line)))?;
+    if let Some(echo) = &reply.id {
+        if echo.as_u64() != Some(id) {
+            return Err(format!(
+                "out of step: the answer is for request {echo}, but request {id} was asked (a stale or repeated line)"
+            ));
+        }
+    }
     if let Some(v) = reply.choice {
         let text = v.to_string();
         let c: G::Choice = serde_json::from_value(v)

@@ -141,8 +141,8 @@ fn compare<G: WireGame>(
         }
         if sa == viewer {
             check(
-                ea.decide(&a, viewer, &la),
-                eb.decide(&b, viewer, &lb),
+                ea.decide(&a, viewer, &la, 1),
+                eb.decide(&b, viewer, &lb, 1),
                 "decide",
             )?;
         }

@@ -61,6 +61,8 @@ struct Start<'a, R, V> {
 struct Decide<'a, E, D, V, C> {
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// The request's number (1, 2, ... per process); an answer may echo it.
+    pub id: u64,
     pub events: E,
     pub decision: D,
     pub view: V,
@@ -89,6 +91,9 @@ pub struct Reply {
     /// The choice's index in `legal`.
     #[serde(default)]
     pub index: Option<serde_json::Value>,
+    /// The `id` of the request it answers (optional; checked when present).
+    #[serde(default)]
+    pub id: Option<serde_json::Value>,
 }
 
 /// Builds the lines one seat receives, exactly as [`crate::JsonAgent`] sends them.
@@ -140,10 +145,12 @@ impl Encoder {
         game: &G,
         seat: Seat,
         legal: &[G::Choice],
+        id: u64,
     ) -> Result<&str, String> {
         let (events, cursor) = game.events_since(seat, self.cursor);
         let msg = Decide {
             kind: "decide",
+            id,
             events,
             decision: game.decision_json(),
             view: game.view_json(seat),

@@ -52,6 +52,16 @@ for line in sys.stdin:
                 sys.stdout.write(chunk)
             sys.stdout.flush()
             continue
+        if mode == "twice":
+            # Answers each request twice, in one write: the second line is unsolicited.
+            line = json.dumps({"choice": random.choice(msg["legal"])})
+            sys.stdout.write(line + "\n" + line + "\n")
+            sys.stdout.flush()
+            continue
+        if mode in ("with_id", "stale_id"):
+            echo = msg["id"] - (1 if mode == "stale_id" and decisions > 1 else 0)
+            print(json.dumps({"choice": random.choice(msg["legal"]), "id": echo}), flush=True)
+            continue
         if mode == "stderr_flood":
             sys.stderr.write("noise " * 40000 + "\n")
             sys.stderr.flush()
