@@ -135,6 +135,7 @@ pub fn entrants(names: &[String]) -> Result<Vec<Entrant<State>>> {
 }
 
 fn run_loop(a: LoopArgs) -> Result<()> {
+    output::check_summary_path(a.summary_json.as_deref())?;
     let mut rules = rules_named(&a.rules)?;
     if let Some(cap) = a.turn_cap {
         if cap == 0 {

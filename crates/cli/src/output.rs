@@ -414,3 +414,23 @@ pub fn parse_sandbox(s: &str) -> Result<koth_process::Sandbox, String> {
     koth_protocol::config::parse_sandbox(s)
         .ok_or_else(|| format!("unknown sandbox mode {s:?}: use auto, off or required"))
 }
+
+/// Fails now, before any game, if the summary could not be written at the end.
+pub fn check_summary_path(path: Option<&Path>) -> Result<()> {
+    let Some(path) = path else { return Ok(()) };
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| {
+            format!(
+                "cannot write the summary to {}\n  fix: choose a --summary-json path in a folder that exists and is writable",
+                path.display()
+            )
+        })?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}

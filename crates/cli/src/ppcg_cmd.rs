@@ -53,6 +53,7 @@ pub struct PpcgArgs {
 
 /// Runs `koth ppcg`.
 pub fn run(args: PpcgArgs) -> Result<()> {
+    output::check_summary_path(args.summary_json.as_deref())?;
     let list = programs::load(&args.file).map_err(|e| anyhow!("{e}"))?;
     let seed = args
         .run

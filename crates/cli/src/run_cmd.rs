@@ -139,6 +139,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         .unwrap_or_else(output::fresh_seed);
     let threads = output::threads(a.threads.or(file.threads));
     let summary_json = a.summary_json.clone().or(file.summary_json.clone());
+    output::check_summary_path(summary_json.as_deref())?;
     let external = bots
         .iter()
         .filter(|b| matches!(b.source, BotSource::Program { .. }))

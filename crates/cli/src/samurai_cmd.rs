@@ -222,6 +222,7 @@ under load it may miss the limit and play W: raise --timeout-ms",
 }
 
 fn tournament(a: TournamentArgs) -> Result<()> {
+    output::check_summary_path(a.summary_json.as_deref())?;
     let mut options = ExternalOptions {
         timeout: Duration::from_millis(a.timeout_ms.max(1)),
         sandbox: a.sandbox,

@@ -119,6 +119,17 @@ fn bad_input_gets_a_clear_error() {
     assert!(!ok && err.contains("unknown rule set"), "{err}");
     let (ok, _, err) = koth(&["coup", "play", "--bots", "honest"]);
     assert!(!ok && err.contains("2 to 6"), "{err}");
+    // An unwritable summary is refused before any game, not after all of them.
+    let (ok, out, err) = koth(&[
+        "coup",
+        "loop",
+        "--games",
+        "100000000",
+        "--summary-json",
+        "/nonexistent-folder/s.json",
+    ]);
+    assert!(!ok && err.contains("cannot write the summary"), "{err}");
+    assert!(!out.contains("games in"), "{out}");
 }
 
 #[test]

@@ -391,10 +391,12 @@ fn alive(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
-#[test]
-fn bots_die_with_a_killed_arena() {
+/// Runs a tournament with a bot that greets, then ignores everything; sends the
+/// arena `signals` (a pause between them) once the bots play, and checks that no
+/// bot process, nor any sandbox around one, outlives the arena.
+fn bots_die_with_the_arena(tag: &str, signals: &[i32]) {
     // A bot that greets, then ignores its input: a closed pipe does not end it.
-    let d = tmp("orphans");
+    let d = tmp(&format!("orphans-{tag}"));
     std::fs::create_dir_all(&d).unwrap();
     let bot = d.join("stubborn.py");
     // It notes its pid in its folder (the arena's current one) once greeted, then
@@ -438,9 +440,20 @@ fn bots_die_with_a_killed_arena() {
         assert!(start.elapsed() < Duration::from_secs(30), "no bot started");
         std::thread::sleep(Duration::from_millis(20));
     }
-    // SIGKILL: no handler runs, nothing is cleaned up by the arena itself.
-    child.kill().unwrap();
-    child.wait().unwrap();
+    for &sig in signals {
+        unsafe { libc::kill(child.id() as i32, sig) };
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Games under way finish (the bot forfeits each on its time limit), then koth
+    // stops.
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "{tag}: koth did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let start = Instant::now();
     loop {
         // The bots, and any sandbox process around them.
@@ -453,11 +466,25 @@ fn bots_die_with_a_killed_arena() {
         }
         assert!(
             start.elapsed() < Duration::from_secs(5),
-            "processes {left:?} outlived the arena"
+            "{tag}: processes {left:?} outlived the arena"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
     std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn bots_die_with_a_killed_arena() {
+    // SIGKILL: no handler runs, nothing is cleaned up by the arena itself.
+    bots_die_with_the_arena("kill", &[libc::SIGKILL]);
+}
+
+#[test]
+fn bots_die_with_an_arena_stopped_by_a_signal() {
+    bots_die_with_the_arena("term", &[libc::SIGTERM]);
+    bots_die_with_the_arena("hup", &[libc::SIGHUP]);
+    // A second Ctrl-C stops at once.
+    bots_die_with_the_arena("int-twice", &[libc::SIGINT, libc::SIGINT]);
 }
 
 /// A machine with no thread to spare (a container's PID limit, here a control group
