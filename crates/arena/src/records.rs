@@ -53,57 +53,27 @@ impl RunInfo {
     /// Whether `other` is the same tournament (same game, rules, seed, schedule,
     /// scoring, entrants), whatever part of it each plays.
     pub fn same_tournament(&self, other: &RunInfo) -> Result<(), String> {
-        fn json<T: Serialize>(v: &T) -> String {
-            serde_json::to_string(v).unwrap_or_else(|_| "?".into())
+        /// The message for a field that differs, showing both values.
+        fn differ<T: PartialEq + Serialize>(what: &str, a: &T, b: &T) -> Option<String> {
+            let json = |v: &T| serde_json::to_string(v).unwrap_or_else(|_| "?".into());
+            (a != b).then(|| {
+                format!(
+                    "the runs differ in their {what}: {} against {}",
+                    json(a),
+                    json(b)
+                )
+            })
         }
-        let checks: [(&str, bool, String, String); 7] = [
-            (
-                "game",
-                self.game == other.game,
-                json(&self.game),
-                json(&other.game),
-            ),
-            (
-                "rules",
-                self.rules == other.rules,
-                json(&self.rules),
-                json(&other.rules),
-            ),
-            (
-                "seed",
-                self.seed == other.seed,
-                json(&self.seed),
-                json(&other.seed),
-            ),
-            (
-                "schedule",
-                self.schedule == other.schedule,
-                json(&self.schedule),
-                json(&other.schedule),
-            ),
-            (
-                "scoring",
-                self.scoring == other.scoring,
-                json(&self.scoring),
-                json(&other.scoring),
-            ),
-            (
-                "entrants",
-                self.entrants == other.entrants,
-                json(&self.entrants),
-                json(&other.entrants),
-            ),
-            (
-                "entrant commands",
-                self.entrant_specs == other.entrant_specs,
-                json(&self.entrant_specs),
-                json(&other.entrant_specs),
-            ),
-        ];
-        match checks.iter().find(|c| !c.1) {
-            Some((what, _, a, b)) => {
-                Err(format!("the runs differ in their {what}: {a} against {b}"))
-            }
+        let (a, b) = (self, other);
+        let first = differ("game", &a.game, &b.game)
+            .or_else(|| differ("rules", &a.rules, &b.rules))
+            .or_else(|| differ("seed", &a.seed, &b.seed))
+            .or_else(|| differ("schedule", &a.schedule, &b.schedule))
+            .or_else(|| differ("scoring", &a.scoring, &b.scoring))
+            .or_else(|| differ("entrants", &a.entrants, &b.entrants))
+            .or_else(|| differ("entrant commands", &a.entrant_specs, &b.entrant_specs));
+        match first {
+            Some(e) => Err(e),
             None => Ok(()),
         }
     }
@@ -437,6 +407,44 @@ pub fn parse_shard(s: &str) -> Result<(u64, u64), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn differing_runs_name_the_values() {
+        let a = RunInfo {
+            game: "coup".into(),
+            runner: "coup loop".into(),
+            rules: serde_json::json!({}),
+            seed: 3,
+            schedule: Schedule::RandomTables {
+                games: 10,
+                table: 2,
+            },
+            scoring: Scoring::ZeroSum,
+            entrants: vec!["a".into(), "b".into()],
+            entrant_specs: Vec::new(),
+            records: RecordLevel::Results,
+            range: (0, 10),
+            shard: None,
+            version: "0".into(),
+        };
+        assert_eq!(a.same_tournament(&a.clone()), Ok(()));
+        let mut b = a.clone();
+        b.seed = 4;
+        assert_eq!(
+            a.same_tournament(&b),
+            Err("the runs differ in their seed: 3 against 4".into())
+        );
+        b = a.clone();
+        b.entrants[1] = "c".into();
+        assert_eq!(
+            a.same_tournament(&b),
+            Err(r#"the runs differ in their entrants: ["a","b"] against ["a","c"]"#.into())
+        );
+        // Another part of the same tournament is the same tournament.
+        b = a.clone();
+        b.range = (5, 10);
+        assert_eq!(a.same_tournament(&b), Ok(()));
+    }
 
     #[test]
     fn shards_cover_disjointly() {

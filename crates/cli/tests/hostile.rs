@@ -210,30 +210,35 @@ fn hostile_json_bot_in_a_coup_tournament() {
     check_after(&a, &out, &a.dir.join("hostile"));
 }
 
-#[test]
-fn hostile_program_in_a_samurai_tournament() {
-    if !isolated() {
-        return;
-    }
-    let d = scratch("samurai");
+/// A tournament of `koth RUNNER LIST ARGS` between the hostile program and a victim
+/// program (`victim_file` in its folder, holding `victim_text`); checks that it ran
+/// with both isolated, then everything [`check_after`] checks. Returns the run folder.
+fn program_tournament(
+    runner: &str,
+    victim_file: &str,
+    victim_text: &str,
+    args: &[&str],
+) -> PathBuf {
+    let d = scratch(runner);
     let out = d.join("out");
     let victim = d.join("Victim");
     std::fs::create_dir_all(&victim).unwrap();
-    let victim_file = victim.join("victim.py");
-    std::fs::write(&victim_file, "print('B')\n").unwrap();
+    let victim_file = victim.join(victim_file);
+    std::fs::write(&victim_file, victim_text).unwrap();
     std::fs::set_permissions(&victim_file, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let a = arena("samurai", &d.join("Hostile"), victim_file, &out);
+    let a = arena(runner, &d.join("Hostile"), victim_file.clone(), &out);
     let list = a.dir.join("programs.txt");
+    let victim_name = victim_file.file_name().unwrap().to_str().unwrap();
     std::fs::write(
         &list,
-        "Hostile python3 hostile.py samurai\nVictim python3 victim.py\n",
+        format!("Hostile python3 hostile.py {runner}\nVictim python3 {victim_name}\n"),
     )
     .unwrap();
     std::fs::copy(&list, a.dir.join("tournament.toml")).unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .arg("samurai")
+        .arg(runner)
         .arg(&list)
-        .args(["--matches", "2", "--seed", "2"])
+        .args(args)
         .arg("--out")
         .arg(&out)
         .env("SECRET_TOKEN", "hunter2")
@@ -244,10 +249,24 @@ fn hostile_program_in_a_samurai_tournament() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stdout}\n{stderr}");
     assert!(stderr.contains("Hostile, Victim: isolated"), "{stderr}");
-    // The victim never played W for want of an answer (the hostile one answers W).
+    check_after(&a, &out, &out.join("folders"));
+    out
+}
+
+#[test]
+fn hostile_program_in_a_samurai_tournament() {
+    if !isolated() {
+        return;
+    }
+    let out = program_tournament(
+        "samurai",
+        "victim.py",
+        "print('B')\n",
+        &["--matches", "2", "--seed", "2"],
+    );
+    // The victim always answered (a W would mean it had no output).
     let matches = std::fs::read_to_string(out.join("matches.txt")).unwrap();
     assert!(!matches.contains("Victim: no output"), "{matches}");
-    check_after(&a, &out, &out.join("folders"));
 }
 
 #[test]
@@ -255,36 +274,13 @@ fn hostile_program_in_a_ppcg_tournament() {
     if !isolated() {
         return;
     }
-    let d = scratch("ppcg");
-    let out = d.join("out");
-    let victim = d.join("Victim");
-    std::fs::create_dir_all(&victim).unwrap();
-    let victim_file = victim.join("random.py");
     let src =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../ppcg/tests/programs/Random/random_bot.py");
-    std::fs::copy(src, &victim_file).unwrap();
-    std::fs::set_permissions(&victim_file, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let a = arena("ppcg", &d.join("Hostile"), victim_file, &out);
-    let list = a.dir.join("players.txt");
-    std::fs::write(
-        &list,
-        "Hostile python3 hostile.py ppcg\nVictim python3 random.py\n",
-    )
-    .unwrap();
-    std::fs::copy(&list, a.dir.join("tournament.toml")).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .arg("ppcg")
-        .arg(&list)
-        .args(["--rounds", "1", "--seed", "3", "--threads", "2"])
-        .arg("--out")
-        .arg(&out)
-        .env("SECRET_TOKEN", "hunter2")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{stdout}\n{stderr}");
-    assert!(stderr.contains("Hostile, Victim: isolated"), "{stderr}");
-    check_after(&a, &out, &out.join("folders"));
+    let random = std::fs::read_to_string(src).unwrap();
+    program_tournament(
+        "ppcg",
+        "random.py",
+        &random,
+        &["--rounds", "1", "--seed", "3", "--threads", "2"],
+    );
 }
