@@ -69,6 +69,23 @@ fn arena(tag: &str, hostile_dir: &Path, victim_file: PathBuf, out: &Path) -> Are
     }
 }
 
+/// `koth ARGS --out OUT` with a secret in koth's environment; fails unless it
+/// succeeds. Returns (stdout, stderr).
+fn run_koth(args: &[&std::ffi::OsStr], out: &Path) -> (String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .env("SECRET_TOKEN", "hunter2")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
 fn scratch(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("koth-hostile-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -192,19 +209,16 @@ fn hostile_json_bot_in_a_coup_tournament() {
          [[bot]]\nname = \"honest\"\nbuiltin = \"honest\"\n",
     )
     .unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .arg("run")
-        .arg(a.dir.join("tournament.toml"))
-        .arg("--out")
-        .arg(&out)
-        .args(["--threads", "2"])
-        .env("SECRET_TOKEN", "hunter2")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{stdout}\n{stderr}");
+    let file = a.dir.join("tournament.toml");
+    let (stdout, stderr) = run_koth(
+        &[
+            "run".as_ref(),
+            file.as_os_str(),
+            "--threads".as_ref(),
+            "2".as_ref(),
+        ],
+        &out,
+    );
     assert!(stdout.contains("forfeits: none"), "{stdout}");
     assert!(stderr.contains("hostile, victim: isolated"), "{stderr}");
     check_after(&a, &out, &a.dir.join("hostile"));
@@ -235,19 +249,9 @@ fn program_tournament(
     )
     .unwrap();
     std::fs::copy(&list, a.dir.join("tournament.toml")).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .arg(runner)
-        .arg(&list)
-        .args(args)
-        .arg("--out")
-        .arg(&out)
-        .env("SECRET_TOKEN", "hunter2")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{stdout}\n{stderr}");
+    let mut all: Vec<&std::ffi::OsStr> = vec![runner.as_ref(), list.as_os_str()];
+    all.extend(args.iter().map(std::ffi::OsStr::new));
+    let (_, stderr) = run_koth(&all, &out);
     assert!(stderr.contains("Hostile, Victim: isolated"), "{stderr}");
     check_after(&a, &out, &out.join("folders"));
     out

@@ -1,23 +1,13 @@
 //! Damaged and tampered run folders: `koth report`, `koth merge`, `koth replay` and
 //! `--resume` never panic; they name the file and line, or go on with what is sound.
 
+mod common;
+
+use common::koth_code as koth;
 use proptest::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
-
-fn koth(args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// A sound run of 12 full-record games (made once), as lines of games.jsonl.
 fn sound_run() -> &'static (PathBuf, Vec<String>) {

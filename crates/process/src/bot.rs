@@ -414,7 +414,11 @@ impl BotProcess {
             let _ = self.child.kill();
             if let Ok(st) = self.child.wait() {
                 if self.exit.is_none() {
-                    self.exit = Some(sys::exit_from_status(st));
+                    let e = sys::exit_from_status(st);
+                    self.exit = Some(match &self.guard {
+                        Some(g) => g.exit(e),
+                        None => e,
+                    });
                 }
             }
             self.reaped = true;

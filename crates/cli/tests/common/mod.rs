@@ -1,4 +1,5 @@
 //! Running the `koth` binary from the integration tests.
+#![allow(dead_code)]
 
 use std::process::Command;
 
@@ -12,6 +13,19 @@ pub fn koth(args: &[&str]) -> (bool, String, String) {
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// Runs `koth ARGS` without colour: (exit code, None if killed by a signal; stderr).
+pub fn koth_code(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
         String::from_utf8_lossy(&out.stderr).into(),
     )
 }
