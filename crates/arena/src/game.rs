@@ -11,6 +11,25 @@ pub type Seat = usize;
 /// The most seats any game in the arena has.
 pub const MAX_SEATS: usize = 8;
 
+/// Something a game rules on by itself while it runs, kept in the game's record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// `seat` forfeits for `reason` (seen by the game, not by the seat's agent).
+    Forfeit {
+        /// Who forfeits.
+        seat: Seat,
+        /// Why.
+        reason: String,
+    },
+    /// `seat` did something accepted but worth a warning.
+    Warning {
+        /// Who.
+        seat: Seat,
+        /// What.
+        text: String,
+    },
+}
+
 /// A set of seats as a bit mask (bit `i` is seat `i`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(transparent)]
@@ -137,6 +156,19 @@ pub trait Game: Clone + Send + Debug + 'static {
 
     /// The pending seat forfeits the game (a crash, a time-out, an illegal answer).
     fn forfeit(&mut self, seat: Seat);
+
+    /// The pending seat answered a well-formed but illegal choice. Under a rule
+    /// option that penalises such answers instead of forfeiting them (seeds 003 and
+    /// 004), the game applies its penalty and returns `true`; the default, and games
+    /// without such an option, return `false` and the seat forfeits. The penalty may
+    /// not depend on the choice: records do not keep it.
+    fn penalize(&mut self, _seat: Seat) -> bool {
+        false
+    }
+
+    /// Moves what the game ruled on by itself since the last call (a forfeit it
+    /// declared, a lenient acceptance worth a warning) into `out`, for the record.
+    fn take_notices(&mut self, _out: &mut Vec<Notice>) {}
 
     /// Ends a running game from outside the rules, with the given winners.
     fn adjudicate(&mut self, winners: SeatSet);

@@ -17,11 +17,11 @@ pub mod scoring;
 pub mod sprt;
 pub mod stats;
 
-pub use game::{Ending, Game, IllegalChoice, Outcome, Seat, SeatSet, MAX_SEATS};
+pub use game::{Ending, Game, IllegalChoice, Notice, Outcome, Seat, SeatSet, MAX_SEATS};
 pub use rng::{DealRng, GameSeeds, Random, Rng};
 pub use runner::{
-    play_game, Agent, AgentFactory, Entrant, EntrantStats, Fault, GameRecord, Observer, Progress,
-    Quiet, RecordLevel, RunSummary, Standings, Tournament,
+    play_game, Agent, AgentFactory, Entrant, EntrantStats, Fault, GameRecord, NoticeKind,
+    NoticeRecord, Observer, Progress, Quiet, RecordLevel, RunSummary, Standings, Tournament,
 };
 pub use schedule::Schedule;
 pub use scoring::Scoring;

@@ -249,6 +249,14 @@ pub fn check_record<C>(info: &RunInfo, r: &GameRecord<C>) -> Result<(), String> 
             ));
         }
     }
+    for n in &r.notices {
+        if n.seat >= seats || n.entrant != r.seats[n.seat] {
+            return Err(format!(
+                "game {} has a {:?} for seat {} (entrant {}) that is not in the game",
+                r.index, n.kind, n.seat, n.entrant
+            ));
+        }
+    }
     let want = info.scoring.scores(seats, &r.outcome);
     for (seat, (&got, &w)) in r.scores.iter().zip(want.iter()).enumerate() {
         if !got.is_finite() || (got - w).abs() > 1e-9 {
@@ -353,13 +361,39 @@ pub fn replay<G: Game>(
     let mut game = G::new_game(rules, record.seats.len(), record.seed);
     step(&game);
     let mut forfeits = record.forfeits.iter().peekable();
+    let mut penalties = record
+        .notices
+        .iter()
+        .filter(|n| n.kind == crate::runner::NoticeKind::Penalty)
+        .peekable();
     for (i, &c) in choices.iter().enumerate() {
-        while let Some(f) = forfeits.next_if(|f| f.at == i as u64) {
-            game.forfeit(f.seat);
+        loop {
+            // Penalties and forfeits at the same point happened in that order.
+            if let Some(p) = penalties.next_if(|p| p.at == i as u64) {
+                if !game.penalize(p.seat) {
+                    return Err(format!(
+                        "game {}: the penalty before choice {i} does not replay",
+                        record.index
+                    ));
+                }
+            } else if let Some(f) = forfeits.next_if(|f| f.at == i as u64) {
+                game.forfeit(f.seat);
+            } else {
+                break;
+            }
             step(&game);
         }
         game.apply(c)
             .map_err(|e| format!("game {}: choice {i} does not replay: {e}", record.index))?;
+        step(&game);
+    }
+    for p in penalties {
+        if !game.penalize(p.seat) {
+            return Err(format!(
+                "game {}: the last penalty does not replay",
+                record.index
+            ));
+        }
         step(&game);
     }
     for f in forfeits {

@@ -4,7 +4,7 @@
 //! (master seed, `i`), games are grouped in fixed chunks whose size depends only
 //! on the number of games, and chunk results are merged in chunk order.
 
-use crate::game::{Ending, Game, Outcome, Seat, SeatSet};
+use crate::game::{Ending, Game, Notice, Outcome, Seat, SeatSet};
 use crate::rng::GameSeeds;
 use crate::schedule::Schedule;
 use crate::scoring::{result_of, Result3, Scoring};
@@ -25,6 +25,10 @@ pub struct Fault {
     /// The last lines the bot wrote to stderr, when it is a program.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr_tail: Option<String>,
+    /// The answer was well formed but not legal: under a penalty rule
+    /// ([`Game::penalize`]) it costs an influence instead of the game.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub illegal: bool,
 }
 
 impl Fault {
@@ -33,6 +37,15 @@ impl Fault {
         Fault {
             reason: reason.into(),
             stderr_tail: None,
+            illegal: false,
+        }
+    }
+
+    /// A well-formed but illegal answer (see [`Fault::illegal`]).
+    pub fn illegal_choice(reason: impl Into<String>) -> Self {
+        Fault {
+            illegal: true,
+            ..Fault::new(reason)
         }
     }
 }
@@ -138,6 +151,32 @@ pub struct ForfeitRecord {
     pub fault: Fault,
 }
 
+/// What a record keeps beside forfeits: a penalty the rules applied for an illegal
+/// answer, or a warning about an answer accepted leniently.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoticeRecord {
+    /// The seat concerned.
+    pub seat: Seat,
+    /// How many choices had been applied when it happened (for replays).
+    pub at: u64,
+    /// The entrant at that seat.
+    pub entrant: usize,
+    /// `penalty` or `warning`.
+    pub kind: NoticeKind,
+    /// What happened.
+    pub text: String,
+}
+
+/// The kind of a [`NoticeRecord`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoticeKind {
+    /// An illegal answer cost the seat an influence; the game went on.
+    Penalty,
+    /// An answer was accepted as the original system accepts it, not as written.
+    Warning,
+}
+
 /// One finished game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(bound(deserialize = "C: serde::de::DeserializeOwned"))]
@@ -158,6 +197,9 @@ pub struct GameRecord<C> {
     /// Forfeits, in the order they happened.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forfeits: Vec<ForfeitRecord>,
+    /// Penalties and warnings, in the order they happened.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<NoticeRecord>,
     /// Every choice made, in order (with [`RecordLevel::Full`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choices: Option<Vec<C>>,
@@ -178,6 +220,12 @@ pub struct EntrantStats {
     pub losses: u64,
     /// Games forfeited.
     pub forfeits: u64,
+    /// Illegal answers penalised (under a penalty rule).
+    #[serde(default)]
+    pub penalties: u64,
+    /// Answers accepted leniently, with a warning.
+    #[serde(default)]
+    pub warnings: u64,
 }
 
 impl EntrantStats {
@@ -245,6 +293,13 @@ impl Standings {
         for f in &rec.forfeits {
             self.entrants[f.entrant].forfeits += 1;
         }
+        for n in &rec.notices {
+            let st = &mut self.entrants[n.entrant];
+            match n.kind {
+                NoticeKind::Penalty => st.penalties += 1,
+                NoticeKind::Warning => st.warnings += 1,
+            }
+        }
     }
 
     /// Adds another partial standings of the same entrants.
@@ -257,6 +312,8 @@ impl Standings {
             a.draws += b.draws;
             a.losses += b.losses;
             a.forfeits += b.forfeits;
+            a.penalties += b.penalties;
+            a.warnings += b.warnings;
         }
         for (a, b) in self.pair.iter_mut().zip(&other.pair) {
             a.merge(b);
@@ -316,6 +373,8 @@ pub fn play_game<G: Game>(
     }
     let mut decisions = 0u64;
     let mut applied = 0u64;
+    let mut notices = Vec::new();
+    let mut news = Vec::new();
     while let Some(seat) = game.to_move() {
         legal.clear();
         game.legal_choices(legal);
@@ -331,18 +390,46 @@ pub fn play_game<G: Game>(
                 }
                 None
             }
-            Ok(Ok(c)) => Some(Fault::new(format!("illegal choice {c:?}"))),
+            Ok(Ok(c)) => Some(Fault::illegal_choice(format!("illegal choice {c:?}"))),
             Ok(Err(f)) => Some(f),
             Err(p) => Some(Fault::new(format!("panicked: {}", panic_message(&p)))),
         };
-        if let Some(fault) = fault {
-            game.forfeit(seat);
-            forfeits.push(ForfeitRecord {
+        match fault {
+            Some(fault) if fault.illegal && game.penalize(seat) => notices.push(NoticeRecord {
                 seat,
                 at: applied,
                 entrant: entrants[seat],
-                fault,
-            });
+                kind: NoticeKind::Penalty,
+                text: fault.reason,
+            }),
+            Some(fault) => {
+                game.forfeit(seat);
+                forfeits.push(ForfeitRecord {
+                    seat,
+                    at: applied,
+                    entrant: entrants[seat],
+                    fault,
+                });
+            }
+            None => {}
+        }
+        game.take_notices(&mut news);
+        for n in news.drain(..) {
+            match n {
+                Notice::Forfeit { seat, reason } => forfeits.push(ForfeitRecord {
+                    seat,
+                    at: applied,
+                    entrant: entrants[seat],
+                    fault: Fault::new(reason),
+                }),
+                Notice::Warning { seat, text } => notices.push(NoticeRecord {
+                    seat,
+                    at: applied,
+                    entrant: entrants[seat],
+                    kind: NoticeKind::Warning,
+                    text,
+                }),
+            }
         }
     }
     for (seat, agent) in agents.iter_mut().enumerate() {
@@ -362,6 +449,7 @@ pub fn play_game<G: Game>(
         scores,
         decisions,
         forfeits,
+        notices,
         choices,
     };
     (rec, decisions)

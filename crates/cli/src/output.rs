@@ -74,6 +74,10 @@ pub struct Row {
     pub losses: u64,
     /// Games forfeited.
     pub forfeits: u64,
+    /// Illegal answers penalised (under a penalty rule).
+    pub penalties: u64,
+    /// Answers accepted leniently, with a warning.
+    pub warnings: u64,
     /// Mean score per game.
     pub mean: f64,
     /// Half-width of the 95% interval of the mean.
@@ -97,6 +101,8 @@ pub fn rows(s: &Standings) -> Vec<Row> {
                 draws: st.draws,
                 losses: st.losses,
                 forfeits: st.forfeits,
+                penalties: st.penalties,
+                warnings: st.warnings,
                 mean: st.score.mean(),
                 ci95: if st.games() >= 2 {
                     st.score.ci95()
@@ -124,9 +130,18 @@ pub fn leaderboard(s: &Standings, columns: Columns) -> String {
     t.load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic);
     let right = |x: String| Cell::new(x).set_alignment(CellAlignment::Right);
+    // Penalties and lenient acceptances get a column only in runs that had some.
+    type Count = fn(&Row) -> u64;
+    let mut extra: Vec<(&str, Count)> = Vec::new();
+    if s.entrants.iter().any(|e| e.penalties > 0) {
+        extra.push(("penalties", |r| r.penalties));
+    }
+    if s.entrants.iter().any(|e| e.warnings > 0) {
+        extra.push(("warnings", |r| r.warnings));
+    }
     match columns {
         Columns::ZeroSum => {
-            t.set_header(vec![
+            let mut header = vec![
                 "rank",
                 "bot",
                 "games",
@@ -135,9 +150,11 @@ pub fn leaderboard(s: &Standings, columns: Columns) -> String {
                 "mean score ± 95%",
                 "total score",
                 "forfeits",
-            ]);
+            ];
+            header.extend(extra.iter().map(|(h, _)| *h));
+            t.set_header(header);
             for r in rows(s) {
-                t.add_row(vec![
+                let mut row = vec![
                     right(r.rank.to_string()),
                     Cell::new(&r.name),
                     right(r.games.to_string()),
@@ -146,23 +163,20 @@ pub fn leaderboard(s: &Standings, columns: Columns) -> String {
                     right(format!("{:+.4} ± {:.4}", r.mean, r.ci95)),
                     right(format!("{:+.1}", r.total)),
                     right(r.forfeits.to_string()),
-                ]);
+                ];
+                row.extend(extra.iter().map(|(_, f)| right(f(&r).to_string())));
+                t.add_row(row);
             }
         }
         Columns::Points => {
-            t.set_header(vec![
-                "rank",
-                "score",
-                "bot",
-                "games",
-                "wins",
-                "draws",
-                "losses",
-                "forfeits",
-                "points/game ± 95%",
-            ]);
+            let mut header = vec![
+                "rank", "score", "bot", "games", "wins", "draws", "losses", "forfeits",
+            ];
+            header.extend(extra.iter().map(|(h, _)| *h));
+            header.push("points/game ± 95%");
+            t.set_header(header);
             for r in rows(s) {
-                t.add_row(vec![
+                let mut row = vec![
                     right(r.rank.to_string()),
                     right(format!("{:.1}", r.total)),
                     Cell::new(&r.name),
@@ -171,8 +185,10 @@ pub fn leaderboard(s: &Standings, columns: Columns) -> String {
                     right(r.draws.to_string()),
                     right(r.losses.to_string()),
                     right(r.forfeits.to_string()),
-                    right(format!("{:.3} ± {:.3}", r.mean, r.ci95)),
-                ]);
+                ];
+                row.extend(extra.iter().map(|(_, f)| right(f(&r).to_string())));
+                row.push(right(format!("{:.3} ± {:.3}", r.mean, r.ci95)));
+                t.add_row(row);
             }
         }
     }

@@ -31,9 +31,14 @@ pub struct PpcgArgs {
     /// and forfeits.
     #[arg(long, default_value_t = 10_000)]
     pub timeout_ms: u64,
-    /// Accept moves as the original arbiter did (`endswith`: junk before a legal move
-    /// passes) instead of requiring exactly one legal move.
+    /// Forfeit anything but exactly one legal move (for new contests). By default a
+    /// move is accepted and credited exactly as the original arbiter reads it, and
+    /// each lenient acceptance is a warning in the game's log and the leaderboard.
     #[arg(long)]
+    pub strict: bool,
+    /// Accepted for older scripts: reading moves as the original does is now the
+    /// default.
+    #[arg(long, hide = true)]
     pub compat: bool,
     /// Add a built-in bot to the field (repeatable); see `koth coup bots`.
     #[arg(long = "builtin", value_name = "NAME")]
@@ -43,7 +48,7 @@ pub struct PpcgArgs {
     #[arg(long, value_name = "MODE", default_value = "auto", value_parser = output::parse_sandbox)]
     pub sandbox: koth_process::Sandbox,
     /// No progress bar.
-    #[arg(long)]
+    #[arg(short, long)]
     pub quiet: bool,
     /// The run's folder (default: koth-ppcg-out/seed-S beside the list) holds every
     /// game's history file and readable log, the records and summary.json.
@@ -88,7 +93,10 @@ pub fn run(args: PpcgArgs) -> Result<()> {
     let mut opts = PpcgOptions::new(out_dir);
     opts.rounds = args.rounds;
     opts.timeout = Duration::from_millis(args.timeout_ms.max(1));
-    opts.compat = args.compat;
+    opts.strict = args.strict;
+    if args.compat && args.strict {
+        bail!("--compat and --strict contradict each other; --compat is the default now");
+    }
     opts.sandbox = args.sandbox;
     opts.seed = seed;
     opts.threads = threads;

@@ -272,6 +272,7 @@ impl Agent<State> for Saboteur {
             stderr_tail: Some(
                 "panic!\n</script><script>document.body.dataset.pwned=3</script><!--".into(),
             ),
+            illegal: false,
         })
     }
 }

@@ -74,6 +74,12 @@ pub enum Event {
         /// The card.
         card: Card,
     },
+    /// An illegal choice cost a player an influence (under the penalty rule); the
+    /// loss follows as its own event, and the turn or answer counts as a pass.
+    Penalty {
+        /// Who is penalised.
+        player: Seat,
+    },
     /// A player has no influence left.
     Eliminated {
         /// Who is out.

@@ -40,6 +40,10 @@ impl Game for State {
     fn apply_legal(&mut self, choice: Choice) {
         self.apply_unchecked(choice)
     }
+    fn penalize(&mut self, seat: Seat) -> bool {
+        State::penalize(self, seat)
+    }
+
     fn forfeit(&mut self, seat: Seat) {
         State::forfeit(self, seat)
     }

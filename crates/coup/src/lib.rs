@@ -36,7 +36,7 @@ pub use card::{full_deck, Card, COPIES, DECK_SIZE};
 pub use choice::{Choice, Keep};
 pub use event::Event;
 pub use hand::Hand;
-pub use rules::{Preset, Rules};
+pub use rules::{IllegalPolicy, Preset, Rules};
 pub use state::{Pending, State, MAX_PLAYERS};
 pub use view::{Observation, View};
 

@@ -98,6 +98,13 @@ pub fn describe(event: &Event, names: &[String]) -> (Tone, String) {
                 article(card)
             ),
         ),
+        Event::Penalty { player } => (
+            Tone::Loss,
+            format!(
+                "{} answered an illegal choice: penalised, loses an influence; the answer counts as a pass",
+                names[player]
+            ),
+        ),
         Event::Eliminated { player } => {
             (Tone::Out, format!("{} is out of the game", names[player]))
         }

@@ -10,6 +10,20 @@ pub enum Preset {
     Standard,
     /// [`Rules::ppcg`].
     Ppcg,
+    /// [`Rules::coupcli`].
+    Coupcli,
+}
+
+/// What an illegal but well-formed choice costs (specs/coup.md, "Illegal choices").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IllegalPolicy {
+    /// The bot forfeits the game.
+    #[default]
+    Forfeit,
+    /// The bot loses an influence of its choice and its turn or answer counts as a
+    /// pass (seeds 003 and 004); the game goes on.
+    Penalty,
 }
 
 /// The options that fix a variant of Coup.
@@ -42,6 +56,9 @@ pub struct Rules {
     pub min_seats: u8,
     /// Most seats.
     pub max_seats: u8,
+    /// What an illegal but well-formed choice costs.
+    #[serde(default)]
+    pub illegal: IllegalPolicy,
 }
 
 impl Rules {
@@ -57,6 +74,7 @@ impl Rules {
             turn_cap: 1000,
             min_seats: 2,
             max_seats: 6,
+            illegal: IllegalPolicy::Forfeit,
         }
     }
 
@@ -73,20 +91,43 @@ impl Rules {
             turn_cap: 1000,
             min_seats: 2,
             max_seats: 2,
+            illegal: IllegalPolicy::Forfeit,
         }
     }
 
-    /// A preset by name: `standard` or `ppcg`.
+    /// coup-cli's engine (seed 004), so its contests can be re-run: players start
+    /// with 0 coins, a Coup is forced only above 10 coins, and an illegal choice costs
+    /// an influence instead of the game. Its rule choices only, not its crashes or
+    /// information leaks; [`Rules::standard`] stays the correct game.
+    ///
+    /// ```
+    /// use koth_coup::{IllegalPolicy, Rules};
+    /// let r = Rules::preset("coupcli").unwrap();
+    /// assert_eq!((r.starting_coins, r.forced_coup_coins), (0, 11));
+    /// assert_eq!(r.illegal, IllegalPolicy::Penalty);
+    /// ```
+    pub const fn coupcli() -> Rules {
+        Rules {
+            preset: Preset::Coupcli,
+            starting_coins: 0,
+            forced_coup_coins: 11,
+            illegal: IllegalPolicy::Penalty,
+            ..Rules::standard()
+        }
+    }
+
+    /// A preset by name: `standard`, `ppcg` or `coupcli`.
     pub fn preset(name: &str) -> Option<Rules> {
         match name {
             "standard" => Some(Rules::standard()),
             "ppcg" => Some(Rules::ppcg()),
+            "coupcli" => Some(Rules::coupcli()),
             _ => None,
         }
     }
 
     /// The preset names.
-    pub const PRESETS: [&'static str; 2] = ["standard", "ppcg"];
+    pub const PRESETS: [&'static str; 3] = ["standard", "ppcg", "coupcli"];
 }
 
 impl Default for Rules {

@@ -5,7 +5,7 @@ use crate::card::{full_deck, Card, COPIES, DECK_SIZE};
 use crate::choice::{Choice, Keep};
 use crate::event::Event;
 use crate::hand::Hand;
-use crate::rules::Rules;
+use crate::rules::{IllegalPolicy, Rules};
 use koth_arena::{DealRng, Ending, IllegalChoice, Outcome, Random, Rng, Seat, SeatSet};
 
 /// The most players at a table.
@@ -85,6 +85,15 @@ enum Then {
     Effect,
     BlockStands,
     EndTurn,
+    /// A penalised answer counts as a pass where it was asked.
+    Pass(PassAt),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PassAt {
+    ChallengeAction(Seat),
+    Block(Seat),
+    ChallengeBlock(Seat),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -826,6 +835,14 @@ impl State {
                 self.end_turn();
             }
             Then::EndTurn => self.end_turn(),
+            Then::Pass(at) => {
+                self.phase = match at {
+                    PassAt::ChallengeAction(asker) => Phase::ChallengeAction { asker },
+                    PassAt::Block(asker) => Phase::Block { asker },
+                    PassAt::ChallengeBlock(asker) => Phase::ChallengeBlock { asker },
+                };
+                self.apply_unchecked(Choice::Pass);
+            }
         }
     }
 
@@ -877,6 +894,74 @@ impl State {
         }
         self.shuffle_deck();
         self.phase = Phase::Action;
+    }
+
+    /// Under [`IllegalPolicy::Penalty`], the pending `seat` answered an illegal choice:
+    /// it loses an influence of its choice, then its turn or answer counts as a pass
+    /// (an Exchange keeps its own cards). An illegal card to lose is answered for it
+    /// with its first card. Returns `false`, changing nothing, under
+    /// [`IllegalPolicy::Forfeit`] or when `seat` is not the one to move.
+    ///
+    /// ```
+    /// use koth_coup::{Choice, Pending, Rules, State};
+    /// let mut g = State::new(Rules::coupcli(), 3, 7);
+    /// assert!(g.penalize(0));
+    /// assert_eq!(g.pending(), Pending::LoseInfluence { player: 0 });
+    /// let card = g.hand(0)[0];
+    /// g.apply(Choice::Lose(card)).unwrap();
+    /// assert_eq!(g.pending(), Pending::Action { actor: 1 });
+    /// ```
+    pub fn penalize(&mut self, seat: Seat) -> bool {
+        if self.rules.illegal != IllegalPolicy::Penalty || self.to_move() != Some(seat) {
+            return false;
+        }
+        self.log.push(Event::Penalty { player: seat });
+        match self.phase {
+            Phase::Action => self.lose(seat, Then::EndTurn),
+            Phase::Exchange => {
+                self.return_drawn();
+                self.lose(seat, Then::EndTurn);
+            }
+            Phase::Lose { player, then } => {
+                let card = self.hands[player].cards()[0];
+                self.lose_card(player, card, then);
+            }
+            Phase::ChallengeAction { asker } => {
+                self.lose(seat, Then::Pass(PassAt::ChallengeAction(asker)))
+            }
+            Phase::Block { asker } => self.lose(seat, Then::Pass(PassAt::Block(asker))),
+            Phase::ChallengeBlock { asker } => {
+                self.lose(seat, Then::Pass(PassAt::ChallengeBlock(asker)))
+            }
+            Phase::Over => return false,
+        }
+        true
+    }
+
+    /// Sets `seat`'s coins. For adapters of another arbiter whose books differ from
+    /// these rules (seed 000's original credits a turn's effect from the raw text of
+    /// its line); a game under koth's own rules never needs it.
+    pub fn set_coins(&mut self, seat: Seat, coins: u8) {
+        if seat < self.n as usize {
+            self.coins[seat] = coins;
+        }
+    }
+
+    /// Drops a pending loss of influence that ends the turn (an Assassinate's), as if
+    /// the action had been stopped: the turn ends. For adapters of another arbiter
+    /// that spares the player (seed 000's original, when junk in the line hides its
+    /// two-cards-in-one-turn rule). Returns whether there was such a loss.
+    pub fn skip_loss(&mut self) -> bool {
+        match self.phase {
+            Phase::Lose {
+                then: Then::EndTurn,
+                ..
+            } => {
+                self.then(Then::EndTurn);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// `seat` forfeits: all its influence is revealed and it is out; the game goes on

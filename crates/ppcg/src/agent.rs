@@ -2,7 +2,7 @@
 //! history-file protocol; [`Lifted`] seats any `Agent<State>` (built-in and Rust bots).
 
 use crate::game::PpcgGame;
-use crate::protocol::{self, card_of_give_up, Side};
+use crate::protocol::{self, card_of_give_up};
 use koth_arena::{Agent, Fault, Game, Seat};
 use koth_coup::{Action, Card, Choice, Keep, Pending, State};
 use koth_process::{invoke, Command, Exit, InvokeResult};
@@ -14,16 +14,18 @@ use std::time::Duration;
 pub struct RunOptions {
     /// Time limit of one invocation.
     pub timeout: Duration,
-    /// The original's acceptance rule: a move is found with `endswith` on the last line
-    /// (junk before it, or `I\n` where `\n` is legal, accepted); at most two characters.
-    pub compat: bool,
+    /// Forfeit anything but exactly one legal move. By default a move is accepted as
+    /// the original arbiter accepts it (`endswith` on the file's last line: junk
+    /// before a legal move, or `I\n` where `\n` is legal; one or two characters
+    /// appended), with a warning, and credited as the original reads the line.
+    pub strict: bool,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             timeout: Duration::from_secs(10),
-            compat: false,
+            strict: false,
         }
     }
 }
@@ -132,8 +134,8 @@ impl PpcgAgent {
         game.note(line);
         game.notes().faults[seat] = Some(reason.clone());
         Fault {
-            reason,
             stderr_tail: tail,
+            ..Fault::new(reason)
         }
     }
 
@@ -145,7 +147,6 @@ impl PpcgAgent {
         game: &PpcgGame,
         seat: Seat,
         before: &str,
-        canonical: &str,
         legal: &[String],
         coins: [i32; 2],
         cards: &str,
@@ -216,44 +217,59 @@ impl PpcgAgent {
             }
         };
         let stdout = r.stdout_lossy();
-        let (appended, played) = if self.opts.compat {
-            // play_game: the old text must be the new one minus one or two characters,
-            // then the first legal move the last line ends with.
-            let a: Vec<char> = after.chars().collect();
-            let ok = (1..=2)
-                .any(|k| a.len() >= k && a[..a.len() - k].iter().collect::<String>() == before)
-                || (before.is_empty() && after.is_empty());
-            if !ok {
+        let (appended, played) = if !self.opts.strict {
+            // play_game: the old text must be the new one minus one or two characters
+            // (bytes, as in its Python 2), then the first legal move the file's last
+            // line ends with.
+            let grew = after.len().wrapping_sub(before.len());
+            if !after.starts_with(before) || !(1..=2).contains(&grew) {
+                if let Some(extra) = after.strip_prefix(before) {
+                    game.notes().final_text = Some(after.clone());
+                    let what = if extra.is_empty() {
+                        "wrote nothing to the history file".to_string()
+                    } else {
+                        format!("appended {extra:?}: one move is one or two characters")
+                    };
+                    return Err(self.fault(game, seat, what, Some(&r)));
+                }
+                game.notes().final_text = Some(after.clone());
                 return Err(self.fault(
                     game,
                     seat,
                     format!(
-                        "modified the file (old {:?}, new {:?})",
+                        "changed the file other than appending (old ends {:?}, new ends {:?})",
                         tail(before),
                         tail(&after)
                     ),
                     Some(&r),
                 ));
             }
-            if after.len() == before.len() {
-                return Err(self.fault(game, seat, "wrote nothing".into(), Some(&r)));
-            }
             let appended = after[before.len()..].to_string();
-            let line_text = format!("{}{}", canonical, appended);
-            let last = protocol::last_line(&line_text).unwrap_or("");
+            let last = protocol::last_line(&after).unwrap_or("");
             match legal.iter().find(|m| last.ends_with(m.as_str())) {
-                Some(m) => (appended, m.clone()),
+                Some(m) => {
+                    if appended != *m {
+                        let text = format!(
+                            "wrote {appended:?} where {m:?} is the move: accepted as the original arbiter accepts it"
+                        );
+                        game.note(format!("     warning: {} {text}", self.name));
+                        game.notes().warnings.push((seat, text));
+                    }
+                    (appended, m.clone())
+                }
                 None => {
+                    game.notes().final_text = Some(after.clone());
                     return Err(self.fault(
                         game,
                         seat,
                         format!("illegal move, last line {last:?} (legal: {legal:?})"),
                         Some(&r),
-                    ))
+                    ));
                 }
             }
         } else {
             let Some(appended) = after.strip_prefix(before) else {
+                game.notes().final_text = Some(after.clone());
                 return Err(self.fault(
                     game,
                     seat,
@@ -274,10 +290,11 @@ impl PpcgAgent {
                 ));
             }
             if !legal.iter().any(|m| m == appended) {
+                game.notes().final_text = Some(after.clone());
                 return Err(self.fault(
                     game,
                     seat,
-                    format!("illegal move {appended:?} (legal: {legal:?})"),
+                    format!("illegal move {appended:?} (legal: {legal:?}; --strict takes exactly one legal move)"),
                     Some(&r),
                 ));
             }
@@ -364,44 +381,6 @@ impl Agent<PpcgGame> for PpcgAgent {
     }
 
     fn decide(&mut self, game: &PpcgGame, seat: Seat, legal: &[Choice]) -> Result<Choice, Fault> {
-        let h = game.history();
-        // A move the arbiter asks for that the engine does not: a reveal, or the
-        // newline that ends a turn. There is exactly one legal move.
-        if let Some((i, m)) = h.owed() {
-            let before = h.file_before(i);
-            let canonical = h.canonical_before(i);
-            let legal_moves = protocol::legal_moves(
-                &canonical,
-                &Side {
-                    coins: m.coins[seat],
-                    cards: &m.hand,
-                },
-                &Side {
-                    coins: m.coins[1 - seat],
-                    cards: &[],
-                },
-            )
-            .unwrap_or_default();
-            debug_assert_eq!(
-                legal_moves,
-                std::slice::from_ref(&m.text),
-                "owed move must be the only legal one"
-            );
-            let cards = protocol::cards_arg(None, &m.hand);
-            let (appended, _, _) = self.run(
-                game,
-                seat,
-                &before,
-                &canonical,
-                &legal_moves,
-                m.coins,
-                &cards,
-            )?;
-            if appended != m.text {
-                game.notes().raw.push((i, appended));
-            }
-            return Ok(Choice::Pass);
-        }
         if let Some(c) = self.buffered.take() {
             if legal.contains(&c) {
                 return Ok(c);
@@ -413,43 +392,62 @@ impl Agent<PpcgGame> for PpcgAgent {
                 None,
             ));
         }
-        let state = game.state();
-        let index = h.moves().len();
-        let before = h.file_text().to_string();
-        let canonical = h.canonical().to_string();
-        let coins = h.coins();
-        let hand = h.hand(seat).to_vec();
-        let legal_moves = match protocol::legal_moves(
-            &canonical,
-            &Side {
-                coins: coins[seat],
-                cards: &hand,
-            },
-            &Side {
-                coins: coins[1 - seat],
-                cards: &[],
-            },
-        ) {
-            Some(l) => l,
-            None => {
-                return Err(self.fault(
-                    game,
-                    seat,
-                    format!("internal: no legal moves after {:?}", tail(&canonical)),
-                    None,
-                ))
-            }
+        let Some(call) = game.next_call().filter(|c| c.seat == seat) else {
+            return Err(self.fault(game, seat, "internal: not this seat's call".into(), None));
         };
+        // The arbiter's list, read from the file as it is (koth has checked that junk
+        // in it does not change the list).
+        let Some(legal_moves) = call.legal(&call.raw) else {
+            return Err(self.fault(
+                game,
+                seat,
+                format!("internal: no legal moves after {:?}", tail(&call.raw)),
+                None,
+            ));
+        };
+        // A move the arbiter asks for that the engine does not: a reveal, or the
+        // newline that ends a turn. There is exactly one legal move.
+        if let Some((i, m)) = game.history().owed() {
+            debug_assert_eq!(
+                call.legal(&call.canonical).unwrap_or_default(),
+                std::slice::from_ref(&m.text),
+                "owed move must be the only legal one"
+            );
+            let cards = protocol::cards_arg(None, &call.hand);
+            let (appended, _, _) =
+                self.run(game, seat, &call.raw, &legal_moves, call.coins, &cards)?;
+            if appended != m.text {
+                game.notes().raw.push((i, appended));
+            }
+            return Ok(Choice::Pass);
+        }
+        let state = game.state();
+        let exchanging = matches!(state.pending(), Pending::Exchange { actor } if actor == seat);
+        // The arbiter hands over the drawn cards only when the raw line says the
+        // Exchange went through.
         let drawn = state
             .drawn()
-            .filter(|_| matches!(state.pending(), Pending::Exchange { actor } if actor == seat));
-        let cards = protocol::cards_arg(drawn, &hand);
+            .filter(|_| exchanging && protocol::exchange_due(&call.raw));
+        let cards = protocol::cards_arg(drawn, &call.hand);
         let (appended, played, stdout) =
-            self.run(game, seat, &before, &canonical, &legal_moves, coins, &cards)?;
+            self.run(game, seat, &call.raw, &legal_moves, call.coins, &cards)?;
         if appended != played {
-            game.notes().raw.push((index, appended));
+            game.notes().raw.push((call.index, appended.clone()));
         }
-        if let Pending::Exchange { .. } = state.pending() {
+        if exchanging {
+            let hand = &call.hand;
+            let line = format!("{}{}", call.raw, appended);
+            let line = protocol::last_line(&line).unwrap_or("").to_string();
+            if !protocol::exchange_credited(&line) {
+                // The original credits no Exchange on this line: the hand stays.
+                game.note(format!(
+                    "     the original credits no Exchange on {line:?}: {} keeps its cards",
+                    self.name
+                ));
+                let keep = Keep::new(hand)
+                    .ok_or_else(|| self.fault(game, seat, "internal: hand".into(), None))?;
+                return Ok(Choice::Keep(keep));
+            }
             let kept = protocol::parse_exchange(&stdout, &cards, hand.len())
                 .map_err(|e| self.fault(game, seat, format!("illegal exchange: {e}"), None))?;
             let keep = Keep::new(&kept)

@@ -20,6 +20,9 @@ pub struct PpcgRules {
     pub coup: Rules,
     /// Invocations without a winner after which both players lose.
     pub max_invocations: u32,
+    /// Forfeit anything but exactly one legal move (`--strict`); by default a move is
+    /// accepted and credited as the original arbiter reads it (coup-ppcg.md).
+    pub strict: bool,
     /// Names and file names of the games of a tournament (not part of the rules).
     #[serde(skip)]
     pub field: Option<Arc<Field>>,
@@ -36,6 +39,8 @@ impl PpcgRules {
         Ok(PpcgRules {
             coup,
             max_invocations: max as u32,
+            // Runs recorded before lenient play was the default were strict.
+            strict: v["strict"].as_bool().unwrap_or(true),
             field: None,
         })
     }
@@ -46,6 +51,7 @@ impl Default for PpcgRules {
         PpcgRules {
             coup: Rules::ppcg(),
             max_invocations: MAX_INVOCATIONS,
+            strict: false,
             field: None,
         }
     }
@@ -90,8 +96,12 @@ impl Field {
         self.schedule
             .seating(n, self.master_seed, index, &mut seats);
         let per_round = (n * (n - 1)) as u64;
-        let (round, game) = (index / per_round, index % per_round);
-        let names = [self.names[seats[0]].clone(), self.names[seats[1]].clone()];
+        let round = index / per_round;
+        // The arbiter numbers a round's games in `itertools.permutations` order of
+        // the list: (0,1), (0,2), ..., (1,0), (1,2), ...
+        let (a, b) = (seats[0], seats[1]);
+        let game = a * (n - 1) + if b < a { b } else { b - 1 };
+        let names = [self.names[a].clone(), self.names[b].clone()];
         let stem = format!("{}_{}_{}_{}", names[0], names[1], round, game);
         Some(GameMeta {
             names,
@@ -138,8 +148,48 @@ pub struct Notes {
     pub exchange_order: Option<(Seat, Vec<Card>)>,
     /// Forfeit reasons, by seat.
     pub faults: [Option<String>; 2],
+    /// Forfeits the game itself declared, not yet in the record.
+    pub declared: Vec<(Seat, String)>,
+    /// Lenient acceptances, not yet in the record.
+    pub warnings: Vec<(Seat, String)>,
+    /// The file as the last program left it, when the game ended on what it wrote.
+    pub final_text: Option<String>,
     /// The archive has been written.
     pub archived: bool,
+}
+
+/// What the arbiter passes on the next invocation.
+#[derive(Clone, Debug)]
+pub struct NextCall {
+    /// Who is invoked.
+    pub seat: Seat,
+    /// The move's index.
+    pub index: usize,
+    /// The file as it is (with any junk the original accepted).
+    pub raw: String,
+    /// The file as koth reads it (each move alone).
+    pub canonical: String,
+    /// The arbiter's coins, by seat.
+    pub coins: [i32; 2],
+    /// The mover's cards, in the arbiter's order.
+    pub hand: Vec<Card>,
+}
+
+impl NextCall {
+    /// The legal moves the original would pass, read from `text`.
+    pub fn legal(&self, text: &str) -> Option<Vec<String>> {
+        crate::protocol::legal_moves(
+            text,
+            &crate::protocol::Side {
+                coins: self.coins[self.seat],
+                cards: &self.hand,
+            },
+            &crate::protocol::Side {
+                coins: self.coins[1 - self.seat],
+                cards: &[],
+            },
+        )
+    }
 }
 
 /// One game of the challenge.
@@ -148,6 +198,7 @@ pub struct PpcgGame {
     state: State,
     history: History,
     max_invocations: u32,
+    strict: bool,
     capped: bool,
     meta: GameMeta,
     notes: Mutex<Notes>,
@@ -159,6 +210,7 @@ impl Clone for PpcgGame {
             state: self.state.clone(),
             history: self.history.clone(),
             max_invocations: self.max_invocations,
+            strict: self.strict,
             capped: self.capped,
             meta: self.meta.clone(),
             notes: Mutex::new(self.notes().clone()),
@@ -173,6 +225,7 @@ impl PpcgGame {
             history: History::new(&state),
             state,
             max_invocations,
+            strict: false,
             capped: false,
             meta,
             notes: Mutex::new(Notes::default()),
@@ -197,6 +250,35 @@ impl PpcgGame {
             index: 0,
         };
         PpcgGame::from_state(State::new(rules, 2, seed), MAX_INVOCATIONS, meta)
+    }
+
+    /// Requires exactly one legal move (`--strict`) instead of the original's reading.
+    pub fn set_strict(&mut self, strict: bool) {
+        self.strict = strict;
+    }
+    /// Whether only exact moves are accepted.
+    pub fn strict(&self) -> bool {
+        self.strict
+    }
+
+    /// The next invocation: who, the file's raw and canonical text before it, and
+    /// the arbiter's coins and the mover's cards (in its order) for its arguments.
+    pub fn next_call(&self) -> Option<NextCall> {
+        let seat = Game::to_move(self)?;
+        let h = &self.history;
+        let i = h.invoked();
+        let (canonical, hand) = match h.owed() {
+            Some((i, m)) => (h.canonical_before(i), m.hand.clone()),
+            None => (h.canonical().to_string(), h.hand(seat).to_vec()),
+        };
+        Some(NextCall {
+            seat,
+            index: i,
+            raw: h.file_before(i.min(h.moves().len())),
+            canonical,
+            coins: h.coins(),
+            hand,
+        })
     }
 
     /// The engine state.
@@ -229,11 +311,14 @@ impl PpcgGame {
     }
 
     fn after_step(&mut self, before: &[Vec<Card>; 2]) {
-        let first_new = self.history.moves().len();
+        let first_settled = self.history.settled();
         self.history.update(&self.state, before);
-        // The target of an Assassinate who already gave up a card on this line has lost
-        // the game in the arbiter (two cards in one turn): the engine's second loss is
-        // taken at once, without asking.
+        self.take_raw();
+        self.history.settle();
+        // The target of an Assassinate who gave up a card on a line the arbiter reads
+        // as "A, q or s, four characters" has lost the game at once (two cards in one
+        // turn): the engine's second loss is taken without asking. Junk in the line
+        // hides the rule from the original, which then spares the target.
         loop {
             match self.state.pending() {
                 Pending::LoseInfluence { player }
@@ -242,15 +327,60 @@ impl PpcgGame {
                         && self.history.line().starts_with('A') =>
                 {
                     let before = self.hands();
-                    let card = self.state.hand(player)[0];
-                    self.state
-                        .apply(Choice::Lose(card))
-                        .expect("forced loss is legal");
+                    if self.history.two_cards() == Some(player) {
+                        let card = self.state.hand(player)[0];
+                        self.state
+                            .apply(Choice::Lose(card))
+                            .expect("forced loss is legal");
+                    } else {
+                        self.state.skip_loss();
+                        self.note("     the original spares the target: junk in the line hides its two-cards rule");
+                    }
                     self.history.update(&self.state, &before);
+                    self.history.settle();
                 }
                 _ => break,
             }
         }
+        self.reconcile_coins();
+        if !self.strict {
+            self.check_followable();
+        }
+        let mut notes = self.notes.lock().unwrap_or_else(|e| e.into_inner());
+        let n = self.history.settled();
+        for i in first_settled..n {
+            let m = &self.history.moves()[i];
+            let raw = &self.history.file_before(i + 1)[self.history.file_before(i).len()..];
+            let mut s = format!(
+                "#{:<3} {:<12} {:<4}",
+                i + 1,
+                self.meta.names[m.seat],
+                format!("{:?}", m.text)
+            );
+            if raw != m.text {
+                s.push_str(&format!(" (wrote {raw:?})"));
+            }
+            if m.owed {
+                s.push_str(" (owed)");
+            }
+            notes.transcript.push(s);
+        }
+        if n > first_settled {
+            notes.transcript.push(format!("     {}", self.status()));
+        }
+        drop(notes);
+        if !self.state.is_over() && self.history.invoked() >= self.max_invocations as usize {
+            self.capped = true;
+            self.note(format!(
+                "{} invocations without a winner: both lose",
+                self.max_invocations
+            ));
+            self.state.adjudicate(SeatSet::EMPTY);
+        }
+    }
+
+    /// Moves the text programs really wrote into the history.
+    fn take_raw(&mut self) {
         let mut notes = self.notes.lock().unwrap_or_else(|e| e.into_inner());
         let n = self.history.moves().len();
         let mut keep = Vec::new();
@@ -271,31 +401,68 @@ impl PpcgGame {
                 self.history.set_hand_order(seat, order);
             }
         }
-        for i in first_new..n {
-            let m = &self.history.moves()[i];
-            let mut s = format!(
-                "#{:<3} {:<12} {:<4}",
-                i + 1,
-                self.meta.names[m.seat],
-                format!("{:?}", m.text)
-            );
-            if m.owed {
-                s.push_str(" (owed)");
+    }
+
+    /// At the end of a line the engine's coins are the arbiter's: junk the original
+    /// accepted can change what it credits (its effects are read from the line's
+    /// first and second-to-last characters).
+    fn reconcile_coins(&mut self) {
+        let h = &self.history;
+        if self.state.is_over()
+            || !h.canonical().ends_with('\n')
+            || h.invoked() != h.moves().len()
+            || h.settled() != h.invoked()
+        {
+            return;
+        }
+        for seat in 0..2 {
+            let books = h.coins()[seat].clamp(0, u8::MAX as i32) as u8;
+            if books != self.state.coins(seat) {
+                self.state.set_coins(seat, books);
             }
-            notes.transcript.push(s);
         }
-        if n > first_new {
-            notes.transcript.push(format!("     {}", self.status()));
+    }
+
+    /// The original reads the next invocation's legal moves from the raw line; if
+    /// junk it accepted makes them differ from the moves koth's reading gives (another
+    /// claim challenged, a give-up with or without its newline, a crash of the
+    /// original), the two part ways: the junk's writer forfeits, with the reason.
+    fn check_followable(&mut self) {
+        if self.state.is_over() || self.history.file_text() == self.history.canonical() {
+            return;
         }
-        drop(notes);
-        if !self.state.is_over() && self.history.invoked() >= self.max_invocations as usize {
-            self.capped = true;
-            self.note(format!(
-                "{} invocations without a winner: both lose",
-                self.max_invocations
-            ));
-            self.state.adjudicate(SeatSet::EMPTY);
+        let Some(next) = self.next_call() else { return };
+        let raw = next.legal(&next.raw);
+        let canonical = next.legal(&next.canonical);
+        if raw == canonical {
+            return;
         }
+        let Some(j) = self.history.junk_in_line() else {
+            return;
+        };
+        let writer = self.history.moves()[j].seat;
+        let line = crate::protocol::last_line(&next.raw)
+            .unwrap_or("")
+            .to_string();
+        let reason = match raw {
+            None => format!(
+                "wrote junk the original arbiter accepts, but the line {line:?} then stops it (\"file ended in invalid character\" or a crash); write the move alone"
+            ),
+            Some(r) => format!(
+                "wrote junk the original arbiter accepts, but it then reads the line {line:?} differently (it would offer {r:?} where the moves mean {:?}); koth cannot follow the original here: write the move alone",
+                canonical.unwrap_or_default()
+            ),
+        };
+        let before = self.hands();
+        self.state.forfeit(writer);
+        self.history.update(&self.state, &before);
+        self.note(format!(
+            "     {} forfeits: {reason}",
+            self.meta.names[writer]
+        ));
+        let mut notes = self.notes();
+        notes.faults[writer] = Some(reason.clone());
+        notes.declared.push((writer, reason));
     }
 
     /// Coins and cards of both players, as the arbiter counts them.
@@ -327,7 +494,11 @@ impl PpcgGame {
         }
         notes.archived = true;
         std::fs::create_dir_all(&self.meta.out_dir)?;
-        std::fs::write(self.meta.history_path(), self.history.file_text())?;
+        let text = notes
+            .final_text
+            .clone()
+            .unwrap_or_else(|| self.history.settled_text().to_string());
+        std::fs::write(self.meta.history_path(), text)?;
         let mut log = String::new();
         log.push_str(&format!(
             "{} (first) vs {} (second)\n",
@@ -408,7 +579,10 @@ impl Game for PpcgGame {
                 out_dir: std::env::temp_dir().join("koth-ppcg"),
                 index: 0,
             });
-        PpcgGame::from_state(State::new(rules.coup, 2, seed), rules.max_invocations, meta)
+        let mut g =
+            PpcgGame::from_state(State::new(rules.coup, 2, seed), rules.max_invocations, meta);
+        g.strict = rules.strict;
+        g
     }
 
     fn seats(&self) -> usize {
@@ -465,6 +639,16 @@ impl Game for PpcgGame {
 
     fn adjudicate(&mut self, winners: SeatSet) {
         self.state.adjudicate(winners)
+    }
+
+    fn take_notices(&mut self, out: &mut Vec<koth_arena::Notice>) {
+        let mut notes = self.notes();
+        for (seat, reason) in notes.declared.drain(..) {
+            out.push(koth_arena::Notice::Forfeit { seat, reason });
+        }
+        for (seat, text) in notes.warnings.drain(..) {
+            out.push(koth_arena::Notice::Warning { seat, text });
+        }
     }
 
     fn outcome(&self) -> Option<Outcome> {

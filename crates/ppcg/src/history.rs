@@ -40,6 +40,15 @@ pub struct History {
     stopped: bool,
     /// Moves whose invocation has happened.
     invoked: usize,
+    /// Moves whose effects the arbiter's books hold (read from their raw text).
+    settled: usize,
+    /// The raw text of the settled moves.
+    settled_text: String,
+    /// The first move of the current line.
+    line_first: usize,
+    /// A player who gave up a card on a line the arbiter reads as "two cards in one
+    /// turn" (`A`, then `q` or `s`, four characters): it loses at once.
+    two_cards: Option<Seat>,
 }
 
 impl History {
@@ -98,6 +107,42 @@ impl History {
     pub fn invoked(&self) -> usize {
         self.invoked
     }
+    /// Moves whose effects are in the books.
+    pub fn settled(&self) -> usize {
+        self.settled
+    }
+    /// The raw text of the settled moves (what the file holds once they are written).
+    pub fn settled_text(&self) -> &str {
+        &self.settled_text
+    }
+    /// The player the arbiter's two-cards-in-one-turn rule has just put out, if any.
+    pub fn two_cards(&self) -> Option<Seat> {
+        self.two_cards
+    }
+    /// The last move of the current line whose raw text is not the move itself
+    /// (junk the original accepted), among the invoked ones.
+    pub fn junk_in_line(&self) -> Option<usize> {
+        (self.line_first..self.invoked.min(self.raw.len()))
+            .rev()
+            .find(|&i| self.raw[i] != self.moves[i].text)
+    }
+    /// Applies the arbiter's side effects of every invoked move not yet settled,
+    /// reading each move's line from the raw text as the original does.
+    pub fn settle(&mut self) {
+        while self.settled < self.invoked.min(self.moves.len()) {
+            let i = self.settled;
+            self.settled += 1;
+            self.moves[i].coins = self.coins;
+            self.settled_text.push_str(&self.raw[i]);
+            let seat = self.moves[i].seat;
+            let text = self.moves[i].text.clone();
+            let line = crate::protocol::last_line(&self.settled_text)
+                .unwrap_or("")
+                .to_string();
+            self.ledger(seat, &text, &line);
+        }
+    }
+
     /// The first move rendered but not yet invoked (a reveal or newline owed by a program).
     pub fn owed(&self) -> Option<(usize, &Move)> {
         self.moves.get(self.invoked).map(|m| (self.invoked, m))
@@ -140,15 +185,16 @@ impl History {
         self.raw.push(text.clone());
         self.canon.push_str(&text);
         self.file.push_str(&text);
-        self.ledger(seat, &text);
     }
 
-    /// The arbiter's coin side effects of a move (`play_game` and `determine_turn_effects`).
-    fn ledger(&mut self, seat: Seat, text: &str) {
+    /// The arbiter's side effects of `text` (the move it was taken as) whose line now
+    /// reads `line` in the file (`play_game` and `determine_turn_effects`).
+    fn ledger(&mut self, seat: Seat, text: &str, line: &str) {
         let other = 1 - seat;
-        let line: Vec<char> = self.canon[self.line_start..].chars().collect();
+        let line: Vec<char> = line.chars().collect();
         let at = |k: usize| line.len().checked_sub(k).map(|i| line[i]);
         let t: Vec<char> = text.chars().collect();
+        self.two_cards = None;
         if text == "I\n" {
             self.coins[seat] += 1;
         } else if t.len() == 2 {
@@ -160,6 +206,12 @@ impl History {
                 Some('C') => self.coins[other] -= 7,
                 Some('A') => self.coins[other] -= 3,
                 _ => {}
+            }
+            if line.first() == Some(&'A')
+                && line.get(1).is_some_and(|c| "qs".contains(*c))
+                && line.len() == 4
+            {
+                self.two_cards = Some(seat);
             }
         } else if text == "\n" {
             let last = at(2).unwrap_or(' ');
@@ -210,6 +262,7 @@ impl History {
                 }
                 self.actor = actor;
                 self.line_start = self.canon.len();
+                self.line_first = self.moves.len();
                 self.lost_in_line = [false; 2];
             }
             Event::Act { actor, action } => {
@@ -303,6 +356,7 @@ impl History {
             }
             if self.line_ended()
                 && self.invoked == self.moves.len()
+                && self.settled == self.invoked
                 && !state.is_over()
                 && self.coins[seat] != state.coins(seat) as i32
             {

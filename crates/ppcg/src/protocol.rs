@@ -201,6 +201,13 @@ pub fn exchange_due(text: &str) -> bool {
     last != '\n' && h[0] == 'E' && h.len() % 2 == 0 && "p_'<=0".contains(last)
 }
 
+/// Whether `determine_turn_effects` credits an Exchange on this finished line: the
+/// line starts with `E` and its second-to-last character is `p` or a give-up.
+pub fn exchange_credited(line: &str) -> bool {
+    let h: Vec<char> = line.chars().collect();
+    h.first() == Some(&'E') && h.len() >= 2 && "p_'<=0".contains(h[h.len() - 2])
+}
+
 /// Checks an Exchange answer as the arbiter does (`output.strip()` must be a
 /// permutation of `keep` characters of CARDS) and returns the kept cards in the
 /// order printed.

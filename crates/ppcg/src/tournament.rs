@@ -19,8 +19,9 @@ pub struct PpcgOptions {
     pub rounds: u64,
     /// Time limit of one invocation.
     pub timeout: Duration,
-    /// The original's `endswith` acceptance of moves.
-    pub compat: bool,
+    /// Forfeit anything but exactly one legal move; by default moves are accepted
+    /// and credited as the original arbiter reads them.
+    pub strict: bool,
     /// Where history files and logs go.
     pub out_dir: PathBuf,
     /// Master seed.
@@ -36,12 +37,13 @@ pub struct PpcgOptions {
 }
 
 impl PpcgOptions {
-    /// Defaults: 10 rounds, 10 s per invocation, strict moves, 200 invocations.
+    /// Defaults: 10 rounds, 10 s per invocation, moves read as the original reads
+    /// them, 200 invocations.
     pub fn new(out_dir: PathBuf) -> PpcgOptions {
         PpcgOptions {
             rounds: 10,
             timeout: Duration::from_secs(10),
-            compat: false,
+            strict: false,
             out_dir,
             seed: 0,
             threads: 1,
@@ -91,7 +93,7 @@ pub fn entrants(
     let names = dedup_names(&names);
     let run = RunOptions {
         timeout: opts.timeout,
-        compat: opts.compat,
+        strict: opts.strict,
     };
     // Programs run in copies of their folders, kept beside the games' files.
     let workspace =
@@ -162,6 +164,7 @@ pub fn tournament(
         rules: PpcgRules {
             coup: Rules::ppcg(),
             max_invocations: opts.max_invocations,
+            strict: opts.strict,
             field: Some(Arc::new(field)),
         },
         entrants,

@@ -126,8 +126,8 @@ impl<G: WireGame> JsonAgent<G> {
         p.kill();
         self.bot_name = None;
         Fault {
-            reason,
             stderr_tail: (!tail.is_empty()).then_some(tail),
+            ..Fault::new(reason)
         }
     }
 
@@ -263,7 +263,20 @@ impl<G: WireGame> JsonAgent<G> {
         };
         match parse_reply::<G>(&line, legal, self.requests) {
             Ok(c) => Ok(c),
-            Err(reason) => Err(self.fail(reason)),
+            // The program answered in step: it stays for the rest of the game when
+            // the rules penalise the answer, and for the next game if they forfeit it.
+            Err(Refusal(reason, true)) => {
+                let tail = self
+                    .proc
+                    .as_mut()
+                    .map(|p| p.stderr_tail())
+                    .unwrap_or_default();
+                Err(Fault {
+                    stderr_tail: (!tail.is_empty()).then_some(tail),
+                    ..Fault::illegal_choice(reason)
+                })
+            }
+            Err(Refusal(reason, false)) => Err(self.fail(reason)),
         }
     }
 }
@@ -313,8 +326,22 @@ fn snippet(line: &str) -> String {
     format!("{:?}", clip(line))
 }
 
-/// Reads an answer to `decide`; the error is the forfeit reason.
-fn parse_reply<G: WireGame>(line: &str, legal: &[G::Choice], id: u64) -> Result<G::Choice, String> {
+/// Why an answer was refused: the reason, and whether the answer was well formed
+/// but illegal (penalised rather than forfeited under a penalty rule).
+struct Refusal(String, bool);
+
+impl From<String> for Refusal {
+    fn from(reason: String) -> Self {
+        Refusal(reason, false)
+    }
+}
+
+/// Reads an answer to `decide`.
+fn parse_reply<G: WireGame>(
+    line: &str,
+    legal: &[G::Choice],
+    id: u64,
+) -> Result<G::Choice, Refusal> {
     // Fast path: a well-formed answer, decoded without building a JSON tree.
     #[derive(serde::Deserialize)]
     #[serde(bound = "C: serde::de::DeserializeOwned")]
@@ -346,7 +373,8 @@ fn parse_reply<G: WireGame>(line: &str, legal: &[G::Choice], id: u64) -> Result<
         if echo.as_u64() != Some(id) {
             return Err(format!(
                 "out of step: the answer is for request {echo}, but request {id} was asked (a stale or repeated line)"
-            ));
+            )
+            .into());
         }
     }
     if let Some(v) = reply.choice {
@@ -356,26 +384,30 @@ fn parse_reply<G: WireGame>(line: &str, legal: &[G::Choice], id: u64) -> Result<
         return if legal.contains(&c) {
             Ok(c)
         } else {
-            Err(format!(
-                "illegal choice {}: not among the {} legal choices",
-                clip(&text),
-                legal.len()
+            Err(Refusal(
+                format!(
+                    "illegal choice {}: not among the {} legal choices",
+                    clip(&text),
+                    legal.len()
+                ),
+                true,
             ))
         };
     }
     if let Some(v) = reply.index {
         return match v.as_u64() {
             Some(i) if (i as usize) < legal.len() => Ok(legal[i as usize]),
-            _ => Err(format!(
-                "illegal choice: index {v} is not in 0..{}",
-                legal.len()
+            _ => Err(Refusal(
+                format!("illegal choice: index {v} is not in 0..{}", legal.len()),
+                true,
             )),
         };
     }
     Err(format!(
         "garbage: answer has neither \"choice\" nor \"index\": {}",
         snippet(line)
-    ))
+    )
+    .into())
 }
 
 impl<G: WireGame> Agent<G> for JsonAgent<G> {
