@@ -1,18 +1,28 @@
 #!/usr/bin/env node
-// Plays a coup-cli bot (github.com/QuarionIC/coup-cli: a folder with an index.js
-// exporting a class with onTurn, onChallengeActionRound, onCounterAction,
-// onCounterActionRound, onSwappingCards, onCardLoss) in the koth arena.
+// Plays a coup-cli bot (seed 004: a folder with an index.js exporting a class with
+// onTurn, onChallengeActionRound, onCounterAction, onCounterActionRound,
+// onSwappingCards, onCardLoss) in the koth arena, unchanged:
 //
 //   node adapter.js path/to/bots/myBot
 //
-// Speaks the koth JSON-lines protocol on stdin/stdout and translates each decision
-// into the coup-cli call and parameters ({ history, myCards, myCoins, otherPlayers,
-// discardedCards, ... }), and the answer back into a koth choice. Players go by the
-// names the arena gives (their tournament names; "seat0", "seat1", ... when it gives
-// none), so a bot can target a rival by name. A fresh bot instance plays each game. An answer that is not
-// legal is passed on as it is, and the engine forfeits the bot with the reason.
+// It speaks the koth JSON-lines protocol on stdin/stdout and calls the bot as
+// coup-cli does: `new Bot({ name })` for every game, each method with coup-cli's
+// parameters ({ history, myCards, myCoins, otherPlayers, discardedCards, ... }), and
+// the history entries coup-cli writes, in its order and shape. The folder may live
+// anywhere: `require('../../src/constants.js')` gets koth's constants.js (ALLBOTS()
+// lists the table's names) and a missing `../../src/helper.js` gets koth's helper.js.
+// console.log and anything written to stdout go to stderr, the bot's log.
+//
+// Players go by the names the arena gives (their tournament names; "seat0",
+// "seat1", ... when it gives none). An answer coup-cli would penalise (an unknown
+// action or target, too few coins, a card the bot does not hold, a method that
+// throws) is passed on as an illegal choice: under the `coupcli` rules it costs an
+// influence as in coup-cli, under `standard` it forfeits. Like coup-cli, an
+// over-long Exchange answer is cut to the cards the bot may keep.
 "use strict";
 const path = require("path");
+const util = require("util");
+const Module = require("module");
 const readline = require("readline");
 
 const dir = process.argv[2];
@@ -20,10 +30,32 @@ if (!dir) {
   process.stderr.write("usage: node adapter.js path/to/bots/NAME\n");
   process.exit(2);
 }
+
+// The protocol owns stdout; the bot's printing goes to its log.
+const send = process.stdout.write.bind(process.stdout);
+const toLog = (...args) => process.stderr.write(util.format(...args) + "\n");
+console.log = toLog;
+console.info = toLog;
+console.debug = toLog;
+process.stdout.write = (chunk, ...rest) => process.stderr.write(chunk, ...rest);
+
+// coup-cli's shared files, wherever the bot folder is.
+const constants = require("./constants.js");
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  if (/(^|\/)src\/constants(\.js)?$/.test(request)) return path.join(__dirname, "constants.js");
+  try {
+    return resolve.call(this, request, ...rest);
+  } catch (e) {
+    if (/(^|\/)src\/helper(\.js)?$/.test(request)) return path.join(__dirname, "helper.js");
+    throw e;
+  }
+};
+
 const BotClass = require(path.resolve(dir, "index.js"));
 const botName = path.basename(path.resolve(dir));
 
-// koth action <-> coup-cli action
+// koth action <-> coup-cli action, and the card each claims.
 const TO_CLI = {
   income: "taking-1",
   foreign_aid: "foreign-aid",
@@ -34,6 +66,8 @@ const TO_CLI = {
   exchange: "swapping",
 };
 const FROM_CLI = Object.fromEntries(Object.entries(TO_CLI).map(([k, v]) => [v, k]));
+const TARGETED = ["couping", "assassination", "stealing"];
+
 let names = [];
 const name = (seat) => (seat === undefined || seat === null ? undefined : names[seat] ?? `seat${seat}`);
 const seatOf = (n) => {
@@ -45,53 +79,87 @@ const actName = (a) => (typeof a === "string" ? a : Object.keys(a)[0]);
 const actTarget = (a) => (typeof a === "string" ? undefined : Object.values(a)[0]);
 
 let bot = null;
+let mySeat = 0;
+let players = 0;
 let history = [];
-let lastClaim = null; // { kind: "action" | "block", action, actor, target }
+let discarded = [];
+let claim = null; // the action under way: { action, actor, target, blocker, challenger, challengee }
+let swapAfterLoss = null; // coup-cli writes 'unsuccessful-challenge' after the challenger's lost card
 
 function record(ev) {
   switch (ev.event) {
-    case "act":
-      lastClaim = { kind: "action", action: TO_CLI[actName(ev.action)], actor: ev.actor, target: actTarget(ev.action) };
-      history.push({ type: "action", action: lastClaim.action, from: name(ev.actor), to: name(lastClaim.target) });
+    case "act": {
+      const action = TO_CLI[actName(ev.action)];
+      claim = { action, actor: ev.actor, target: actTarget(ev.action), kind: "challenge-round" };
+      const entry = { type: "action", action, from: name(ev.actor) };
+      if (TARGETED.includes(action)) entry.to = name(claim.target);
+      history.push(entry);
       break;
+    }
     case "block":
-      if (lastClaim) {
+      if (claim) {
         history.push({
           type: "counter-action",
-          action: lastClaim.action,
-          from: name(lastClaim.actor),
-          to: name(lastClaim.target),
+          action: claim.action,
+          from: name(claim.actor),
+          to: name(claim.target),
           counter: ev.card,
           counterer: name(ev.blocker),
         });
-        lastClaim = { ...lastClaim, kind: "block", blocker: ev.blocker };
+        claim = { ...claim, kind: "counter-round", blocker: ev.blocker };
       }
       break;
     case "challenge":
-      lastClaim = lastClaim && { ...lastClaim, challenger: ev.challenger, challengee: ev.claimant };
+      if (claim) claim = { ...claim, challenger: ev.challenger, challengee: ev.claimant };
       break;
     case "reveal":
-    case "caught_bluffing":
-      if (lastClaim) {
+      if (claim) {
         history.push({
-          type: lastClaim.kind === "block" ? "counter-round" : "challenge-round",
-          challenger: name(lastClaim.challenger),
-          challengee: name(lastClaim.challengee),
-          player: name(ev.player),
-          action: lastClaim.action,
-          lying: ev.event === "caught_bluffing",
+          type: claim.kind,
+          challenger: name(claim.challenger),
+          challengee: name(claim.challengee),
+          action: claim.action,
+          lying: false,
         });
+        history.push({ type: "penalty", from: name(claim.challenger) });
+        swapAfterLoss = {
+          loser: claim.challenger,
+          entry: { type: "unsuccessful-challenge", action: "swap-1", from: name(ev.player), card: ev.card },
+        };
       }
+      break;
+    case "caught_bluffing":
+      if (claim) {
+        history.push({
+          type: claim.kind,
+          challenger: name(claim.challenger),
+          challengee: name(claim.challengee),
+          action: claim.action,
+          lying: true,
+        });
+        history.push({ type: "penalty", player: name(ev.player) });
+      }
+      break;
+    case "penalty":
+      history.push({ type: "penalty", from: name(ev.player) });
       break;
     case "lose_influence":
       history.push({ type: "lost-card", player: name(ev.player), lost: ev.card });
+      discarded.push(ev.card);
+      if (swapAfterLoss && swapAfterLoss.loser === ev.player) {
+        history.push(swapAfterLoss.entry);
+        swapAfterLoss = null;
+      }
+      break;
+    case "turn":
+      swapAfterLoss = null;
       break;
     default:
       break;
   }
 }
 
-function params(view, extra) {
+function state(view, extra) {
   const otherPlayers = [];
   for (let s = 0; s < view.players; s++) {
     if (s !== view.seat && view.alive[s]) otherPlayers.push({ name: name(s), coins: view.coins[s], cards: view.influence[s] });
@@ -101,44 +169,80 @@ function params(view, extra) {
     myCards: view.cards.slice(),
     myCoins: view.coins[view.seat],
     otherPlayers,
-    discardedCards: [].concat(...view.revealed),
+    discardedCards: discarded.slice(),
     ...extra,
   };
 }
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-const sortedCards = (cs) => cs.slice().sort();
+const sorted = (cs) => cs.slice().sort();
+// A well-formed choice that is never legal: the rules then penalise or forfeit it.
+const refused = (why) => {
+  process.stderr.write(`coup-cli bot ${botName}: ${why}\n`);
+  return { act: { coup: players } };
+};
+
+function call(method, params) {
+  try {
+    return { value: bot[method](params) };
+  } catch (e) {
+    process.stderr.write(`coup-cli bot ${botName} threw in ${method}: ${(e && e.stack) || e}\n`);
+    return { threw: true };
+  }
+}
 
 function decide(d, view, legal) {
   const action = d.action !== undefined ? TO_CLI[actName(d.action)] : undefined;
   const toWhom = d.action !== undefined ? name(actTarget(d.action)) : undefined;
   switch (d.kind) {
     case "action": {
-      const r = bot.onTurn(params(view, {})) || {};
-      const act = FROM_CLI[r.action];
-      const target = seatOf(r.against);
-      const wanted = ["coup", "assassinate", "steal"].includes(act) ? { act: { [act]: target } } : { act };
+      const r = call("onTurn", state(view, {}));
+      if (r.threw) return refused("onTurn threw");
+      const answer = r.value || {};
+      const act = FROM_CLI[answer.action];
+      if (!act) return refused(`onTurn answered an unknown action ${JSON.stringify(answer.action)}`);
+      let wanted = { act };
+      if (TARGETED.includes(answer.action)) {
+        const target = seatOf(answer.against);
+        if (target === null) return refused(`onTurn named an unknown player ${JSON.stringify(answer.against)}`);
+        wanted = { act: { [act]: target } };
+      }
       return legal.find((c) => same(c, wanted)) || wanted;
     }
-    case "challenge_action":
-      return bot.onChallengeActionRound(params(view, { action, byWhom: name(d.actor), toWhom })) ? "challenge" : "pass";
+    case "challenge_action": {
+      const r = call("onChallengeActionRound", state(view, { action, byWhom: name(d.actor), toWhom, counterer: undefined, card: d.claim }));
+      if (r.threw) return refused("onChallengeActionRound threw");
+      return r.value ? "challenge" : "pass";
+    }
     case "block": {
-      const card = bot.onCounterAction(params(view, { action, byWhom: name(d.actor), toWhom }));
-      return card ? { block: card } : "pass";
+      const r = call("onCounterAction", state(view, { action, byWhom: name(d.actor), toWhom }));
+      if (r.threw) return refused("onCounterAction threw");
+      if (!r.value) return "pass";
+      if (!(d.blockers || []).includes(r.value)) return refused(`onCounterAction answered ${JSON.stringify(r.value)}, which cannot block ${action}`);
+      return { block: r.value };
     }
-    case "challenge_block":
-      return bot.onCounterActionRound(
-        params(view, { action, byWhom: name(d.actor), toWhom, card: d.card, counterer: name(d.blocker) }),
-      )
-        ? "challenge"
-        : "pass";
+    case "challenge_block": {
+      const r = call(
+        "onCounterActionRound",
+        state(view, { action, byWhom: name(d.actor), toWhom, counterer: name(d.blocker), card: d.card }),
+      );
+      if (r.threw) return refused("onCounterActionRound threw");
+      return r.value ? "challenge" : "pass";
+    }
     case "exchange": {
-      const keep = bot.onSwappingCards(params(view, { newCards: view.drawn || [] })) || [];
-      const wanted = sortedCards(keep);
-      return legal.find((c) => c.keep && same(sortedCards(c.keep), wanted)) || { keep };
+      const drawn = view.drawn || [];
+      const r = call("onSwappingCards", state(view, { newCards: drawn.slice() }));
+      if (r.threw) return refused("onSwappingCards threw");
+      // coup-cli keeps the answered cards found among hand and draw, at most as many as the hand.
+      const pool = view.cards.concat(drawn);
+      const keep = (Array.isArray(r.value) ? r.value : []).filter((c) => pool.includes(c)).slice(0, view.cards.length);
+      return legal.find((c) => c.keep && same(sorted(c.keep), sorted(keep))) || { keep };
     }
-    case "lose_influence":
-      return { lose: bot.onCardLoss(params(view, {})) };
+    case "lose_influence": {
+      const r = call("onCardLoss", state(view, {}));
+      if (r.threw || !view.cards.includes(r.value)) return refused(`onCardLoss answered ${JSON.stringify(r.value)}, not one of its cards`);
+      return { lose: r.value };
+    }
     default:
       return legal[0];
   }
@@ -148,15 +252,21 @@ const rl = readline.createInterface({ input: process.stdin, terminal: false });
 rl.on("line", (line) => {
   const msg = JSON.parse(line);
   if (msg.type === "start") {
+    mySeat = msg.seat;
+    players = msg.players;
     names = Array.isArray(msg.names) ? msg.names : [];
-    bot = new BotClass();
+    if (names.length === 0) for (let s = 0; s < players; s++) names.push(`seat${s}`);
+    constants.kothTable.names = names.slice();
     history = [];
-    lastClaim = null;
+    discarded = [];
+    claim = null;
+    swapAfterLoss = null;
+    bot = new BotClass({ name: names[mySeat] ?? botName });
   }
   for (const ev of msg.events || []) record(ev);
   let reply;
   if (msg.type === "hello") reply = { type: "ready", name: botName };
   else if (msg.type === "decide") reply = { choice: decide(msg.decision, msg.view, msg.legal), id: msg.id };
   else return;
-  process.stdout.write(JSON.stringify(reply) + "\n");
+  send(JSON.stringify(reply) + "\n");
 });

@@ -24,6 +24,7 @@
 //!     scores: vec![1.0, -1.0],
 //!     decisions: 0,
 //!     forfeits: vec![],
+//!     notices: vec![],
 //!     choices: None,
 //! };
 //! let records: Vec<_> = (0..20).map(game).collect();
@@ -155,6 +156,7 @@ mod tests {
             scores: vec![0.0; n],
             decisions: 0,
             forfeits: vec![],
+            notices: vec![],
             choices: None,
         }
     }

@@ -38,7 +38,7 @@ pub struct PlayArgs {
     /// Seed of the deal and the bots' randomness (random if left out).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Rule set: standard or ppcg.
+    /// Rule set: standard, ppcg, or coupcli (coup-cli's engine: 0 coins, Coup forced above 10, illegal choices penalised).
     #[arg(long, default_value = "standard")]
     pub rules: String,
     /// Hide the players' face-down cards (show only what a player at the table sees).
@@ -71,7 +71,7 @@ pub struct LoopArgs {
     /// Worker threads (default: every core). Results do not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Rule set: standard or ppcg.
+    /// Rule set: standard, ppcg, or coupcli (coup-cli's engine: 0 coins, Coup forced above 10, illegal choices penalised).
     #[arg(long, default_value = "standard")]
     pub rules: String,
     /// Turns before a game ends with every survivor a winner.

@@ -59,6 +59,23 @@ pub struct Rules {
     /// What an illegal but well-formed choice costs.
     #[serde(default)]
     pub illegal: IllegalPolicy,
+    /// Whether a player with no coins may be the target of a Steal (which then takes
+    /// nothing), as in coup-cli.
+    #[serde(default)]
+    pub steal_from_empty: bool,
+    /// Whether an Assassinate stopped by a successful challenge gives its 3 coins
+    /// back (the published game); coup-cli keeps them.
+    #[serde(default = "yes")]
+    pub refund_failed_assassination: bool,
+    /// Whether challengers and Foreign Aid blockers are asked in table order from a
+    /// seat drawn with the deal (coup-cli asks its players in one fixed order, whoever
+    /// acts) instead of from the claimant's left.
+    #[serde(default)]
+    pub ask_in_table_order: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Rules {
@@ -75,6 +92,9 @@ impl Rules {
             min_seats: 2,
             max_seats: 6,
             illegal: IllegalPolicy::Forfeit,
+            steal_from_empty: false,
+            refund_failed_assassination: true,
+            ask_in_table_order: false,
         }
     }
 
@@ -92,13 +112,18 @@ impl Rules {
             min_seats: 2,
             max_seats: 2,
             illegal: IllegalPolicy::Forfeit,
+            steal_from_empty: false,
+            refund_failed_assassination: true,
+            ask_in_table_order: false,
         }
     }
 
     /// coup-cli's engine (seed 004), so its contests can be re-run: players start
-    /// with 0 coins, a Coup is forced only above 10 coins, and an illegal choice costs
-    /// an influence instead of the game. Its rule choices only, not its crashes or
-    /// information leaks; [`Rules::standard`] stays the correct game.
+    /// with 0 coins, a Coup is forced only above 10 coins, an illegal choice costs an
+    /// influence instead of the game, a player with no coins may be stolen from, a
+    /// failed Assassinate keeps its coins, and challengers are asked in one table
+    /// order. Its rule choices only, not its crashes or information leaks;
+    /// [`Rules::standard`] stays the correct game.
     ///
     /// ```
     /// use koth_coup::{IllegalPolicy, Rules};
@@ -112,6 +137,9 @@ impl Rules {
             starting_coins: 0,
             forced_coup_coins: 11,
             illegal: IllegalPolicy::Penalty,
+            steal_from_empty: true,
+            refund_failed_assassination: false,
+            ask_in_table_order: true,
             ..Rules::standard()
         }
     }

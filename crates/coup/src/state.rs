@@ -135,6 +135,8 @@ pub struct State {
     block_card: Card,
     target_answered: bool,
     drawn: [Card; 2],
+    /// The first seat asked when the rules ask in table order.
+    table_start: u8,
     turns: u32,
     outcome: Option<Outcome>,
     log: Vec<Event>,
@@ -170,6 +172,7 @@ impl State {
             block_card: Card::Duke,
             target_answered: false,
             drawn: [Card::Ambassador; 2],
+            table_start: 0,
             turns: 0,
             outcome: None,
             log,
@@ -184,6 +187,10 @@ impl State {
         }
         if let Some(c) = rules.first_player_coins {
             s.coins[0] = c;
+        }
+        if rules.ask_in_table_order {
+            // Drawn after the deal, so the other rule sets' deals are unchanged.
+            s.table_start = s.rng.below(n as u32) as u8;
         }
         s.log.push(Event::Turn {
             actor: 0,
@@ -429,7 +436,7 @@ impl State {
         }
         for t in self.opponents(me) {
             if !forced {
-                if self.coins[t] > 0 {
+                if self.coins[t] > 0 || self.rules.steal_from_empty {
                     out.push(Choice::Act(Action::Steal(t)));
                 }
                 if coins >= 3 {
@@ -486,6 +493,38 @@ impl State {
             .filter(move |&s| self.alive.contains(s))
     }
 
+    /// The first player asked to challenge (or block) `claimant`'s claim.
+    #[inline]
+    fn first_asker(&self, claimant: Seat) -> Seat {
+        if self.rules.ask_in_table_order {
+            self.asker_in_table_order(0, claimant).unwrap_or(claimant)
+        } else {
+            self.next_live_after(claimant)
+        }
+    }
+
+    /// The player asked after `asker`, or `None` when everyone but `claimant` has been.
+    #[inline]
+    fn next_asker(&self, asker: Seat, claimant: Seat) -> Option<Seat> {
+        if self.rules.ask_in_table_order {
+            let n = self.n as usize;
+            let pos = (asker + n - self.table_start as usize) % n;
+            self.asker_in_table_order(pos + 1, claimant)
+        } else {
+            let next = self.next_live_after(asker);
+            (next != claimant).then_some(next)
+        }
+    }
+
+    /// The first live player other than `claimant` at or after position `from` of
+    /// the table order (position 0 is `table_start`).
+    fn asker_in_table_order(&self, from: usize, claimant: Seat) -> Option<Seat> {
+        let n = self.n as usize;
+        (from..n)
+            .map(|k| (self.table_start as usize + k) % n)
+            .find(|&t| t != claimant && self.alive.contains(t))
+    }
+
     #[inline]
     fn next_live_after(&self, s: Seat) -> Seat {
         let n = self.n as usize;
@@ -539,11 +578,9 @@ impl State {
                 if self.action.target() == Some(asker) {
                     self.target_answered = true;
                 }
-                let next = self.next_live_after(asker);
-                if next == self.actor {
-                    self.after_action_challenge();
-                } else {
-                    self.phase = Phase::ChallengeAction { asker: next };
+                match self.next_asker(asker, self.actor) {
+                    None => self.after_action_challenge(),
+                    Some(next) => self.phase = Phase::ChallengeAction { asker: next },
                 }
             }
             (Phase::ChallengeAction { asker }, Choice::Challenge) => {
@@ -563,11 +600,9 @@ impl State {
             (Phase::Block { asker }, Choice::Block(card)) => self.block(asker, card),
             (Phase::ChallengeBlock { asker }, Choice::Pass) => {
                 self.log.push(Event::NoChallenge { player: asker });
-                let next = self.next_live_after(asker);
-                if next == self.blocker {
-                    self.then(Then::BlockStands);
-                } else {
-                    self.phase = Phase::ChallengeBlock { asker: next };
+                match self.next_asker(asker, self.blocker) {
+                    None => self.then(Then::BlockStands),
+                    Some(next) => self.phase = Phase::ChallengeBlock { asker: next },
                 }
             }
             (Phase::ChallengeBlock { asker }, Choice::Challenge) => self.challenge_block(asker),
@@ -596,12 +631,12 @@ impl State {
             Action::Coup(t) => self.lose(t, Then::EndTurn),
             Action::ForeignAid => {
                 self.phase = Phase::Block {
-                    asker: self.next_live_after(me),
+                    asker: self.first_asker(me),
                 }
             }
             _ => {
                 self.phase = Phase::ChallengeAction {
-                    asker: self.next_live_after(me),
+                    asker: self.first_asker(me),
                 }
             }
         }
@@ -633,7 +668,11 @@ impl State {
                 player: actor,
                 card: claim,
             });
-            let refund = self.action.cost();
+            let refund = if self.rules.refund_failed_assassination {
+                self.action.cost()
+            } else {
+                0
+            };
             if refund > 0 {
                 self.coins[actor] += refund;
                 self.log.push(Event::Refund {
@@ -687,17 +726,15 @@ impl State {
         self.block_card = card;
         self.log.push(Event::Block { blocker, card });
         self.phase = Phase::ChallengeBlock {
-            asker: self.next_live_after(blocker),
+            asker: self.first_asker(blocker),
         };
     }
 
     fn block_passed(&mut self, asker: Seat) {
         if self.action == Action::ForeignAid {
-            let next = self.next_live_after(asker);
-            if next == self.actor {
-                self.effect();
-            } else {
-                self.phase = Phase::Block { asker: next };
+            match self.next_asker(asker, self.actor) {
+                None => self.effect(),
+                Some(next) => self.phase = Phase::Block { asker: next },
             }
         } else {
             self.effect();
@@ -1009,24 +1046,18 @@ impl State {
             return;
         }
         match self.phase {
-            Phase::ChallengeAction { asker } => {
-                let next = self.next_live_after(asker);
-                if next == self.actor {
-                    self.after_action_challenge();
-                } else {
-                    self.phase = Phase::ChallengeAction { asker: next };
-                }
-            }
+            Phase::ChallengeAction { asker } => match self.next_asker(asker, self.actor) {
+                None => self.after_action_challenge(),
+                Some(next) => self.phase = Phase::ChallengeAction { asker: next },
+            },
             Phase::Block { asker } => self.block_passed(asker),
             Phase::ChallengeBlock { asker } => {
                 if asker == self.blocker {
                     self.effect();
                 } else {
-                    let next = self.next_live_after(asker);
-                    if next == self.blocker {
-                        self.then(Then::BlockStands);
-                    } else {
-                        self.phase = Phase::ChallengeBlock { asker: next };
+                    match self.next_asker(asker, self.blocker) {
+                        None => self.then(Then::BlockStands),
+                        Some(next) => self.phase = Phase::ChallengeBlock { asker: next },
                     }
                 }
             }

@@ -39,6 +39,20 @@ fn ppcg_rules_pass_the_battery() {
 }
 
 #[test]
+fn coupcli_rules_pass_the_battery() {
+    let battery = Battery {
+        games: 20_000,
+        seed: 8,
+        seats: vec![2, 3, 4, 5, 6],
+        leak_check_every: 4,
+        forfeit_chance: 0.002,
+        max_decisions: 50_000,
+    };
+    let r = run::<State>(&Rules::coupcli(), &battery).unwrap();
+    assert_eq!(r.games, 20_000);
+}
+
+#[test]
 fn every_view_is_checked_in_a_short_run() {
     let battery = Battery {
         games: 2_000,
