@@ -69,9 +69,11 @@ fn coup_entrants(specs: &[String]) -> Result<Vec<Entrant<koth_coup::State>>> {
     for (b, n) in bots.iter_mut().zip(names) {
         b.name = n;
     }
+    let copies = koth_process::Workspace::new(None)?;
     Ok(koth_protocol::config::coup_entrants(
         &bots,
         Default::default(),
+        Some(copies),
     )?)
 }
 

@@ -106,10 +106,17 @@ pub fn run(a: RunArgs) -> Result<()> {
         game: file.game_timeout,
         startup: file.startup_timeout,
     };
-    let entrants = config::coup_entrants(&bots, timeouts)?;
     if let Some(out) = &a.run.out {
         config::check_out_dir(&bots, out)?;
     }
+    // Each external bot plays from its own copy of its folder per parallel slot, kept
+    // in the run's folder (or a scratch folder removed at the end).
+    let copies = match &a.run.out {
+        Some(out) => koth_process::Workspace::new(Some(&out.join("folders"))),
+        None => koth_process::Workspace::new(None),
+    }
+    .map_err(|e| anyhow::anyhow!("cannot make the bots' working folders: {e}"))?;
+    let entrants = config::coup_entrants(&bots, timeouts, Some(copies))?;
     // Every external bot starts and answers before the first game, or nothing runs.
     config::preflight(&bots, timeouts)?;
     let max = rules.max_seats as usize;

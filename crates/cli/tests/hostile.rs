@@ -221,7 +221,9 @@ fn hostile_json_bot_in_a_coup_tournament() {
     );
     assert!(stdout.contains("forfeits: none"), "{stdout}");
     assert!(stderr.contains("hostile, victim: isolated"), "{stderr}");
-    check_after(&a, &out, &a.dir.join("hostile"));
+    // It played from copies of its folder, one per slot; the original stays clean.
+    assert!(!a.dir.join("hostile/findings.txt").exists());
+    check_after(&a, &out, &out.join("folders"));
 }
 
 /// A tournament of `koth RUNNER LIST ARGS` between the hostile program and a victim

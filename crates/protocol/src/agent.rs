@@ -24,6 +24,10 @@ pub struct JsonBotConfig {
     /// When set, every line sent (`> ...`) and received (`< ...`) is appended here
     /// (for debugging and for the transcript in `docs/protocol.md`).
     pub transcript: Option<Arc<Mutex<Vec<String>>>>,
+    /// When set, each parallel slot's process runs in its own copy of the program's
+    /// folder, made here when the slot starts: files a bot keeps never collide
+    /// between slots and its original folder is never written.
+    pub copies: Option<Arc<koth_process::Workspace>>,
 }
 
 impl JsonBotConfig {
@@ -36,20 +40,38 @@ impl JsonBotConfig {
             startup_timeout: Duration::from_secs(10),
             max_line: 1 << 20,
             transcript: None,
+            copies: None,
         }
     }
 }
 
 /// An arena entrant played by an external program: each parallel slot gets its own
-/// process (started at its first game, restarted after a fault). The process sees
+/// process (started at its first game, restarted after a fault), in its own copy of
+/// the program's folder when [`JsonBotConfig::copies`] is set. The process sees
 /// `KOTH_SLOT` set to the slot number.
 pub fn json_entrant<G: WireGame>(name: impl Into<String>, config: JsonBotConfig) -> Entrant<G> {
     let config = Arc::new(config);
+    let name = name.into();
+    let label = name.clone();
     Entrant::new(name, move |slot| {
         let mut cfg = (*config).clone();
+        if let Some(ws) = &cfg.copies {
+            let original = absolute(&cfg.command.cwd);
+            cfg.command.cwd = ws.refresh(&original, slot, &label)?;
+        }
         cfg.command = cfg.command.with_env("KOTH_SLOT", slot.to_string());
         Ok(Box::new(JsonAgent::<G>::new(Arc::new(cfg))) as Box<dyn Agent<G>>)
     })
+}
+
+fn absolute(p: &std::path::Path) -> std::path::PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    }
 }
 
 /// An [`Agent`] that runs an external program speaking protocol version 1.

@@ -456,6 +456,12 @@ pub fn preflight(bots: &[BotEntry], timeouts: Timeouts) -> Result<(), ConfigErro
         }
         let mut cfg = JsonBotConfig::new(cmd);
         cfg.startup_timeout = timeouts.startup;
+        // Started in a scratch copy of its folder: a greeting leaves no file behind.
+        let scratch = koth_process::Workspace::new(None)
+            .map_err(|e| ConfigError(format!("cannot make a scratch folder: {e}")))?;
+        cfg.command.cwd = scratch
+            .refresh(&absolute_dir(dir), 0, &b.name)
+            .map_err(|e| ConfigError(format!("bot {:?}: {e}", b.name)))?;
         let mut agent = crate::JsonAgent::<State>::new(std::sync::Arc::new(cfg));
         if let Err(f) = agent.greet() {
             let tail = f
@@ -537,10 +543,22 @@ pub fn check_out_dir_of<'a>(
     Ok(())
 }
 
-/// The Coup entrants for these bots. Names must be unique.
+fn absolute_dir(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    }
+}
+
+/// The Coup entrants for these bots. Names must be unique. With `copies`, every
+/// external bot runs in a copy of its folder per parallel slot.
 pub fn coup_entrants(
     bots_in: &[BotEntry],
     timeouts: Timeouts,
+    copies: Option<std::sync::Arc<koth_process::Workspace>>,
 ) -> Result<Vec<Entrant<State>>, ConfigError> {
     let mut out: Vec<Entrant<State>> = Vec::new();
     for b in bots_in {
@@ -565,6 +583,7 @@ pub fn coup_entrants(
                 cfg.decision_timeout = timeouts.decision;
                 cfg.game_timeout = timeouts.game;
                 cfg.startup_timeout = timeouts.startup;
+                cfg.copies = copies.clone();
                 json_entrant(b.name.clone(), cfg)
             }
         });

@@ -1,0 +1,149 @@
+//! Programs written for other systems run unchanged through `koth run`: coup-cli bot
+//! folders (seed 004) from outside any coup-cli checkout, and JSON-lines bots that
+//! keep state files in their folders.
+
+mod common;
+use common::koth;
+use std::path::{Path, PathBuf};
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("koth-unchanged-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn here() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn copy(from: &Path, to: &Path) {
+    koth_process::copy_tree(from, to).unwrap();
+}
+
+/// The coup-cli bots of `tests/coup-cli/bots`, copied to a folder of their own, and
+/// a tournament file seating each through the adapter.
+fn coup_cli_field(name: &str, rules: &str, games: u64) -> PathBuf {
+    let d = tmp(name);
+    copy(&here().join("tests/coup-cli/bots"), &d.join("field/bots"));
+    let adapter = here().join("../../sdk/coup-cli/adapter.js");
+    let adapter = adapter.canonicalize().unwrap();
+    let mut toml =
+        format!("[tournament]\ngames = {games}\nseed = 21\ntable_size = 3\nrules = \"{rules}\"\n");
+    for bot in ["Namer", "Grudge", "Sloppy"] {
+        toml.push_str(&format!(
+            "\n[[bot]]\nname = \"{bot}\"\ncommand = [\"node\", \"{}\", \"bots/{bot}\"]\ndir = \"field\"\n",
+            adapter.display()
+        ));
+    }
+    std::fs::write(d.join("t.toml"), toml).unwrap();
+    d
+}
+
+fn summary(dir: &Path, extra: &[&str]) -> serde_json::Value {
+    let file = dir.join("t.toml");
+    let out = dir.join("out");
+    let summary = dir.join("summary.json");
+    let mut args = vec![
+        "run",
+        file.to_str().unwrap(),
+        "-q",
+        "--threads",
+        "2",
+        "--records",
+        "results",
+        "--out",
+        out.to_str().unwrap(),
+        "--summary-json",
+        summary.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let (ok, stdout, stderr) = koth(&args);
+    assert!(ok, "{stdout}\n{stderr}");
+    serde_json::from_str(&std::fs::read_to_string(summary).unwrap()).unwrap()
+}
+
+fn row<'a>(s: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    s["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {s}"))
+}
+
+/// What coup-cli's own loop gave for these three bots (`node src/bin.js loop -r
+/// 20000`, three runs, 60,000 games, on 2026-11-23): mean score per game.
+const COUP_CLI_MEANS: [(&str, f64); 3] = [
+    ("Grudge", 0.48175),
+    ("Namer", -0.04103),
+    ("Sloppy", -0.44072),
+];
+
+#[test]
+fn coup_cli_bots_run_unchanged_and_agree_with_coup_cli() {
+    let d = coup_cli_field("coupcli", "coupcli", 2000);
+    let s = summary(&d, &[]);
+    for (name, expected) in COUP_CLI_MEANS {
+        let r = row(&s, name);
+        // They read their name in the constructor, use constants.js, log with
+        // console.log and print to stdout: none of it forfeits.
+        assert_eq!(r["forfeits"], 0, "{name}: {r}");
+        let mean = r["mean"].as_f64().unwrap();
+        let ci = r["ci95"].as_f64().unwrap();
+        // coup-cli's figure is from 30 times as many games: its own error is small.
+        assert!(
+            (mean - expected).abs() < 2.0 * ci,
+            "{name}: koth {mean:+.4} ± {ci:.4}, coup-cli {expected:+.4}"
+        );
+    }
+    // The sloppy bot's illegal actions cost it influence, as in coup-cli.
+    assert!(row(&s, "Sloppy")["penalties"].as_u64().unwrap() > 500);
+    assert_eq!(row(&s, "Grudge")["penalties"], 0);
+    // Each slot played from its own copy of the folder; the original has no
+    // leftovers.
+    assert!(d
+        .join("out/folders/slot-0/Namer/bots/Namer/index.js")
+        .exists());
+    assert_eq!(std::fs::read_dir(d.join("field")).unwrap().count(), 1);
+}
+
+#[test]
+fn under_standard_rules_illegal_actions_forfeit() {
+    let d = coup_cli_field("standard", "standard", 60);
+    let s = summary(&d, &[]);
+    assert!(row(&s, "Sloppy")["forfeits"].as_u64().unwrap() > 10);
+    assert_eq!(row(&s, "Namer")["forfeits"], 0);
+    assert_eq!(row(&s, "Grudge")["forfeits"], 0);
+    assert_eq!(row(&s, "Sloppy")["penalties"], 0);
+}
+
+#[test]
+fn a_json_bot_keeping_a_state_file_gets_a_folder_per_slot() {
+    let d = tmp("keeper");
+    copy(&here().join("tests/stateful"), &d.join("keeper"));
+    std::fs::write(
+        d.join("t.toml"),
+        "[tournament]\ngames = 200\nseed = 3\ntable_size = 3\n\n\
+         [[bot]]\nname = \"keeper\"\ncommand = [\"python3\", \"keeper.py\"]\ndir = \"keeper\"\n\n\
+         [[bot]]\nname = \"honest\"\nbuiltin = \"honest\"\n\n\
+         [[bot]]\nname = \"counter\"\nbuiltin = \"counter\"\n",
+    )
+    .unwrap();
+    let s = summary(&d, &[]);
+    // Two slots sharing one folder would overwrite each other's state.txt, and the
+    // bot would forfeit.
+    assert_eq!(row(&s, "keeper")["forfeits"], 0, "{s}");
+    assert_eq!(row(&s, "keeper")["games"], 200);
+    assert!(!d.join("keeper/state.txt").exists());
+    let games: u64 = (0..2)
+        .map(|slot| {
+            let t = std::fs::read_to_string(
+                d.join(format!("out/folders/slot-{slot}/keeper/state.txt")),
+            )
+            .unwrap();
+            t.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap()
+        })
+        .sum();
+    assert_eq!(games, 200, "each slot's file counts that slot's games");
+}
