@@ -27,6 +27,9 @@ pub enum Notice {
         seat: Seat,
         /// What.
         text: String,
+        /// What the bot really wrote, when the game needs it to replay the choice
+        /// (given back through [`Game::replay_notice`]).
+        raw: Option<String>,
     },
 }
 
@@ -169,6 +172,10 @@ pub trait Game: Clone + Send + Debug + 'static {
     /// Moves what the game ruled on by itself since the last call (a forfeit it
     /// declared, a lenient acceptance worth a warning) into `out`, for the record.
     fn take_notices(&mut self, _out: &mut Vec<Notice>) {}
+
+    /// In a replay, gives back the `raw` text of a warning that came with the choice
+    /// about to be applied, so the game reads that choice as it did when it was made.
+    fn replay_notice(&mut self, _seat: Seat, _raw: &str) {}
 
     /// Ends a running game from outside the rules, with the given winners.
     fn adjudicate(&mut self, winners: SeatSet);

@@ -383,6 +383,13 @@ pub fn replay<G: Game>(
             }
             step(&game);
         }
+        // A warning recorded after choice i came with it (the game took it while
+        // the choice was made).
+        for n in record.notices.iter().filter(|n| n.at == i as u64 + 1) {
+            if let Some(raw) = &n.raw {
+                game.replay_notice(n.seat, raw);
+            }
+        }
         game.apply(c)
             .map_err(|e| format!("game {}: choice {i} does not replay: {e}", record.index))?;
         step(&game);

@@ -165,6 +165,9 @@ pub struct NoticeRecord {
     pub kind: NoticeKind,
     /// What happened.
     pub text: String,
+    /// What the bot really wrote, when the game needs it to replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
 }
 
 /// The kind of a [`NoticeRecord`].
@@ -401,6 +404,7 @@ pub fn play_game<G: Game>(
                 entrant: entrants[seat],
                 kind: NoticeKind::Penalty,
                 text: fault.reason,
+                raw: None,
             }),
             Some(fault) => {
                 game.forfeit(seat);
@@ -422,12 +426,13 @@ pub fn play_game<G: Game>(
                     entrant: entrants[seat],
                     fault: Fault::new(reason),
                 }),
-                Notice::Warning { seat, text } => notices.push(NoticeRecord {
+                Notice::Warning { seat, text, raw } => notices.push(NoticeRecord {
                     seat,
                     at: applied,
                     entrant: entrants[seat],
                     kind: NoticeKind::Warning,
                     text,
+                    raw,
                 }),
             }
         }

@@ -147,3 +147,49 @@ fn a_json_bot_keeping_a_state_file_gets_a_folder_per_slot() {
         .sum();
     assert_eq!(games, 200, "each slot's file counts that slot's games");
 }
+
+/// A seed-000 field with a program that writes junk before its moves: the original
+/// reads its lines differently (`xTp\n` credits no Tax), koth follows, and every game
+/// still replays from its record to the recorded result.
+#[test]
+fn lenient_ppcg_games_replay() {
+    let d = tmp("ppcg-replay");
+    let programs = here().join("../ppcg/tests/programs");
+    for p in ["Junk", "Truthful", "Waiter"] {
+        copy(&programs.join(p), &d.join(p));
+    }
+    std::fs::write(
+        d.join("list.txt"),
+        "Junk python3 junk.py\nTruthful python3 truthful.py\nWaiter node waiter.js\n",
+    )
+    .unwrap();
+    let out = d.join("out");
+    let (ok, stdout, stderr) = koth(&[
+        "ppcg",
+        d.join("list.txt").to_str().unwrap(),
+        "--rounds",
+        "1",
+        "--seed",
+        "5",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(stdout.contains("warnings"), "{stdout}");
+    let logs: String = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(logs.contains("(wrote \"xT\")"), "the junk is in the logs");
+    for game in 0..6 {
+        let (ok, stdout, stderr) =
+            koth(&["replay", out.to_str().unwrap(), "--game", &game.to_string()]);
+        assert!(
+            ok && stdout.contains("(as recorded)"),
+            "game {game}: {stdout}\n{stderr}"
+        );
+    }
+}

@@ -253,7 +253,7 @@ impl PpcgAgent {
                             "wrote {appended:?} where {m:?} is the move: accepted as the original arbiter accepts it"
                         );
                         game.note(format!("     warning: {} {text}", self.name));
-                        game.notes().warnings.push((seat, text));
+                        game.notes().warnings.push((seat, text, appended.clone()));
                     }
                     (appended, m.clone())
                 }

@@ -150,8 +150,8 @@ pub struct Notes {
     pub faults: [Option<String>; 2],
     /// Forfeits the game itself declared, not yet in the record.
     pub declared: Vec<(Seat, String)>,
-    /// Lenient acceptances, not yet in the record.
-    pub warnings: Vec<(Seat, String)>,
+    /// Lenient acceptances, not yet in the record: seat, text, what was written.
+    pub warnings: Vec<(Seat, String, String)>,
     /// The file as the last program left it, when the game ended on what it wrote.
     pub final_text: Option<String>,
     /// The archive has been written.
@@ -646,9 +646,19 @@ impl Game for PpcgGame {
         for (seat, reason) in notes.declared.drain(..) {
             out.push(koth_arena::Notice::Forfeit { seat, reason });
         }
-        for (seat, text) in notes.warnings.drain(..) {
-            out.push(koth_arena::Notice::Warning { seat, text });
+        for (seat, text, raw) in notes.warnings.drain(..) {
+            out.push(koth_arena::Notice::Warning {
+                seat,
+                text,
+                raw: Some(raw),
+            });
         }
+    }
+
+    fn replay_notice(&mut self, _seat: Seat, raw: &str) {
+        // The next move is the one this text was written for.
+        let i = self.history.invoked();
+        self.notes().raw.push((i, raw.to_string()));
     }
 
     fn outcome(&self) -> Option<Outcome> {
