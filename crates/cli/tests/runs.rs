@@ -396,11 +396,13 @@ fn alive(pid: u32) -> bool {
 /// bot process, nor any sandbox around one, outlives the arena.
 fn bots_die_with_the_arena(tag: &str, signals: &[i32]) {
     // A bot that greets, then ignores its input: a closed pipe does not end it.
-    let d = tmp(&format!("orphans-{tag}"));
+    let top = tmp(&format!("orphans-{tag}"));
+    let d = top.join("bot");
     std::fs::create_dir_all(&d).unwrap();
+    let out = top.join("out");
     let bot = d.join("stubborn.py");
-    // It notes its pid in its folder (the arena's current one) once greeted, then
-    // sleeps through everything.
+    // It notes its pid in its folder (its copy of the arena's current one) once
+    // greeted, then sleeps through everything.
     std::fs::write(
         &bot,
         "import os, sys, time\nsys.stdin.readline()\nprint('{\"type\": \"ready\"}', flush=True)\n\
@@ -419,6 +421,8 @@ fn bots_die_with_the_arena(tag: &str, signals: &[i32]) {
             "--threads",
             "2",
             "-q",
+            "--out",
+            out.to_str().unwrap(),
         ])
         .current_dir(&d)
         .stdout(Stdio::null())
@@ -430,10 +434,13 @@ fn bots_die_with_the_arena(tag: &str, signals: &[i32]) {
     // Greeted (in its own PID namespace each bot may have the same pid, so one file
     // may stand for all), and one running per worker.
     loop {
-        let greeted = std::fs::read_dir(&d)
-            .unwrap()
-            .flatten()
-            .any(|e| e.file_name().to_string_lossy().starts_with("greeted-"));
+        let greeted = (0..2).any(|slot| {
+            std::fs::read_dir(out.join(format!("folders/slot-{slot}/me")))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("greeted-"))
+        });
         if greeted && processes("python3", &script).len() >= 2 {
             break;
         }
@@ -470,7 +477,7 @@ fn bots_die_with_the_arena(tag: &str, signals: &[i32]) {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    std::fs::remove_dir_all(&d).ok();
+    std::fs::remove_dir_all(&top).ok();
 }
 
 #[test]

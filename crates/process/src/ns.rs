@@ -143,6 +143,14 @@ pub(crate) fn bwrap_args(cmd: &Command, cwd: &Path, tools: &[PathBuf]) -> Vec<Os
             Err(_) => {}
         }
     }
+    // The private /tmp first: paths under /tmp bound below stay visible on it.
+    let tmp = TMP_BYTES.to_string();
+    push(&[
+        "--size".as_ref(),
+        tmp.as_ref(),
+        "--tmpfs".as_ref(),
+        "/tmp".as_ref(),
+    ]);
     let extra = cmd.read_only.iter().cloned().chain(named_paths(cmd));
     for p in tools.iter().cloned().chain(extra) {
         push(&["--ro-bind-try".as_ref(), p.as_os_str(), p.as_os_str()]);
@@ -162,16 +170,11 @@ pub(crate) fn bwrap_args(cmd: &Command, cwd: &Path, tools: &[PathBuf]) -> Vec<Os
             ]);
         }
     }
-    let tmp = TMP_BYTES.to_string();
     push(&[
         "--proc".as_ref(),
         "/proc".as_ref(),
         "--dev".as_ref(),
         "/dev".as_ref(),
-        "--size".as_ref(),
-        tmp.as_ref(),
-        "--tmpfs".as_ref(),
-        "/tmp".as_ref(),
         "--bind".as_ref(),
         cwd.as_os_str(),
         cwd.as_os_str(),

@@ -249,3 +249,37 @@ fn signal_exit_is_reported_through_the_sandbox() {
     let r = invoke(&sh("kill -SEGV $$"), &[], T, 100);
     assert_eq!(r.exit, Exit::Signal(libc::SIGSEGV), "{}", r.stderr_tail);
 }
+
+/// A program named by an absolute path under /tmp, run from another folder (a bot
+/// playing from its folder copy): the private /tmp does not hide it.
+#[test]
+fn absolute_paths_under_tmp_stay_visible() {
+    if !isolation(sandbox_support().namespaces, "namespaces") {
+        return;
+    }
+    let original = temp_dir("original");
+    std::fs::write(original.join("data.txt"), "seen\n").unwrap();
+    let c = koth_process::Command::new(
+        [
+            "cat".to_string(),
+            original.join("data.txt").display().to_string(),
+        ],
+        temp_dir("copy"),
+    );
+    let r = invoke(&c, &[], T, 4096);
+    assert_eq!(r.stdout_lossy(), "seen\n", "{}", r.stderr_tail);
+    // Read-only: the original cannot be changed from inside.
+    let w = koth_process::Command::new(
+        [
+            "sh".to_string(),
+            "-c".to_string(),
+            format!("echo x >> {}", original.join("data.txt").display()),
+        ],
+        temp_dir("copy"),
+    );
+    let _ = invoke(&w, &[], T, 4096);
+    assert_eq!(
+        std::fs::read_to_string(original.join("data.txt")).unwrap(),
+        "seen\n"
+    );
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# coup-cli's own loop and koth (through sdk/coup-cli/adapter.js, --rules coupcli)
+# on the same bot folders, in the same minute: games/s and mean scores side by side.
+#
+#   bench/coup-cli.sh COUP_CLI_CHECKOUT [BOTS_DIR] [GAMES]
+#
+# COUP_CLI_CHECKOUT is a copy of github.com/dominikwilkowski/coup-cli (its loop
+# plays every bot of its bots/ folder); BOTS_DIR defaults to the three test bots of
+# crates/cli/tests/coup-cli/bots. Build koth first: cargo build --release.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+cli="$(cd "${1:?usage: bench/coup-cli.sh COUP_CLI_CHECKOUT [BOTS_DIR] [GAMES]}" && pwd)"
+bots="$(cd "${2:-$here/crates/cli/tests/coup-cli/bots}" && pwd)"
+games="${3:-5000}"
+koth="$here/target/release/koth"
+[ -x "$koth" ] || { echo "build koth first: cargo build --release" >&2; exit 1; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# coup-cli plays the bots in its own bots/ folder.
+cp -r "$cli" "$work/coup-cli"
+rm -rf "$work/coup-cli/bots" && cp -r "$bots" "$work/coup-cli/bots"
+names=$(ls "$bots")
+n=$(echo "$names" | wc -l)
+
+# koth: the same folders, a table of every bot, coup-cli's rules.
+mkdir -p "$work/field" && cp -r "$bots" "$work/field/bots"
+{
+  printf '[tournament]\ngames = %s\ntable_size = %s\nrules = "coupcli"\n' "$games" "$n"
+  for b in $names; do
+    printf '\n[[bot]]\nname = "%s"\ncommand = ["node", "%s/sdk/coup-cli/adapter.js", "bots/%s"]\ndir = "field"\n' "$b" "$here" "$b"
+  done
+} > "$work/t.toml"
+
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(node --version)"
+start=$(date +%s.%N)
+(cd "$work/coup-cli" && node src/bin.js loop -r "$games" > "$work/cli.out" 2>/dev/null)
+end=$(date +%s.%N)
+echo
+python3 -c "import sys; g, a, b = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]); print(f'coup-cli loop, 1 core: {g} games in {b - a:.2f} s ({g / (b - a):.0f} games/s)')" "$games" "$start" "$end"
+sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$work/cli.out" | tail -n "$n" | awk -v g="$games" '{printf "  %-12s wins %s  mean score %+.4f\n", $3, $1, $2 / g}'
+for t in 1 2; do
+  echo
+  echo "koth --rules coupcli, $t thread(s):"
+  "$koth" run "$work/t.toml" -q --threads "$t" --summary-json "$work/k$t.json" > /dev/null
+  python3 - "$work/k$t.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+print(f"  {s['games']} games in {s['elapsed_seconds']:.2f} s ({s['games_per_second']:.0f} games/s)")
+for r in s["standings"]:
+    print(f"  {r['name']:<12} wins {100 * r['wins'] / r['games']:.3f}%  mean score {r['mean']:+.4f} ± {r['ci95']:.4f}")
+PY
+done
