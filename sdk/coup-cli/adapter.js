@@ -31,9 +31,16 @@ if (!dir) {
   process.exit(2);
 }
 
-// The protocol owns stdout; the bot's printing goes to its log.
+// The protocol owns stdout; the bot's printing goes to its log. As in coup-cli, a
+// logged "STOP" ends the run after this game, which koth then shows.
 const send = process.stdout.write.bind(process.stdout);
-const toLog = (...args) => process.stderr.write(util.format(...args) + "\n");
+let stopText = null;
+let stopSent = false;
+const toLog = (...args) => {
+  const text = util.format(...args);
+  if (!stopSent && stopText === null && text.includes("STOP")) stopText = text;
+  process.stderr.write(text + "\n");
+};
 console.log = toLog;
 console.info = toLog;
 console.debug = toLog;
@@ -268,5 +275,9 @@ rl.on("line", (line) => {
   if (msg.type === "hello") reply = { type: "ready", name: botName };
   else if (msg.type === "decide") reply = { choice: decide(msg.decision, msg.view, msg.legal), id: msg.id };
   else return;
+  if (stopText !== null && !stopSent && reply.choice !== undefined) {
+    reply.stop = stopText; // asked once: the run ends after this game
+    stopSent = true;
+  }
   send(JSON.stringify(reply) + "\n");
 });

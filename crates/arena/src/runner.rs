@@ -68,6 +68,11 @@ pub trait Agent<G: Game>: Send {
     fn decide(&mut self, game: &G, seat: Seat, legal: &[G::Choice]) -> Result<G::Choice, Fault>;
     /// The game is over (normally or not).
     fn finish(&mut self, _game: &G, _seat: Seat) {}
+    /// A stop the bot asked for with its last answer (coup-cli's "STOP" in its log):
+    /// the run ends after the games under way, and the game is shown. Taken once.
+    fn take_stop(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// Makes a fresh agent for one parallel slot (`slot` is the worker's number).
@@ -178,6 +183,8 @@ pub enum NoticeKind {
     Penalty,
     /// An answer was accepted as the original system accepts it, not as written.
     Warning,
+    /// The bot asked to stop the run after this game (a debugging aid).
+    Stop,
 }
 
 /// One finished game.
@@ -301,6 +308,7 @@ impl Standings {
             match n.kind {
                 NoticeKind::Penalty => st.penalties += 1,
                 NoticeKind::Warning => st.warnings += 1,
+                NoticeKind::Stop => {}
             }
         }
     }
@@ -384,6 +392,16 @@ pub fn play_game<G: Game>(
         decisions += 1;
         let agent = &mut agents[seat];
         let answer = catch_unwind(AssertUnwindSafe(|| agent.decide(game, seat, legal)));
+        if let Ok(Some(text)) = catch_unwind(AssertUnwindSafe(|| agent.take_stop())) {
+            notices.push(NoticeRecord {
+                seat,
+                at: applied,
+                entrant: entrants[seat],
+                kind: NoticeKind::Stop,
+                text,
+                raw: None,
+            });
+        }
         let fault = match answer {
             Ok(Ok(c)) if legal.contains(&c) => {
                 game.apply_legal(c);
@@ -532,6 +550,8 @@ pub struct RunSummary {
     pub complete: bool,
     /// Wall time.
     pub elapsed: Duration,
+    /// Games in which a bot asked to stop the run: game index, entrant, its words.
+    pub stops: Vec<(u64, usize, String)>,
 }
 
 /// Games per chunk: depends only on the number of games, never on threads, so that
@@ -544,6 +564,7 @@ struct Chunk<C> {
     id: u64,
     standings: Standings,
     records: Vec<GameRecord<C>>,
+    stops: Vec<(u64, usize, String)>,
 }
 
 impl<G: Game> Tournament<G> {
@@ -580,6 +601,7 @@ impl<G: Game> Tournament<G> {
         let (tx, rx) = mpsc::sync_channel::<Chunk<G::Choice>>(threads * 4);
         let mut standings = Standings::new(&names);
         let mut merged = 0u64;
+        let mut stops = Vec::new();
         // One worker's loop: plays chunks until none is left, handing each to `sink`.
         let work = |slot: usize, sink: &mut dyn FnMut(Chunk<G::Choice>) -> bool| {
             let mut agents: Vec<Option<Box<dyn Agent<G>>>> =
@@ -601,6 +623,7 @@ impl<G: Game> Tournament<G> {
                     id,
                     standings: Standings::new(&names),
                     records: Vec::new(),
+                    stops: Vec::new(),
                 };
                 for index in lo..hi {
                     let (rec, _) = self.play_index(
@@ -612,6 +635,10 @@ impl<G: Game> Tournament<G> {
                         &mut game,
                     );
                     part.standings.add(&rec);
+                    for n in rec.notices.iter().filter(|n| n.kind == NoticeKind::Stop) {
+                        part.stops.push((index, n.entrant, n.text.clone()));
+                        stop.store(true, Ordering::Relaxed);
+                    }
                     if self.records != RecordLevel::None {
                         part.records.push(rec);
                     }
@@ -627,6 +654,7 @@ impl<G: Game> Tournament<G> {
             pending.insert(part.id, part);
             while let Some(part) = pending.remove(&want) {
                 standings.merge(&part.standings);
+                stops.extend(part.stops.iter().cloned());
                 merged += part.standings.games;
                 for r in &part.records {
                     observer.on_record(r);
@@ -669,6 +697,7 @@ impl<G: Game> Tournament<G> {
             played: range.start..range.start + merged,
             complete: merged == total,
             elapsed: start.elapsed(),
+            stops,
         }
     }
 

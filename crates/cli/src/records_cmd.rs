@@ -106,6 +106,7 @@ pub fn merge(dirs: &[PathBuf], out_dir: &Path) -> Result<()> {
         played: 0..total,
         complete: true,
         elapsed: Duration::from_secs_f64(elapsed),
+        stops: Vec::new(),
     };
     Summary::new(
         &info.game,

@@ -256,5 +256,23 @@ pub fn run(a: RunArgs) -> Result<()> {
             }
         }
     }
+    // A bot that logged STOP (coup-cli's debugging stop) ended the run: show its game.
+    for (k, e, text) in summary.stops.iter().take(1) {
+        let name = &summary.standings.entrants[*e].name;
+        out!("\nstopped: {name} asked to stop in game {k}: {text}");
+        match a.run.out.as_deref() {
+            Some(dir) if a.run.records == crate::runs::Records::Full => {
+                out!("");
+                crate::records_cmd::replay(dir, *k)?;
+            }
+            Some(dir) => out!(
+                "replay it after a run with --records full: koth replay {} --game {k}",
+                dir.display()
+            ),
+            None => out!(
+                "run with --out DIR to keep the game and see it here (koth replay DIR --game {k})"
+            ),
+        }
+    }
     Ok(())
 }

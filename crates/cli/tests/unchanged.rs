@@ -193,3 +193,54 @@ fn lenient_ppcg_games_replay() {
         );
     }
 }
+
+/// coup-cli's debugging stop: a bot that logs "STOP" ends the run after that game,
+/// and koth shows the game.
+#[test]
+fn a_logged_stop_ends_the_run_and_shows_the_game() {
+    let d = tmp("stop");
+    copy(
+        &here().join("tests/coup-cli/stopper"),
+        &d.join("field/bots"),
+    );
+    let adapter = here()
+        .join("../../sdk/coup-cli/adapter.js")
+        .canonicalize()
+        .unwrap();
+    std::fs::write(
+        d.join("t.toml"),
+        format!(
+            "[tournament]\ngames = 300\nseed = 4\n\n\
+             [[bot]]\nname = \"Stopper\"\ncommand = [\"node\", \"{}\", \"bots/Stopper\"]\ndir = \"field\"\n\n\
+             [[bot]]\nname = \"honest\"\nbuiltin = \"honest\"\n",
+            adapter.display()
+        ),
+    )
+    .unwrap();
+    let out = d.join("out");
+    let (ok, stdout, stderr) = koth(&[
+        "run",
+        d.join("t.toml").to_str().unwrap(),
+        "-q",
+        "--threads",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(
+            "stopped: Stopper asked to stop in game 2: STOP: Stopper wants to see this game"
+        ),
+        "{stdout}"
+    );
+    // The game is narrated, and the run ended there.
+    let shown = stdout.split("stopped: ").nth(1).unwrap();
+    assert!(
+        shown.contains("Turn 1:") && shown.contains("(as recorded)"),
+        "{shown}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["games"], 3, "{summary}");
+}

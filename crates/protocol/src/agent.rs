@@ -91,6 +91,8 @@ pub struct JsonAgent<G> {
     enc: Encoder,
     used: Duration,
     buf: Vec<u8>,
+    /// A stop the bot asked for (`"stop"` in an answer), not yet taken.
+    stop: Option<String>,
     _game: PhantomData<fn() -> G>,
 }
 
@@ -116,6 +118,7 @@ impl<G: WireGame> JsonAgent<G> {
             enc: Encoder::new(),
             used: Duration::ZERO,
             buf: Vec::with_capacity(4096),
+            stop: None,
             _game: PhantomData,
         }
     }
@@ -283,6 +286,18 @@ impl<G: WireGame> JsonAgent<G> {
             }
             Err(e) => return Err(self.io_fault(e, "answer", timeout)),
         };
+        if line.contains("\"stop\"") {
+            // A debugging aid, rare: read it apart from the answer.
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) {
+                if let Some(t) = v.get("stop").filter(|t| !t.is_null() && *t != false) {
+                    let text = t
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| t.to_string());
+                    self.stop = Some(clip(&text));
+                }
+            }
+        }
         match parse_reply::<G>(&line, legal, self.requests) {
             Ok(c) => Ok(c),
             // The program answered in step: it stays for the rest of the game when
@@ -453,6 +468,10 @@ impl<G: WireGame> Agent<G> for JsonAgent<G> {
 
     fn decide(&mut self, game: &G, seat: Seat, legal: &[G::Choice]) -> Result<G::Choice, Fault> {
         self.decide_inner(game, seat, legal)
+    }
+
+    fn take_stop(&mut self) -> Option<String> {
+        self.stop.take()
     }
 
     fn finish(&mut self, game: &G, seat: Seat) {
