@@ -217,7 +217,7 @@ impl PpcgAgent {
             }
         };
         let stdout = r.stdout_lossy();
-        let (appended, played) = if !self.opts.strict {
+        let (appended, played) = if !(self.opts.strict || game.strict()) {
             // play_game: the old text must be the new one minus one or two characters
             // (bytes, as in its Python 2), then the first legal move the file's last
             // line ends with.

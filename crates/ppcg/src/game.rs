@@ -252,11 +252,7 @@ impl PpcgGame {
         PpcgGame::from_state(State::new(rules, 2, seed), MAX_INVOCATIONS, meta)
     }
 
-    /// Requires exactly one legal move (`--strict`) instead of the original's reading.
-    pub fn set_strict(&mut self, strict: bool) {
-        self.strict = strict;
-    }
-    /// Whether only exact moves are accepted.
+    /// Whether only exact moves are accepted (`--strict`).
     pub fn strict(&self) -> bool {
         self.strict
     }
@@ -350,7 +346,7 @@ impl PpcgGame {
         let n = self.history.settled();
         for i in first_settled..n {
             let m = &self.history.moves()[i];
-            let raw = &self.history.file_before(i + 1)[self.history.file_before(i).len()..];
+            let raw = self.history.raw(i);
             let mut s = format!(
                 "#{:<3} {:<12} {:<4}",
                 i + 1,

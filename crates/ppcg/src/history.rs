@@ -79,6 +79,10 @@ impl History {
     pub fn file_before(&self, i: usize) -> String {
         self.raw[..i].concat()
     }
+    /// What was written for move `i` (the move itself unless junk came with it).
+    pub fn raw(&self, i: usize) -> &str {
+        &self.raw[i]
+    }
     /// The canonical text before move `i`.
     pub fn canonical_before(&self, i: usize) -> String {
         self.moves[..i].iter().map(|m| m.text.as_str()).collect()
