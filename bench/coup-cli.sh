@@ -13,6 +13,7 @@ cli="$(cd "${1:?usage: bench/coup-cli.sh COUP_CLI_CHECKOUT [BOTS_DIR] [GAMES]}" 
 bots="$(cd "${2:-$here/crates/cli/tests/coup-cli/bots}" && pwd)"
 games="${3:-5000}"
 koth="$here/target/release/koth"
+[ -f "$cli/src/bin.js" ] || { echo "$cli is not a coup-cli checkout (no src/bin.js)" >&2; exit 1; }
 [ -x "$koth" ] || { echo "build koth first: cargo build --release" >&2; exit 1; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -38,11 +39,11 @@ start=$(date +%s.%N)
 end=$(date +%s.%N)
 echo
 python3 -c "import sys; g, a, b = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]); print(f'coup-cli loop, 1 core: {g} games in {b - a:.2f} s ({g / (b - a):.0f} games/s)')" "$games" "$start" "$end"
-sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$work/cli.out" | tail -n "$n" | awk -v g="$games" '{printf "  %-12s wins %s  mean score %+.4f\n", $3, $1, $2 / g}'
+sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$work/cli.out" | grep '%' | grep -v 'done' | tail -n "$n" | awk -v g="$games" '{printf "  %-12s wins %s  mean score %+.4f\n", $3, $1, $2 / g}'
 for t in 1 2; do
   echo
   echo "koth --rules coupcli, $t thread(s):"
-  "$koth" run "$work/t.toml" -q --threads "$t" --summary-json "$work/k$t.json" > /dev/null
+  "$koth" run "$work/t.toml" -q --threads "$t" --summary-json "$work/k$t.json" > /dev/null 2> "$work/koth.err" || { cat "$work/koth.err" >&2; exit 1; }
   python3 - "$work/k$t.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
