@@ -142,7 +142,7 @@ impl GameMeta {
 pub struct Notes {
     /// Readable log lines, in order.
     pub transcript: Vec<String>,
-    /// Text really written for a move (junk kept in compatibility mode), by move index.
+    /// Text really written for a move (junk kept by the lenient reading), by move index.
     pub raw: Vec<(usize, String)>,
     /// The order in which a program printed the cards it keeps after its Exchange.
     pub exchange_order: Option<(Seat, Vec<Card>)>,

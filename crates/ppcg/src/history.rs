@@ -26,8 +26,8 @@ pub struct Move {
 #[derive(Clone, Debug, Default)]
 pub struct History {
     moves: Vec<Move>,
-    /// The text of each move as it is in the file (the move itself, or, in
-    /// compatibility mode, with the junk the program wrote before it).
+    /// The text of each move as it is in the file (the move itself, or, under the
+    /// default lenient reading, with the junk the program wrote before it).
     raw: Vec<String>,
     canon: String,
     file: String,
@@ -71,7 +71,7 @@ impl History {
     pub fn file_text(&self) -> &str {
         &self.file
     }
-    /// The file's text without junk (the same unless compatibility mode let junk in).
+    /// The file's text without junk (the same unless the lenient reading let junk in).
     pub fn canonical(&self) -> &str {
         &self.canon
     }
@@ -157,7 +157,7 @@ impl History {
         self.invoked += 1;
     }
     /// Replaces the file text of move `i` by what the program really wrote (junk kept
-    /// in compatibility mode).
+    /// under the lenient reading).
     pub fn set_raw(&mut self, i: usize, raw: String) {
         if i < self.raw.len() {
             self.raw[i] = raw;
