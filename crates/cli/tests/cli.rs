@@ -360,7 +360,7 @@ fn the_example_tournament_file_runs() {
 
 #[test]
 fn ppcg_runs_original_programs_with_records_replays_and_a_report() {
-    let programs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ppcg/tests/programs");
+    let programs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ppcg");
     let dir = std::env::temp_dir().join(format!("koth-ppcg-cli-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     for p in ["Truthful", "Challenger"] {

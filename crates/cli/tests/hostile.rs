@@ -281,7 +281,7 @@ fn hostile_program_in_a_ppcg_tournament() {
         return;
     }
     let src =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../ppcg/tests/programs/Random/random_bot.py");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ppcg/Random/random_bot.py");
     let random = std::fs::read_to_string(src).unwrap();
     program_tournament(
         "ppcg",

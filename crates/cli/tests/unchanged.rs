@@ -154,7 +154,7 @@ fn a_json_bot_keeping_a_state_file_gets_a_folder_per_slot() {
 #[test]
 fn lenient_ppcg_games_replay() {
     let d = tmp("ppcg-replay");
-    let programs = here().join("../ppcg/tests/programs");
+    let programs = here().join("../../examples/ppcg");
     for p in ["Junk", "Truthful", "Waiter"] {
         copy(&programs.join(p), &d.join(p));
     }

@@ -89,7 +89,7 @@ impl PpcgAgent {
         slot: usize,
     ) -> Self {
         self.copies = Some(Copies {
-            original: absolute(&self.command.cwd),
+            original: koth_process::absolute(&self.command.cwd),
             workspace,
             slot,
         });
@@ -107,10 +107,10 @@ impl PpcgAgent {
             && koth_process::sandbox_support().fs_write_confined;
         let meta = game.meta();
         if confined {
-            let dir = absolute(&self.command.cwd).join(".koth-ppcg");
+            let dir = koth_process::absolute(&self.command.cwd).join(".koth-ppcg");
             dir.join(format!("{}.txt", meta.stem))
         } else {
-            absolute(&meta.history_path())
+            koth_process::absolute(&meta.history_path())
         }
     }
 
@@ -314,16 +314,6 @@ fn tail(s: &str) -> String {
     s.chars().skip(k.saturating_sub(20)).collect()
 }
 
-fn absolute(p: &std::path::Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(p))
-            .unwrap_or_else(|_| p.to_path_buf())
-    }
-}
-
 /// The engine choice (and a second, buffered one) a move stands for.
 pub fn choice_of(mv: &str, pending: Pending, state: &State) -> Option<(Choice, Option<Choice>)> {
     let one = |c| Some((c, None));
@@ -486,7 +476,7 @@ impl Agent<PpcgGame> for PpcgAgent {
 
     fn finish(&mut self, game: &PpcgGame, _seat: Seat) {
         if let Some(f) = self.file.take() {
-            if f != absolute(&game.meta().history_path()) {
+            if f != koth_process::absolute(&game.meta().history_path()) {
                 let _ = std::fs::remove_file(&f);
             }
         }

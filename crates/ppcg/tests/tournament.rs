@@ -27,7 +27,7 @@ fn field(test: &str, lines: &[(&str, &str)]) -> PathBuf {
     let dir = temp(test);
     let mut list = String::from("# name command\n");
     for (name, cmd) in lines {
-        copy_dir(&programs_dir().join(name), &dir.join(name));
+        copy_dir(&program_dir(name), &dir.join(name));
         list.push_str(&format!("{name} {cmd}\n"));
     }
     std::fs::write(dir.join("programs.txt"), list).unwrap();

@@ -57,6 +57,11 @@ fn copy_within(from: &Path, to: &Path, used: &mut (u64, u64)) -> io::Result<()> 
     Ok(())
 }
 
+/// `p` made absolute against the current folder (`p` itself when that fails).
+pub fn absolute(p: &Path) -> std::path::PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
 /// A scratch folder, removed with everything in it when dropped.
 #[derive(Debug)]
 pub struct ScratchDir(PathBuf);

@@ -72,7 +72,7 @@ mod sys;
 use std::path::PathBuf;
 
 pub use bot::{BotProcess, ProcessError, DEFAULT_WRITE_TIMEOUT};
-pub use folder::{copy_tree, ScratchDir, Workspace};
+pub use folder::{absolute, copy_tree, ScratchDir, Workspace};
 pub use invoke::{invoke, Exit, InvokeResult};
 pub use sandbox::{sandbox_support, Sandbox, SandboxSupport};
 pub use spawn::passed_to_bots;

@@ -56,22 +56,12 @@ pub fn json_entrant<G: WireGame>(name: impl Into<String>, config: JsonBotConfig)
     Entrant::new(name, move |slot| {
         let mut cfg = (*config).clone();
         if let Some(ws) = &cfg.copies {
-            let original = absolute(&cfg.command.cwd);
+            let original = koth_process::absolute(&cfg.command.cwd);
             cfg.command.cwd = ws.refresh(&original, slot, &label)?;
         }
         cfg.command = cfg.command.with_env("KOTH_SLOT", slot.to_string());
         Ok(Box::new(JsonAgent::<G>::new(Arc::new(cfg))) as Box<dyn Agent<G>>)
     })
-}
-
-fn absolute(p: &std::path::Path) -> std::path::PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(p))
-            .unwrap_or_else(|_| p.to_path_buf())
-    }
 }
 
 /// An [`Agent`] that runs an external program speaking protocol version 1.

@@ -460,7 +460,7 @@ pub fn preflight(bots: &[BotEntry], timeouts: Timeouts) -> Result<(), ConfigErro
         let scratch = koth_process::Workspace::new(None)
             .map_err(|e| ConfigError(format!("cannot make a scratch folder: {e}")))?;
         cfg.command.cwd = scratch
-            .refresh(&absolute_dir(dir), 0, &b.name)
+            .refresh(&koth_process::absolute(dir), 0, &b.name)
             .map_err(|e| ConfigError(format!("bot {:?}: {e}", b.name)))?;
         let mut agent = crate::JsonAgent::<State>::new(std::sync::Arc::new(cfg));
         if let Err(f) = agent.greet() {
@@ -491,7 +491,7 @@ pub fn preflight(bots: &[BotEntry], timeouts: Timeouts) -> Result<(), ConfigErro
 /// `p` with symbolic links and `..` resolved as far as it exists (the rest, not yet
 /// created, appended as written).
 fn resolved(p: &Path) -> PathBuf {
-    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let abs = koth_process::absolute(p);
     let mut base = abs.as_path();
     let mut rest = Vec::new();
     loop {
@@ -541,16 +541,6 @@ pub fn check_out_dir_of<'a>(
         }
     }
     Ok(())
-}
-
-fn absolute_dir(p: &Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(p))
-            .unwrap_or_else(|_| p.to_path_buf())
-    }
 }
 
 /// The Coup entrants for these bots. Names must be unique. With `copies`, every

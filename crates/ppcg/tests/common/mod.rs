@@ -13,6 +13,17 @@ pub fn programs_dir() -> PathBuf {
     crate_dir().join("tests/programs")
 }
 
+/// The folder of program `name`: the examples' field (examples/ppcg) or the
+/// test-only programs (tests/programs).
+pub fn program_dir(name: &str) -> PathBuf {
+    let example = crate_dir().join("../../examples/ppcg").join(name);
+    if example.is_dir() {
+        example
+    } else {
+        programs_dir().join(name)
+    }
+}
+
 /// A fresh, empty temporary folder.
 pub fn temp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("koth-ppcg-{name}-{}", std::process::id()));
