@@ -93,6 +93,15 @@ let discarded = [];
 let claim = null; // the action under way: { action, actor, target, blocker, challenger, challengee }
 let swapAfterLoss = null; // coup-cli writes 'unsuccessful-challenge' after the challenger's lost card
 
+// coup-cli's entry for a challenge of the claim under way.
+const challengeEntry = (lying) => ({
+  type: claim.kind,
+  challenger: name(claim.challenger),
+  challengee: name(claim.challengee),
+  action: claim.action,
+  lying,
+});
+
 function record(ev) {
   switch (ev.event) {
     case "act": {
@@ -121,13 +130,7 @@ function record(ev) {
       break;
     case "reveal":
       if (claim) {
-        history.push({
-          type: claim.kind,
-          challenger: name(claim.challenger),
-          challengee: name(claim.challengee),
-          action: claim.action,
-          lying: false,
-        });
+        history.push(challengeEntry(false));
         history.push({ type: "penalty", from: name(claim.challenger) });
         swapAfterLoss = {
           loser: claim.challenger,
@@ -137,13 +140,7 @@ function record(ev) {
       break;
     case "caught_bluffing":
       if (claim) {
-        history.push({
-          type: claim.kind,
-          challenger: name(claim.challenger),
-          challengee: name(claim.challengee),
-          action: claim.action,
-          lying: true,
-        });
+        history.push(challengeEntry(true));
         history.push({ type: "penalty", player: name(ev.player) });
       }
       break;

@@ -244,3 +244,86 @@ fn a_logged_stop_ends_the_run_and_shows_the_game() {
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["games"], 3, "{summary}");
 }
+
+/// The adapter alone, driven line by line: the constructor gets `{ name }`, and the
+/// history and parameters are coup-cli's, in its order and shape.
+#[test]
+fn the_adapter_passes_coup_cli_parameters_and_history() {
+    use std::io::{BufRead, BufReader, Write};
+    let adapter = here().join("../../sdk/coup-cli/adapter.js");
+    let mut child = std::process::Command::new("node")
+        .arg(&adapter)
+        .arg(here().join("tests/coup-cli/probe/Probe"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let view = r#"{"seat":0,"players":3,"cards":["contessa","assassin"],"coins":[2,5,2],"influence":[2,2,1],"revealed":[[],[],["captain"]],"alive":[true,true,true],"deck_size":9,"turn":1}"#;
+    let lines = [
+        r#"{"type":"hello","protocol":1,"game":"coup"}"#.to_string(),
+        format!(
+            r#"{{"type":"start","game_id":1,"seat":0,"players":3,"names":["amy","bob","cat"],"rules":{{}},"seed":1,"view":{view}}}"#
+        ),
+        // bob claims Tax, cat challenges, bob shows the Duke, cat loses a Captain;
+        // then amy is asked about bob's Steal from her.
+        format!(
+            r#"{{"type":"decide","id":1,"events":[{{"event":"turn","actor":1,"number":1}},{{"event":"act","actor":1,"action":"tax"}},{{"event":"challenge","challenger":2,"claimant":1,"card":"duke"}},{{"event":"reveal","player":1,"card":"duke","replaced":true}},{{"event":"lose_influence","player":2,"card":"captain"}},{{"event":"gain","player":1,"coins":3}},{{"event":"turn","actor":1,"number":2}},{{"event":"act","actor":1,"action":{{"steal":0}}}}],"decision":{{"kind":"challenge_action","actor":1,"action":{{"steal":0}},"claim":"captain"}},"view":{view},"legal":["pass","challenge"]}}"#
+        ),
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for l in &lines {
+        writeln!(stdin, "{l}").unwrap();
+    }
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut reply = String::new();
+    out.read_line(&mut reply).unwrap();
+    assert!(reply.contains("\"ready\""), "{reply}");
+    reply.clear();
+    out.read_line(&mut reply).unwrap();
+    assert_eq!(reply.trim(), r#"{"choice":"pass","id":1}"#);
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let calls: Vec<serde_json::Value> = err
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    assert_eq!(calls[0]["method"], "constructor", "{err}");
+    assert_eq!(calls[0]["options"], serde_json::json!({ "name": "amy" }));
+    let c = &calls[1];
+    assert_eq!(c["method"], "onChallengeActionRound");
+    let p = &c["params"];
+    assert_eq!(
+        p["history"],
+        serde_json::json!([
+            { "type": "action", "action": "taking-3", "from": "bob" },
+            { "type": "challenge-round", "challenger": "cat", "challengee": "bob", "action": "taking-3", "lying": false },
+            { "type": "penalty", "from": "cat" },
+            { "type": "lost-card", "player": "cat", "lost": "captain" },
+            { "type": "unsuccessful-challenge", "action": "swap-1", "from": "bob", "card": "duke" },
+            { "type": "action", "action": "stealing", "from": "bob", "to": "amy" }
+        ]),
+        "{err}"
+    );
+    assert_eq!(p["action"], "stealing");
+    assert_eq!(p["byWhom"], "bob");
+    assert_eq!(p["toWhom"], "amy");
+    assert_eq!(p["card"], "captain");
+    assert_eq!(p["myCards"], serde_json::json!(["contessa", "assassin"]));
+    assert_eq!(p["myCoins"], 2);
+    assert_eq!(p["discardedCards"], serde_json::json!(["captain"]));
+    assert_eq!(
+        p["otherPlayers"],
+        serde_json::json!([{ "name": "bob", "coins": 5, "cards": 2 }, { "name": "cat", "coins": 2, "cards": 1 }])
+    );
+    // coup-cli passes `counterer` (undefined here) among the parameters.
+    assert!(
+        c["keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|k| k == "counterer"),
+        "{c}"
+    );
+}
