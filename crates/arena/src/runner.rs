@@ -391,17 +391,27 @@ pub fn play_game<G: Game>(
         game.legal_choices(legal);
         decisions += 1;
         let agent = &mut agents[seat];
-        let answer = catch_unwind(AssertUnwindSafe(|| agent.decide(game, seat, legal)));
-        if let Ok(Some(text)) = catch_unwind(AssertUnwindSafe(|| agent.take_stop())) {
-            notices.push(NoticeRecord {
-                seat,
-                at: applied,
-                entrant: entrants[seat],
-                kind: NoticeKind::Stop,
-                text,
-                raw: None,
-            });
-        }
+        // One unwind guard for the answer and any stop asked with it.
+        let answer = catch_unwind(AssertUnwindSafe(|| {
+            let a = agent.decide(game, seat, legal);
+            (a, agent.take_stop())
+        }));
+        let answer = match answer {
+            Ok((a, stop)) => {
+                if let Some(text) = stop {
+                    notices.push(NoticeRecord {
+                        seat,
+                        at: applied,
+                        entrant: entrants[seat],
+                        kind: NoticeKind::Stop,
+                        text,
+                        raw: None,
+                    });
+                }
+                Ok(a)
+            }
+            Err(p) => Err(p),
+        };
         let fault = match answer {
             Ok(Ok(c)) if legal.contains(&c) => {
                 game.apply_legal(c);

@@ -89,11 +89,13 @@ enum Then {
     Pass(PassAt),
 }
 
+/// Where a penalised answer counts as a pass (seats as bytes: `Phase`, copied on
+/// every decision, keeps its size).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum PassAt {
-    ChallengeAction(Seat),
-    Block(Seat),
-    ChallengeBlock(Seat),
+    ChallengeAction(u8),
+    Block(u8),
+    ChallengeBlock(u8),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -517,7 +519,9 @@ impl State {
     }
 
     /// The first live player other than `claimant` at or after position `from` of
-    /// the table order (position 0 is `table_start`).
+    /// the table order (position 0 is `table_start`). Off the hot path: only the
+    /// coupcli rules ask this way.
+    #[cold]
     fn asker_in_table_order(&self, from: usize, claimant: Seat) -> Option<Seat> {
         let n = self.n as usize;
         (from..n)
@@ -874,9 +878,9 @@ impl State {
             Then::EndTurn => self.end_turn(),
             Then::Pass(at) => {
                 self.phase = match at {
-                    PassAt::ChallengeAction(asker) => Phase::ChallengeAction { asker },
-                    PassAt::Block(asker) => Phase::Block { asker },
-                    PassAt::ChallengeBlock(asker) => Phase::ChallengeBlock { asker },
+                    PassAt::ChallengeAction(a) => Phase::ChallengeAction { asker: a as Seat },
+                    PassAt::Block(a) => Phase::Block { asker: a as Seat },
+                    PassAt::ChallengeBlock(a) => Phase::ChallengeBlock { asker: a as Seat },
                 };
                 self.apply_unchecked(Choice::Pass);
             }
@@ -964,11 +968,11 @@ impl State {
                 self.lose_card(player, card, then);
             }
             Phase::ChallengeAction { asker } => {
-                self.lose(seat, Then::Pass(PassAt::ChallengeAction(asker)))
+                self.lose(seat, Then::Pass(PassAt::ChallengeAction(asker as u8)))
             }
-            Phase::Block { asker } => self.lose(seat, Then::Pass(PassAt::Block(asker))),
+            Phase::Block { asker } => self.lose(seat, Then::Pass(PassAt::Block(asker as u8))),
             Phase::ChallengeBlock { asker } => {
-                self.lose(seat, Then::Pass(PassAt::ChallengeBlock(asker)))
+                self.lose(seat, Then::Pass(PassAt::ChallengeBlock(asker as u8)))
             }
             Phase::Over => return false,
         }

@@ -268,16 +268,19 @@ fn absolute_paths_under_tmp_stay_visible() {
     );
     let r = invoke(&c, &[], T, 4096);
     assert_eq!(r.stdout_lossy(), "seen\n", "{}", r.stderr_tail);
-    // Read-only: the original cannot be changed from inside.
+    // Read-only: named on the command line it is visible, but cannot be changed.
     let w = koth_process::Command::new(
         [
             "sh".to_string(),
             "-c".to_string(),
-            format!("echo x >> {}", original.join("data.txt").display()),
+            "cat \"$0\" && echo x >> \"$0\"".to_string(),
+            original.join("data.txt").display().to_string(),
         ],
         temp_dir("copy"),
     );
-    let _ = invoke(&w, &[], T, 4096);
+    let r = invoke(&w, &[], T, 4096);
+    assert_eq!(r.stdout_lossy(), "seen\n", "{}", r.stderr_tail);
+    assert_ne!(r.exit, Exit::Code(0), "the write went through");
     assert_eq!(
         std::fs::read_to_string(original.join("data.txt")).unwrap(),
         "seen\n"

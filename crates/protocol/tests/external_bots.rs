@@ -45,13 +45,23 @@ fn tournament(
     games: u64,
     table: usize,
 ) -> (koth_arena::RunSummary, Vec<GameRecord<Choice>>) {
+    tournament_under(Rules::standard(), extra, games, table)
+}
+
+/// [`tournament`] under other rules.
+fn tournament_under(
+    rules: Rules,
+    extra: Vec<Entrant<State>>,
+    games: u64,
+    table: usize,
+) -> (koth_arena::RunSummary, Vec<GameRecord<Choice>>) {
     let mut entrants: Vec<Entrant<State>> = ["honest", "counter", "random"]
         .iter()
         .map(|b| builtin_entrant(b, *b).unwrap())
         .collect();
     entrants.extend(extra);
     let t = Tournament {
-        rules: Rules::standard(),
+        rules,
         entrants,
         schedule: Schedule::RandomTables { games, table },
         scoring: Scoring::ZeroSum,
@@ -341,4 +351,33 @@ fn bots_are_told_the_seats_names() {
     let (s, recs) = tournament(vec![json_entrant("named", cfg)], 40, 3);
     check_intact(&recs, None);
     assert!(s.standings.entrants[3].games() > 0);
+}
+
+/// Under the coupcli rules a well-formed illegal answer is penalised, not forfeited,
+/// and the program plays on; a malformed answer still forfeits (specs/coup.md).
+#[test]
+fn coupcli_penalises_illegal_answers_and_forfeits_garbage() {
+    let (s, recs) = tournament_under(
+        Rules::coupcli(),
+        vec![json_entrant("illegal", zoo("illegal"))],
+        10,
+        3,
+    );
+    let bot = &s.standings.entrants[3];
+    assert!(bot.games() > 0 && bot.penalties > 0, "{bot:?}");
+    assert_eq!(bot.forfeits, 0, "{bot:?}");
+    for r in &recs {
+        for n in &r.notices {
+            assert_eq!(n.entrant, 3, "game {}: {n:?}", r.index);
+            assert!(n.text.contains("illegal choice"), "{n:?}");
+        }
+    }
+    let (s, _) = tournament_under(
+        Rules::coupcli(),
+        vec![json_entrant("garbage", zoo("garbage"))],
+        10,
+        3,
+    );
+    let bot = &s.standings.entrants[3];
+    assert!(bot.forfeits > 0 && bot.penalties == 0, "{bot:?}");
 }
