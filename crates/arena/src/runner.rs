@@ -256,6 +256,14 @@ pub struct Standings {
     pub games: u64,
     /// Decisions made in those games.
     pub decisions: u64,
+    /// The lowest and highest score any seat got, widened to include 0 and 1 (in
+    /// units of 1/[`crate::stats::SCALE`]): the range intervals are kept within.
+    #[serde(default = "default_range")]
+    pub range: [i64; 2],
+}
+
+fn default_range() -> [i64; 2] {
+    [0, crate::stats::SCALE as i64]
 }
 
 impl Standings {
@@ -273,6 +281,7 @@ impl Standings {
             pair: vec![Sample::default(); n * n],
             games: 0,
             decisions: 0,
+            range: default_range(),
         }
     }
 
@@ -285,6 +294,8 @@ impl Standings {
         let mut q = [0i64; crate::game::MAX_SEATS];
         for (seat, &score) in rec.scores.iter().enumerate().take(crate::game::MAX_SEATS) {
             q[seat] = crate::stats::quantize(score);
+            self.range[0] = self.range[0].min(q[seat]);
+            self.range[1] = self.range[1].max(q[seat]);
         }
         for (seat, &e) in rec.seats.iter().enumerate() {
             let st = &mut self.entrants[e];
@@ -317,6 +328,8 @@ impl Standings {
     pub fn merge(&mut self, other: &Standings) {
         self.games += other.games;
         self.decisions += other.decisions;
+        self.range[0] = self.range[0].min(other.range[0]);
+        self.range[1] = self.range[1].max(other.range[1]);
         for (a, b) in self.entrants.iter_mut().zip(&other.entrants) {
             a.score.merge(&b.score);
             a.wins += b.wins;
@@ -331,15 +344,34 @@ impl Standings {
         }
     }
 
-    /// Entrant indices, best first: by total score, then mean, then name.
+    /// The range scores lie in, as `(lowest, highest)`.
+    pub fn score_range(&self) -> (f64, f64) {
+        let scale = crate::stats::SCALE as f64;
+        (self.range[0] as f64 / scale, self.range[1] as f64 / scale)
+    }
+
+    /// The 95% interval of entrant `e`'s mean score ([`Sample::interval`] within
+    /// [`Standings::score_range`]).
+    pub fn interval(&self, e: usize) -> crate::stats::Interval {
+        let (lo, hi) = self.score_range();
+        self.entrants[e].score.interval(lo, hi)
+    }
+
+    /// Entrant indices, best first: by mean score per game (bots that played fewer
+    /// games are not ranked down for it), then by the interval's lower bound, games
+    /// played and name. Entrants without a game come last.
     pub fn ranking(&self) -> Vec<usize> {
+        let lows: Vec<f64> = (0..self.entrants.len())
+            .map(|e| self.interval(e).low)
+            .collect();
         let mut idx: Vec<usize> = (0..self.entrants.len()).collect();
         idx.sort_by(|&a, &b| {
             let (x, y) = (&self.entrants[a], &self.entrants[b]);
-            y.score
-                .sum()
-                .total_cmp(&x.score.sum())
+            (y.games() > 0)
+                .cmp(&(x.games() > 0))
                 .then(y.score.mean().total_cmp(&x.score.mean()))
+                .then(lows[b].total_cmp(&lows[a]))
+                .then(y.games().cmp(&x.games()))
                 .then(x.name.cmp(&y.name))
         });
         idx
@@ -783,5 +815,73 @@ impl<G: Game> Agent<G> for Broken {
     }
     fn decide(&mut self, _: &G, _: Seat, _: &[G::Choice]) -> Result<G::Choice, Fault> {
         Err(Fault::new(format!("could not start: {}", self.0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(seats: Vec<usize>, winner: usize, scores: Vec<f64>) -> GameRecord<u8> {
+        GameRecord {
+            index: 0,
+            seed: 0,
+            seats,
+            outcome: Outcome {
+                winners: SeatSet::single(winner),
+                ending: Ending::Decided,
+                turns: 1,
+            },
+            scores,
+            decisions: 0,
+            forfeits: vec![],
+            notices: vec![],
+            choices: None,
+        }
+    }
+
+    #[test]
+    fn ranked_by_mean_not_by_total() {
+        // "many" wins 30 of 100 two-player games (+0.3 total... mean −0.4),
+        // "few" wins 3 of 4 (total +2, mean +0.5): few has the better mean.
+        let names = vec!["many".to_string(), "few".to_string(), "rest".to_string()];
+        let mut s = Standings::new(&names);
+        for i in 0..100 {
+            let w = if i < 30 { 0 } else { 2 };
+            let sc = if w == 0 { vec![1.0, -1.0] } else { vec![-1.0, 1.0] };
+            s.add(&record(vec![0, 2], w, sc));
+        }
+        for i in 0..4 {
+            let w = if i < 3 { 0 } else { 1 };
+            let sc = if w == 0 { vec![1.0, -1.0] } else { vec![-1.0, 1.0] };
+            s.add(&record(vec![1, 2], w, sc));
+        }
+        // Totals: many −40, few +2, rest +40 − 2 = +38; means −0.4, +0.5, +0.36.
+        assert_eq!(s.ranking(), vec![1, 2, 0]);
+        assert_eq!(s.score_range(), (-1.0, 1.0));
+        let ci = s.interval(1);
+        assert!(ci.high <= 1.0 && ci.low < 0.0, "{ci:?}");
+    }
+
+    #[test]
+    fn equal_means_rank_the_surer_first_and_unplayed_last() {
+        let names = vec!["a".to_string(), "b".to_string(), "idle".to_string()];
+        let mut s = Standings::new(&names);
+        // a and b both win every game they play: b over more games.
+        s.add(&record(vec![0, 1], 0, vec![1.0, 0.0]));
+        for _ in 0..5 {
+            s.add(&record(vec![1, 0], 0, vec![1.0, 0.0]));
+        }
+        // a: 1 win, 5 losses; b: 5 wins, 1 loss.
+        assert_eq!(s.ranking(), vec![1, 0, 2]);
+        let mut t = Standings::new(&names);
+        t.add(&record(vec![0, 1], 0, vec![1.0, 0.0]));
+        for _ in 0..3 {
+            t.add(&record(vec![1, 2], 0, vec![1.0, 0.0]));
+        }
+        // a 1/1 and b 3/4 ... a has mean 1, b 0.75, idle 0 over 3 games.
+        assert_eq!(t.ranking(), vec![0, 1, 2]);
+        let u = Standings::new(&names);
+        assert_eq!(u.ranking(), vec![0, 1, 2]);
     }
 }

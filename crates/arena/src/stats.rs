@@ -93,7 +93,85 @@ impl Sample {
         if self.n < 2 {
             return f64::INFINITY;
         }
-        1.959_963_984_540_054 * self.std_dev() / (self.n as f64).sqrt()
+        Z95 * self.std_dev() / (self.n as f64).sqrt()
+    }
+}
+
+/// z for a two-sided 95% interval.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// A 95% interval, not necessarily centred on the estimate.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// Lower bound.
+    pub low: f64,
+    /// Upper bound.
+    pub high: f64,
+}
+
+impl Interval {
+    /// The larger distance from `x` to a bound: what a `x ± h` display shows.
+    pub fn half_width(&self, x: f64) -> f64 {
+        (x - self.low).max(self.high - x).max(0.0)
+    }
+}
+
+impl Sample {
+    /// A 95% interval of the mean for scores that lie in `[lo, hi]`, that stays
+    /// honest at the extremes.
+    ///
+    /// The normal interval collapses to zero width when every score is the same
+    /// (24 wins in 24 games read `1.0000 ± 0.0000`). This adds z²/2 pseudo-games at
+    /// each bound before taking the normal interval, and clips it to `[lo, hi]`:
+    /// for win/loss data (scores 0 or 1) it is exactly the Agresti–Coull interval;
+    /// with many games it is the usual one.
+    ///
+    /// ```
+    /// use koth_arena::stats::Sample;
+    /// let mut s = Sample::default();
+    /// for _ in 0..24 { s.add(1.0); }
+    /// let ci = s.interval(0.0, 1.0);
+    /// assert_eq!(ci.high, 1.0);
+    /// assert!(ci.low > 0.8 && ci.low < 0.9, "{ci:?}");
+    /// ```
+    pub fn interval(&self, lo: f64, hi: f64) -> Interval {
+        let (lo, hi) = (lo.min(hi), hi.max(lo));
+        let k = Z95 * Z95 / 2.0;
+        let n = self.n as f64 + 2.0 * k;
+        let mean = (self.sum() + k * (lo + hi)) / n;
+        let sq = (self.sum_sq() + k * (lo * lo + hi * hi)) / n;
+        let var = (sq - mean * mean).max(0.0);
+        let h = Z95 * (var / n).sqrt();
+        Interval {
+            low: (mean - h).max(lo),
+            high: (mean + h).min(hi),
+        }
+    }
+}
+
+/// The Wilson score 95% interval of a proportion `k / n` (`[0, 1]` when `n` is 0).
+///
+/// ```
+/// let ci = koth_arena::stats::wilson(24, 24);
+/// assert_eq!(ci.high, 1.0);
+/// assert!((ci.low - 24.0 / (24.0 + 1.96f64.powi(2))).abs() < 1e-3); // n / (n + z²) at k = n
+/// ```
+pub fn wilson(k: u64, n: u64) -> Interval {
+    if n == 0 {
+        return Interval {
+            low: 0.0,
+            high: 1.0,
+        };
+    }
+    let (k, n) = (k as f64, n as f64);
+    let p = k / n;
+    let z2 = Z95 * Z95;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let h = Z95 / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    Interval {
+        low: (centre - h).max(0.0),
+        // At k = n the upper bound is exactly 1; rounding would put it a hair under.
+        high: if k == n { 1.0 } else { (centre + h).min(1.0) },
     }
 }
 
@@ -153,5 +231,46 @@ mod tests {
             parts.merge(&p);
         }
         assert_eq!(parts, fwd);
+    }
+
+    #[test]
+    fn intervals_at_the_extremes_keep_their_width() {
+        // All wins: the normal interval is 0 wide; this one is not, and stays in range.
+        let mut all = Sample::default();
+        (0..24).for_each(|_| all.add(1.0));
+        assert_eq!(all.ci95(), 0.0);
+        let ci = all.interval(0.0, 1.0);
+        assert!(ci.high == 1.0 && ci.low < 0.9 && ci.low > 0.8, "{ci:?}");
+        // Win/loss data: Agresti–Coull, centred at (x + z²/2) / (n + z²).
+        let mut s = Sample::default();
+        (0..30).for_each(|i| s.add(if i < 9 { 1.0 } else { 0.0 }));
+        let ci = s.interval(0.0, 1.0);
+        let n = 30.0 + Z95 * Z95;
+        let p = (9.0 + Z95 * Z95 / 2.0) / n;
+        let h = Z95 * (p * (1.0 - p) / n).sqrt();
+        assert!((ci.low - (p - h)).abs() < 1e-9 && (ci.high - (p + h)).abs() < 1e-9);
+        // Zero-sum scores at six seats: −0.2 or +1.
+        let mut z = Sample::default();
+        (0..10).for_each(|_| z.add(-0.2));
+        let ci = z.interval(-0.2, 1.0);
+        assert_eq!(ci.low, -0.2);
+        assert!(ci.high > -0.1, "{ci:?}");
+        // Many games: the usual interval.
+        let mut big = Sample::default();
+        (0..100_000).for_each(|i| big.add(if i % 3 == 0 { 1.0 } else { 0.0 }));
+        let ci = big.interval(0.0, 1.0);
+        let m = big.mean();
+        assert!((ci.half_width(m) - big.ci95()).abs() < 0.01 * big.ci95());
+    }
+
+    #[test]
+    fn wilson_matches_the_textbook() {
+        // Wilson (1927) via Newcombe (1998), table I: 81/263 → 0.2553–0.3662.
+        let ci = wilson(81, 263);
+        assert!((ci.low - 0.2553).abs() < 1e-4 && (ci.high - 0.3662).abs() < 1e-4, "{ci:?}");
+        let ci = wilson(0, 10);
+        assert_eq!(ci.low, 0.0);
+        assert!((ci.high - 0.2775).abs() < 1e-4, "{ci:?}");
+        assert_eq!(wilson(0, 0), Interval { low: 0.0, high: 1.0 });
     }
 }

@@ -10,7 +10,7 @@ use koth_arena::{
     Agent, Entrant, GameSeeds, Random, RecordLevel, Rng, Schedule, Scoring, Tournament,
 };
 use koth_coup::narrate::{describe, status, Tone};
-use koth_coup::{bots, builtin_entrant, BotAgent, Rules, State};
+use koth_coup::{bots, builtin_entrant, BotAgent, Event, Rules, State};
 use owo_colors::{OwoColorize, Style};
 use std::path::PathBuf;
 
@@ -310,7 +310,7 @@ fn play(a: PlayArgs) -> Result<()> {
         _ => String::new(),
     };
     out!(
-        "\n{} {} after {} turns{how}",
+        "\n{} {} after {}{how}",
         paint(
             if winners.len() == 1 {
                 "Winner:"
@@ -320,9 +320,30 @@ fn play(a: PlayArgs) -> Result<()> {
             Style::new().bold()
         ),
         paint(&winners.join(", "), Style::new().green().bold()),
-        o.turns
+        turns_text(&game)
     );
     Ok(())
+}
+
+/// "37 turns", or "25 turns (turn 26 ended before its action)" when the game was
+/// decided by a forfeit at the start of a turn: the narration headed that turn,
+/// but the rules count finished turns only.
+pub(crate) fn turns_text(game: &State) -> String {
+    let turns = game.turns();
+    let headed = game
+        .log()
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            Event::Turn { number, .. } => Some(number + 1),
+            _ => None,
+        })
+        .unwrap_or(1);
+    if headed > turns {
+        format!("{turns} turns (turn {headed} ended before its action)")
+    } else {
+        format!("{turns} turns")
+    }
 }
 
 /// Prints the log from `from` on (consecutive passes folded into one line), then
@@ -402,5 +423,32 @@ fn paint(text: &str, style: Style) -> String {
         text.style(style).to_string()
     } else {
         text.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use koth_coup::{Action, Choice};
+
+    #[test]
+    fn a_turn_cut_short_by_a_forfeit_is_said_so() {
+        let mut g = State::new(Rules::standard(), 2, 7);
+        g.apply(Choice::Act(Action::Income)).unwrap();
+        // Turn 2 is headed; its actor forfeits before declaring an action.
+        let actor = g.to_move().unwrap();
+        g.forfeit(actor);
+        assert!(g.is_over());
+        assert_eq!(turns_text(&g), "1 turns (turn 2 ended before its action)");
+        // A game played out: the last header is the last turn counted.
+        let mut g = State::new(Rules::standard(), 3, 7);
+        let mut legal = Vec::new();
+        while !g.is_over() {
+            legal.clear();
+            g.legal_choices(&mut legal);
+            let c = *legal.last().unwrap();
+            g.apply(c).unwrap();
+        }
+        assert_eq!(turns_text(&g), format!("{} turns", g.turns()));
     }
 }

@@ -3,13 +3,21 @@
 
 use anyhow::{Context, Result};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use koth_arena::{GameRecord, Observer, Progress, RunSummary, Standings};
 use serde::Serialize;
 use std::path::Path;
 use std::time::Duration;
 
-/// A progress bar on stderr with games/s, ETA and the current leader.
+/// Whether a progress bar is drawing on the terminal (then the bar, not the
+/// Ctrl-C handler, says that the run is stopping, so the bar cannot overwrite it).
+static BAR_DRAWING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// How many bots the live standings under the bar show.
+const LIVE_ROWS: usize = 5;
+
+/// A progress bar on stderr with games/s and ETA, and under it the live standings
+/// of the best bots (mean ± 95%), refreshed four times a second; 80 columns wide.
 pub struct Bar {
     bar: ProgressBar,
     last_msg: Duration,
@@ -18,15 +26,27 @@ pub struct Bar {
 impl Bar {
     /// A bar for `total` games; hidden when stderr is not a terminal or `quiet`.
     pub fn new(total: u64, quiet: bool) -> Bar {
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(8));
-        if quiet {
+        let target = ProgressDrawTarget::stderr_with_hz(8);
+        let drawing = !quiet && !target.is_hidden();
+        let bar = ProgressBar::with_draw_target(Some(total), target);
+        if !drawing {
             bar.set_draw_target(ProgressDrawTarget::hidden());
         }
+        BAR_DRAWING.store(drawing, std::sync::atomic::Ordering::Relaxed);
         bar.set_style(
             ProgressStyle::with_template(
-                "{spinner:.green} [{elapsed_precise}] {bar:32.cyan/blue} {human_pos}/{human_len} games  {per_sec:.bold}  ETA {eta}  {msg}",
+                "{spinner:.green} {elapsed_precise} {bar:24.cyan/blue} {pos}/{len} {rate} ETA {eta}{msg}",
             )
             .expect("valid template")
+            .with_key("pos", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = w.write_str(&count(s.pos()));
+            })
+            .with_key("len", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = w.write_str(&count(s.len().unwrap_or(0)));
+            })
+            .with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{}/s", rate(s.per_sec()));
+            })
             .progress_chars("█▉▊▋▌▍▎▏ "),
         );
         Bar {
@@ -38,6 +58,7 @@ impl Bar {
     /// Clears the bar.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+        BAR_DRAWING.store(false, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -48,12 +69,80 @@ impl<C> Observer<C> for Bar {
         self.bar.set_position(p.done);
         if p.elapsed >= self.last_msg + Duration::from_millis(250) {
             self.last_msg = p.elapsed;
-            if let Some(&lead) = p.standings.ranking().first() {
-                let e = &p.standings.entrants[lead];
-                self.bar
-                    .set_message(format!("leader: {} ({:+.3}/game)", e.name, e.score.mean()));
+            let mut msg = live_standings(p.standings, LIVE_ROWS);
+            if ctrl_c_flag_raised() {
+                msg.push_str("\nstopping: finishing the games under way (Ctrl-C again to quit now)");
             }
+            self.bar.set_message(msg);
         }
+    }
+}
+
+/// The best `top` bots so far, one line each (rank, name, games, mean ± 95%), for
+/// the live view; fits 80 columns.
+pub fn live_standings(s: &Standings, top: usize) -> String {
+    let rows = rows(s);
+    let d = decimals(&rows);
+    let mut out = String::new();
+    for r in rows.iter().take(top) {
+        let name: String = if r.name.chars().count() > 24 {
+            r.name.chars().take(23).chain(['…']).collect()
+        } else {
+            r.name.clone()
+        };
+        out.push_str(&format!(
+            "\n {:>3}  {:<24} {:>11} games  {:>20}  {:>5.1}% wins",
+            r.rank,
+            name,
+            count(r.games),
+            mean_text(r, d),
+            100.0 * r.win_rate,
+        ));
+    }
+    if rows.len() > top {
+        out.push_str(&format!("\n      … and {} more", rows.len() - top));
+    }
+    out
+}
+
+fn ctrl_c_flag_raised() -> bool {
+    STOP_FLAG.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// `1234567` as `1,234,567`.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A rate with three significant figures at most and a unit: `61.6k`, `27.1M`, `842`.
+pub fn rate(x: f64) -> String {
+    let (v, unit) = if x >= 1e9 {
+        (x / 1e9, "G")
+    } else if x >= 1e6 {
+        (x / 1e6, "M")
+    } else if x >= 1e4 {
+        (x / 1e3, "k")
+    } else {
+        (x, "")
+    };
+    if unit.is_empty() {
+        if x >= 100.0 {
+            format!("{}", count(x.round() as u64))
+        } else {
+            format!("{x:.1}")
+        }
+    } else if v >= 100.0 {
+        format!("{v:.0}{unit}")
+    } else {
+        format!("{v:.1}{unit}")
     }
 }
 
@@ -78,104 +167,146 @@ pub struct Row {
     pub penalties: u64,
     /// Answers accepted leniently, with a warning.
     pub warnings: u64,
-    /// Mean score per game.
+    /// Mean score per game: what the ranking is by.
     pub mean: f64,
-    /// Half-width of the 95% interval of the mean.
+    /// The larger distance from the mean to a bound of its 95% interval (the
+    /// interval need not be centred on the mean: see `mean_low`, `mean_high`).
     pub ci95: f64,
+    /// Lower bound of the 95% interval of the mean score.
+    pub mean_low: f64,
+    /// Upper bound of the 95% interval of the mean score.
+    pub mean_high: f64,
+    /// Wins alone per game.
+    pub win_rate: f64,
+    /// Lower bound of the Wilson 95% interval of the win rate.
+    pub win_low: f64,
+    /// Upper bound of the Wilson 95% interval of the win rate.
+    pub win_high: f64,
     /// Total score.
     pub total: f64,
 }
 
-/// The leaderboard rows, best first.
+/// The leaderboard rows, best first (by mean score, [`Standings::ranking`]).
 pub fn rows(s: &Standings) -> Vec<Row> {
     s.ranking()
         .into_iter()
         .enumerate()
         .map(|(i, e)| {
             let st = &s.entrants[e];
+            let games = st.games();
+            let mean = st.score.mean();
+            let ci = s.interval(e);
+            let win = koth_arena::stats::wilson(st.wins, games);
             Row {
                 rank: i + 1,
                 name: st.name.clone(),
-                games: st.games(),
+                games,
                 wins: st.wins,
                 draws: st.draws,
                 losses: st.losses,
                 forfeits: st.forfeits,
                 penalties: st.penalties,
                 warnings: st.warnings,
-                mean: st.score.mean(),
-                ci95: if st.games() >= 2 {
-                    st.score.ci95()
-                } else {
-                    0.0
-                },
+                mean,
+                ci95: ci.half_width(mean),
+                mean_low: ci.low,
+                mean_high: ci.high,
+                win_rate: if games == 0 { 0.0 } else { st.wins as f64 / games as f64 },
+                win_low: win.low,
+                win_high: win.high,
                 total: st.score.sum(),
             }
         })
         .collect()
 }
 
+/// Decimals that give the narrowest interval of a table two significant digits
+/// (between 2 and 4), so a long run shows `+0.2395 ± 0.0041` and a short one
+/// `+0.54 ± 0.21`.
+pub fn decimals(rows: &[Row]) -> usize {
+    let h = rows
+        .iter()
+        .filter(|r| r.games > 0)
+        .map(|r| r.mean_high - r.mean_low)
+        .fold(f64::INFINITY, f64::min)
+        / 2.0;
+    if !h.is_finite() || h <= 0.0 {
+        return 4;
+    }
+    (1.0 - h.log10().floor()).clamp(2.0, 4.0) as usize
+}
+
+/// `+0.2395 ± 0.0041`, or `+1.00 -0.14/+0.00` when the interval is lopsided (its
+/// two sides differ by more than a quarter: at the edge of the score range), at
+/// `d` decimals.
+pub fn mean_text(r: &Row, d: usize) -> String {
+    if r.games == 0 {
+        return "-".into();
+    }
+    let below = r.mean - r.mean_low;
+    let above = (r.mean_high - r.mean).max(0.0);
+    if below.min(above) * 1.25 >= below.max(above) {
+        format!("{:+.d$} ± {:.d$}", r.mean, below.max(above))
+    } else {
+        format!("{:+.d$} -{below:.d$}/+{above:.d$}", r.mean)
+    }
+}
+
 /// Which columns a leaderboard shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Columns {
-    /// Rank, bot, games, wins, win %, mean ± 95%, total, forfeits (zero-sum games).
+    /// Rank, bot, games, wins, win %, mean ± 95%, total (zero-sum games).
     ZeroSum,
-    /// Score first as the seeds print it, then wins, draws, losses, forfeits.
+    /// Score first as the seeds print it, then wins, draws, losses.
     Points,
 }
 
-/// The leaderboard as a table.
+/// The leaderboard as a table, ranked by mean score. Forfeits, penalties and
+/// warnings get a column only in runs that had some, so a plain run fits 80
+/// columns.
 pub fn leaderboard(s: &Standings, columns: Columns) -> String {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
+        .set_content_arrangement(ContentArrangement::Disabled);
     let right = |x: String| Cell::new(x).set_alignment(CellAlignment::Right);
-    // Penalties and lenient acceptances get a column only in runs that had some.
     type Count = fn(&Row) -> u64;
     let mut extra: Vec<(&str, Count)> = Vec::new();
+    if s.entrants.iter().any(|e| e.forfeits > 0) {
+        extra.push(("forfeits", |r| r.forfeits));
+    }
     if s.entrants.iter().any(|e| e.penalties > 0) {
         extra.push(("penalties", |r| r.penalties));
     }
     if s.entrants.iter().any(|e| e.warnings > 0) {
         extra.push(("warnings", |r| r.warnings));
     }
+    let rows = rows(s);
+    let d = decimals(&rows);
     match columns {
         Columns::ZeroSum => {
-            let mut header = vec![
-                "rank",
-                "bot",
-                "games",
-                "wins",
-                "win %",
-                "mean score ± 95%",
-                "total score",
-                "forfeits",
-            ];
+            let mut header = vec!["#", "bot", "games", "wins", "win %", "mean ± 95%", "total"];
             header.extend(extra.iter().map(|(h, _)| *h));
             t.set_header(header);
-            for r in rows(s) {
+            for r in &rows {
                 let mut row = vec![
                     right(r.rank.to_string()),
                     Cell::new(&r.name),
                     right(r.games.to_string()),
                     right(r.wins.to_string()),
-                    right(format!("{:.1}", pct(r.wins, r.games))),
-                    right(format!("{:+.4} ± {:.4}", r.mean, r.ci95)),
+                    right(format!("{:.1}", 100.0 * r.win_rate)),
+                    right(mean_text(r, d)),
                     right(format!("{:+.1}", r.total)),
-                    right(r.forfeits.to_string()),
                 ];
-                row.extend(extra.iter().map(|(_, f)| right(f(&r).to_string())));
+                row.extend(extra.iter().map(|(_, f)| right(f(r).to_string())));
                 t.add_row(row);
             }
         }
         Columns::Points => {
-            let mut header = vec![
-                "rank", "score", "bot", "games", "wins", "draws", "losses", "forfeits",
-            ];
+            let mut header = vec!["#", "score", "bot", "games", "wins", "draws", "losses"];
             header.extend(extra.iter().map(|(h, _)| *h));
             header.push("points/game ± 95%");
             t.set_header(header);
-            for r in rows(s) {
+            for r in &rows {
                 let mut row = vec![
                     right(r.rank.to_string()),
                     right(format!("{:.1}", r.total)),
@@ -184,10 +315,13 @@ pub fn leaderboard(s: &Standings, columns: Columns) -> String {
                     right(r.wins.to_string()),
                     right(r.draws.to_string()),
                     right(r.losses.to_string()),
-                    right(r.forfeits.to_string()),
                 ];
-                row.extend(extra.iter().map(|(_, f)| right(f(&r).to_string())));
-                row.push(right(format!("{:.3} ± {:.3}", r.mean, r.ci95)));
+                row.extend(extra.iter().map(|(_, f)| right(f(r).to_string())));
+                let mut text = mean_text(r, d);
+                if let Some(t) = text.strip_prefix('+') {
+                    text = t.to_string();
+                }
+                row.push(right(text));
                 t.add_row(row);
             }
         }
@@ -195,24 +329,16 @@ pub fn leaderboard(s: &Standings, columns: Columns) -> String {
     t.to_string()
 }
 
-fn pct(a: u64, b: u64) -> f64 {
-    if b == 0 {
-        0.0
-    } else {
-        100.0 * a as f64 / b as f64
-    }
-}
-
 /// One line about the run: games, time, rate, seed.
 pub fn run_line(summary: &RunSummary, seed: u64, threads: usize) -> String {
     let secs = summary.elapsed.as_secs_f64().max(1e-9);
     let games = summary.standings.games;
     format!(
-        "{} games in {:.2} s ({:.0} games/s, {:.0} decisions/s) on {} thread{}, seed {}{}",
-        games,
+        "{} games in {:.2} s ({} games/s, {} decisions/s) on {} thread{}, seed {}{}",
+        count(games),
         secs,
-        games as f64 / secs,
-        summary.standings.decisions as f64 / secs,
+        rate(games as f64 / secs),
+        rate(summary.standings.decisions as f64 / secs),
         threads,
         if threads == 1 { "" } else { "s" },
         seed,
@@ -334,22 +460,26 @@ pub fn threads(requested: Option<usize>) -> usize {
     })
 }
 
+static STOP_FLAG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// A stop flag raised by Ctrl-C: the run finishes the games under way and reports.
 pub fn ctrl_c_flag() -> &'static std::sync::atomic::AtomicBool {
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::Ordering;
     use std::sync::OnceLock;
-    static FLAG: AtomicBool = AtomicBool::new(false);
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
         let _ = ctrlc::set_handler(|| {
-            if FLAG.swap(true, Ordering::SeqCst) {
+            if STOP_FLAG.swap(true, Ordering::SeqCst) {
                 // A second Ctrl-C: leave at once.
                 std::process::exit(130);
             }
-            eprintln!("\nstopping: finishing the games under way (Ctrl-C again to quit now)");
+            // A drawing bar shows it itself; printed here it would be drawn over.
+            if !BAR_DRAWING.load(Ordering::Relaxed) {
+                eprintln!("\nstopping: finishing the games under way (Ctrl-C again to quit now)");
+            }
         });
     });
-    &FLAG
+    &STOP_FLAG
 }
 
 /// What every runner prints at the end: the leaderboard, the run line, where the

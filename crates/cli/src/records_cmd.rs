@@ -201,10 +201,10 @@ pub fn replay(dir: &Path, k: u64) -> Result<()> {
             let o = game.outcome().ok_or_else(unfinished)?;
             let winners: Vec<&str> = o.winners.iter().map(|s| names[s].as_str()).collect();
             out!(
-                "\nWinner{}: {} after {} turns (as recorded)",
+                "\nWinner{}: {} after {} (as recorded)",
                 if winners.len() == 1 { "" } else { "s" },
                 winners.join(", "),
-                o.turns
+                crate::coup_cmd::turns_text(&game)
             );
         }
         "coup-ppcg" => {

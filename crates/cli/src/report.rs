@@ -430,6 +430,8 @@ fn build<G: Game>(
         .map(|(i, e)| {
             let st = &standings.entrants[e];
             let games = st.games();
+            let ci = standings.interval(e);
+            let win = koth_arena::stats::wilson(st.wins, games);
             json!({
                 "rank": i + 1,
                 "entrant": e,
@@ -440,7 +442,10 @@ fn build<G: Game>(
                 "losses": st.losses,
                 "forfeits": st.forfeits,
                 "mean": r4(st.score.mean()),
-                "ci95": r4(if games >= 2 { st.score.ci95() } else { 0.0 }),
+                "mean_low": r4(ci.low),
+                "mean_high": r4(ci.high),
+                "win_low": r4(win.low),
+                "win_high": r4(win.high),
                 "total": r4(st.score.sum()),
             })
         })

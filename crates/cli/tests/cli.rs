@@ -29,7 +29,7 @@ fn coup_loop_prints_a_leaderboard_and_writes_json() {
     ] {
         assert!(out.contains(bot), "{bot} missing from\n{out}");
     }
-    assert!(out.contains("mean score ± 95%"));
+    assert!(out.contains("mean ± 95%"));
     assert!(out.contains("3000 games in"));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();

@@ -70,11 +70,18 @@
     g.appendChild(svg("circle", { cx: x(mid), cy: H / 2, r: 4.5, fill: col }));
     return g;
   }
+  // As the terminal prints it: "± h" unless the interval is lopsided (at the edge of the range).
+  function meanText(r) {
+    if (!r.games) return "–";
+    const below = r.mean - r.mean_low, above = Math.max(0, r.mean_high - r.mean);
+    if (Math.min(below, above) * 1.25 >= Math.max(below, above)) return signed(r.mean, 4) + " ± " + fmt(Math.max(below, above), 4);
+    return signed(r.mean, 4) + " −" + fmt(below, 4) + "/+" + fmt(above, 4);
+  }
   (function board() {
     const t = document.getElementById("board");
     const rows = D.leaderboard;
     let lo = D.neutral, hi = D.neutral;
-    for (const r of rows) { if (r.games) { lo = Math.min(lo, r.mean - r.ci95); hi = Math.max(hi, r.mean + r.ci95); } }
+    for (const r of rows) { if (r.games) { lo = Math.min(lo, r.mean_low); hi = Math.max(hi, r.mean_high); } }
     const span = (hi - lo) || 1; const dom = [lo - 0.05 * span, hi + 0.05 * span];
     t.appendChild(el("thead", {}, el("tr", {},
       el("th", {}, "#"), el("th", {}, "bot"), el("th", { class: "num" }, "games"), el("th", { class: "num" }, "wins"),
@@ -86,14 +93,15 @@
       body.appendChild(el("tr", { "data-bot": r.name, class: "board-row" },
         el("td", { class: "rank" }, r.rank), botCell(r.entrant),
         el("td", { class: "num" }, int(r.games)), el("td", { class: "num" }, int(r.wins)),
-        el("td", { class: "num" }, pct(r.wins, r.games)), el("td", { class: "num" }, int(r.draws)),
+        el("td", { class: "num", title: "95% interval (Wilson): " + fmt(100 * r.win_low, 1) + "–" + fmt(100 * r.win_high, 1) + "%" },
+          pct(r.wins, r.games)), el("td", { class: "num" }, int(r.draws)),
         el("td", { class: "num" }, int(r.losses)),
         el("td", { class: "num" + (r.forfeits ? " neg" : "") }, int(r.forfeits)),
         el("td", { class: "num " + (r.mean > D.neutral ? "pos" : r.mean < D.neutral ? "neg" : "") },
-          signed(r.mean, 4) + " ± " + fmt(r.ci95, 4)),
+          meanText(r)),
         el("td", { class: "num" }, signed(r.total, 1)),
-        el("td", { title: signed(r.mean - r.ci95, 4) + " … " + signed(r.mean + r.ci95, 4) },
-          r.games ? intervalBar(r.mean - r.ci95, r.mean + r.ci95, r.mean, dom, D.neutral, colour(r.entrant)) : "")));
+        el("td", { title: signed(r.mean_low, 4) + " … " + signed(r.mean_high, 4) },
+          r.games ? intervalBar(r.mean_low, r.mean_high, r.mean, dom, D.neutral, colour(r.entrant)) : "")));
     }
     t.appendChild(body);
   })();
@@ -250,12 +258,22 @@
   const sel = document.getElementById("filter-bot");
   D.leaderboard.forEach((r) => sel.appendChild(el("option", { value: String(r.entrant) }, r.name)));
   const rowsByIndex = new Map();
-  const winnerText = (g) => { const w = seatsOf(g.w); return w.length === 0 ? "nobody" : w.map((s) => names[g.s[s]]).join(" & "); };
+  // "ronin wins", "draw: waiter & copycat" (every seat shares it), "shared: a & b", "no winner".
+  const winnerText = (g) => {
+    const w = seatsOf(g.w);
+    if (w.length === 0) return "no winner";
+    const who = w.map((s) => names[g.s[s]]).join(" & ");
+    if (w.length === 1) return who + " wins";
+    return (w.length === g.s.length ? "draw: " : "shared: ") + who;
+  };
+  // Forfeits name who forfeited, in a cell of their own: never beside the winner.
+  const forfeitText = (g) => (g.f || []).map((s) => names[g.s[s]]).join(", ");
   for (const g of D.list) {
     const tr = el("tr", { class: "game-row" + (g.r ? "" : " noreplay"), "data-game": g.i, onclick: () => openGame(g.i, 0, true) },
       el("td", { class: "num" }, g.i),
       el("td", { class: "seats" }, g.s.map((e) => names[e]).join(", ")),
-      el("td", {}, winnerText(g), g.f ? el("span", { class: "flag", title: "forfeit" }, "forfeit") : null),
+      el("td", {}, winnerText(g)),
+      el("td", {}, g.f ? el("span", { class: "flag", title: "forfeited this game" }, forfeitText(g)) : ""),
       el("td", { class: "num" }, g.t));
     rowsByIndex.set(g.i, tr);
     listBody.appendChild(tr);
@@ -299,7 +317,7 @@
     if (!fromClick) row.scrollIntoView({ block: "nearest" });
     pane.appendChild(el("h3", {}, "Game " + k));
     pane.appendChild(el("p", { class: "hint" }, g.s.map((e, s) => "seat " + (s + 1) + ": " + names[e]).join(" · ") +
-      " — winner: " + winnerText(g) + ", " + g.t + " turns"));
+      " — " + winnerText(g) + ", " + g.t + " turns" + (g.f ? " — forfeited: " + forfeitText(g) : "")));
     if (!rep) {
       cur = null;
       pane.appendChild(el("p", { class: "note" }, D.records === "full"
