@@ -47,9 +47,33 @@ pub struct RunInfo {
     pub shard: Option<(u64, u64)>,
     /// The koth version that wrote it.
     pub version: String,
+    /// Duplicate play ([`crate::Tournament::duplicate`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub duplicate: bool,
 }
 
 impl RunInfo {
+    /// Games in the whole tournament (with duplicate play, whole deals).
+    pub fn total_games(&self) -> u64 {
+        let len = self.schedule.len(self.entrants.len());
+        if self.duplicate {
+            let k = self.schedule.table(self.entrants.len()).max(1) as u64;
+            len.div_ceil(k) * k
+        } else {
+            len
+        }
+    }
+
+    /// Empty standings of the run's entrants (grouped by deal under duplicate play).
+    pub fn empty_standings(&self) -> Standings {
+        if self.duplicate {
+            let k = self.schedule.table(self.entrants.len());
+            Standings::duplicate(&self.entrants, k)
+        } else {
+            Standings::new(&self.entrants)
+        }
+    }
+
     /// Whether `other` is the same tournament (same game, rules, seed, schedule,
     /// scoring, entrants), whatever part of it each plays.
     pub fn same_tournament(&self, other: &RunInfo) -> Result<(), String> {
@@ -69,6 +93,7 @@ impl RunInfo {
             .or_else(|| differ("rules", &a.rules, &b.rules))
             .or_else(|| differ("seed", &a.seed, &b.seed))
             .or_else(|| differ("schedule", &a.schedule, &b.schedule))
+            .or_else(|| differ("duplicate play", &a.duplicate, &b.duplicate))
             .or_else(|| differ("scoring", &a.scoring, &b.scoring))
             .or_else(|| differ("entrants", &a.entrants, &b.entrants))
             .or_else(|| differ("entrant commands", &a.entrant_specs, &b.entrant_specs));
@@ -281,8 +306,8 @@ pub fn read_checked_records<C: DeserializeOwned>(
 }
 
 /// Standings of a list of records.
-pub fn standings_of<C>(names: &[String], records: &[GameRecord<C>]) -> Standings {
-    let mut s = Standings::new(names);
+pub fn standings_of<C>(info: &RunInfo, records: &[GameRecord<C>]) -> Standings {
+    let mut s = info.empty_standings();
     for r in records {
         s.add(r);
     }
@@ -467,6 +492,7 @@ mod tests {
             range: (0, 10),
             shard: None,
             version: "0".into(),
+            duplicate: false,
         };
         assert_eq!(a.same_tournament(&a.clone()), Ok(()));
         let mut b = a.clone();

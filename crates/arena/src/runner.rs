@@ -260,6 +260,44 @@ pub struct Standings {
     /// units of 1/[`crate::stats::SCALE`]): the range intervals are kept within.
     #[serde(default = "default_range")]
     pub range: [i64; 2],
+    /// With duplicate play: each entrant's total score per deal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deals: Option<Deals>,
+}
+
+/// Scores per deal under duplicate play: a deal is played by the same entrants
+/// once in each rotation of the seats; an entrant's total over those games is one
+/// observation, with the luck of the cards taken out.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Deals {
+    /// Games per deal (the table size).
+    pub rotations: u64,
+    /// Per entrant, one observation per complete deal: its total score over the
+    /// deal's rotations.
+    pub totals: Vec<Sample>,
+    /// Deals not yet complete: deal number → (games seen, total per entrant).
+    #[serde(skip)]
+    open: BTreeMap<u64, (u64, Vec<(usize, i64)>)>,
+}
+
+impl Deals {
+    fn add(&mut self, deal: u64, games: u64, scores: &[(usize, i64)]) {
+        let k = self.rotations;
+        let entry = self.open.entry(deal).or_insert_with(|| (0, Vec::new()));
+        entry.0 += games;
+        for &(e, q) in scores {
+            match entry.1.iter_mut().find(|(x, _)| *x == e) {
+                Some(slot) => slot.1 += q,
+                None => entry.1.push((e, q)),
+            }
+        }
+        if entry.0 >= k {
+            let (_, totals) = self.open.remove(&deal).expect("just inserted");
+            for (e, q) in totals {
+                self.totals[e].add_quantized(q);
+            }
+        }
+    }
 }
 
 fn default_range() -> [i64; 2] {
@@ -282,6 +320,19 @@ impl Standings {
             games: 0,
             decisions: 0,
             range: default_range(),
+            deals: None,
+        }
+    }
+
+    /// Empty standings for a duplicate-play run with `rotations` games per deal.
+    pub fn duplicate(names: &[String], rotations: usize) -> Self {
+        Standings {
+            deals: Some(Deals {
+                rotations: rotations.max(1) as u64,
+                totals: vec![Sample::default(); names.len()],
+                open: BTreeMap::new(),
+            }),
+            ..Standings::new(names)
         }
     }
 
@@ -310,6 +361,15 @@ impl Standings {
                     self.pair[e * n + other].add_quantized(q[seat]);
                 }
             }
+        }
+        if let Some(d) = self.deals.as_mut() {
+            let scores: Vec<(usize, i64)> = rec
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(s, &e)| (e, q[s]))
+                .collect();
+            d.add(rec.index / d.rotations, 1, &scores);
         }
         for f in &rec.forfeits {
             self.entrants[f.entrant].forfeits += 1;
@@ -342,6 +402,14 @@ impl Standings {
         for (a, b) in self.pair.iter_mut().zip(&other.pair) {
             a.merge(b);
         }
+        if let (Some(a), Some(b)) = (self.deals.as_mut(), other.deals.as_ref()) {
+            for (x, y) in a.totals.iter_mut().zip(&b.totals) {
+                x.merge(y);
+            }
+            for (&deal, (games, scores)) in &b.open {
+                a.add(deal, *games, scores);
+            }
+        }
     }
 
     /// The range scores lie in, as `(lowest, highest)`.
@@ -352,8 +420,23 @@ impl Standings {
 
     /// The 95% interval of entrant `e`'s mean score ([`Sample::interval`] within
     /// [`Standings::score_range`]).
+    ///
+    /// Under duplicate play with two complete deals or more, the interval is taken
+    /// over the entrant's deal totals (divided by the rotations), which is what
+    /// makes it narrower: games of one deal are not independent.
     pub fn interval(&self, e: usize) -> crate::stats::Interval {
         let (lo, hi) = self.score_range();
+        if let Some(d) = &self.deals {
+            let t = &d.totals[e];
+            if t.n >= 2 {
+                let k = d.rotations as f64;
+                let ci = t.interval(k * lo, k * hi);
+                return crate::stats::Interval {
+                    low: ci.low / k,
+                    high: ci.high / k,
+                };
+            }
+        }
         self.entrants[e].score.interval(lo, hi)
     }
 
@@ -554,6 +637,12 @@ pub struct Tournament<G: Game> {
     pub threads: usize,
     /// What to keep of every game.
     pub records: RecordLevel,
+    /// Duplicate play: each deal is played once per rotation of the seats, so every
+    /// entrant at the table holds every seat's cards once and the luck of the deal
+    /// cancels. Game `i` plays deal `i / k` in rotation `i % k` (`k` seats); the
+    /// schedule's seating of game `i / k` is rotated. Intervals are then taken
+    /// over deals ([`Standings::deals`]).
+    pub duplicate: bool,
 }
 
 /// Progress of a running tournament.
@@ -615,9 +704,27 @@ impl<G: Game> Tournament<G> {
         self.entrants.iter().map(|e| e.name.clone()).collect()
     }
 
-    /// Number of games in the whole schedule.
+    /// Number of games in the whole schedule (with duplicate play, rounded up to
+    /// whole deals).
     pub fn total_games(&self) -> u64 {
-        self.schedule.len(self.entrants.len())
+        let len = self.schedule.len(self.entrants.len());
+        if self.duplicate {
+            let k = self.schedule.table(self.entrants.len()).max(1) as u64;
+            len.div_ceil(k) * k
+        } else {
+            len
+        }
+    }
+
+    /// Empty standings of this tournament's entrants, grouped by deal under
+    /// duplicate play.
+    pub fn empty_standings(&self) -> Standings {
+        let names = self.names();
+        if self.duplicate {
+            Standings::duplicate(&names, self.schedule.table(names.len()))
+        } else {
+            Standings::new(&names)
+        }
     }
 
     /// Plays every game of the schedule.
@@ -634,14 +741,13 @@ impl<G: Game> Tournament<G> {
         stop: &AtomicBool,
     ) -> RunSummary {
         let start = Instant::now();
-        let names = self.names();
         let total = range.end.saturating_sub(range.start);
         let chunk = chunk_size(total);
         let chunks = total.div_ceil(chunk);
         let next = AtomicU64::new(0);
         let threads = self.threads.max(1).min(chunks.max(1) as usize);
         let (tx, rx) = mpsc::sync_channel::<Chunk<G::Choice>>(threads * 4);
-        let mut standings = Standings::new(&names);
+        let mut standings = self.empty_standings();
         let mut merged = 0u64;
         let mut stops = Vec::new();
         // One worker's loop: plays chunks until none is left, handing each to `sink`.
@@ -663,7 +769,7 @@ impl<G: Game> Tournament<G> {
                 let hi = (lo + chunk).min(range.end);
                 let mut part = Chunk {
                     id,
-                    standings: Standings::new(&names),
+                    standings: self.empty_standings(),
                     records: Vec::new(),
                     stops: Vec::new(),
                 };
@@ -754,8 +860,17 @@ impl<G: Game> Tournament<G> {
         reuse: &mut Option<G>,
     ) -> (GameRecord<G::Choice>, u64) {
         let n = self.entrants.len();
-        self.schedule.seating(n, self.seed, index, seating);
-        let seeds = GameSeeds::of(self.seed, index);
+        let seeds = if self.duplicate {
+            let k = self.schedule.table(n).max(1) as u64;
+            let deal = index / k;
+            self.schedule.seating(n, self.seed, deal, seating);
+            seating.rotate_left((index % k) as usize);
+            // The deal's chance events; the bots' own streams stay per game.
+            GameSeeds::of(self.seed, index).with_deal(GameSeeds::of(self.seed, deal).deal)
+        } else {
+            self.schedule.seating(n, self.seed, index, seating);
+            GameSeeds::of(self.seed, index)
+        };
         let seed = seeds.deal;
         let game = match reuse {
             Some(g) => {
@@ -848,12 +963,20 @@ mod tests {
         let mut s = Standings::new(&names);
         for i in 0..100 {
             let w = if i < 30 { 0 } else { 2 };
-            let sc = if w == 0 { vec![1.0, -1.0] } else { vec![-1.0, 1.0] };
+            let sc = if w == 0 {
+                vec![1.0, -1.0]
+            } else {
+                vec![-1.0, 1.0]
+            };
             s.add(&record(vec![0, 2], w, sc));
         }
         for i in 0..4 {
             let w = if i < 3 { 0 } else { 1 };
-            let sc = if w == 0 { vec![1.0, -1.0] } else { vec![-1.0, 1.0] };
+            let sc = if w == 0 {
+                vec![1.0, -1.0]
+            } else {
+                vec![-1.0, 1.0]
+            };
             s.add(&record(vec![1, 2], w, sc));
         }
         // Totals: many −40, few +2, rest +40 − 2 = +38; means −0.4, +0.5, +0.36.

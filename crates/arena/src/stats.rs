@@ -267,10 +267,19 @@ mod tests {
     fn wilson_matches_the_textbook() {
         // Wilson (1927) via Newcombe (1998), table I: 81/263 → 0.2553–0.3662.
         let ci = wilson(81, 263);
-        assert!((ci.low - 0.2553).abs() < 1e-4 && (ci.high - 0.3662).abs() < 1e-4, "{ci:?}");
+        assert!(
+            (ci.low - 0.2553).abs() < 1e-4 && (ci.high - 0.3662).abs() < 1e-4,
+            "{ci:?}"
+        );
         let ci = wilson(0, 10);
         assert_eq!(ci.low, 0.0);
         assert!((ci.high - 0.2775).abs() < 1e-4, "{ci:?}");
-        assert_eq!(wilson(0, 0), Interval { low: 0.0, high: 1.0 });
+        assert_eq!(
+            wilson(0, 0),
+            Interval {
+                low: 0.0,
+                high: 1.0
+            }
+        );
     }
 }

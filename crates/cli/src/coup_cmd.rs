@@ -77,6 +77,11 @@ pub struct LoopArgs {
     /// Turns before a game ends with every survivor a winner.
     #[arg(long)]
     pub turn_cap: Option<u32>,
+    /// Duplicate play: each deal is played once per rotation of the seats (games are
+    /// rounded up to whole deals), so the luck of the cards cancels; intervals are
+    /// taken over deals.
+    #[arg(long)]
+    pub duplicate: bool,
     /// Write the leaderboard, seed, rules and timing as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub summary_json: Option<PathBuf>,
@@ -180,18 +185,25 @@ fn run_loop(a: LoopArgs) -> Result<()> {
         seed,
         threads,
         records: RecordLevel::None,
+        duplicate: a.duplicate,
     };
+    let games = t.total_games();
     eprintln!(
-        "Coup ({} rules): {} games, {} bots, {} per table, seed {}, {} thread{}",
+        "Coup ({} rules): {} games{}, {} bots, {} per table, seed {}, {} thread{}",
         a.rules,
-        a.games,
+        games,
+        if a.duplicate {
+            format!(" ({} deals × {table} rotations)", games / table as u64)
+        } else {
+            String::new()
+        },
         t.entrants.len(),
         table,
         seed,
         threads,
         if threads == 1 { "" } else { "s" }
     );
-    let mut bar = Bar::new(a.games, a.quiet);
+    let mut bar = Bar::new(games, a.quiet);
     let specs = a
         .bots
         .iter()

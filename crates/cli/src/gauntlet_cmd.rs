@@ -141,6 +141,7 @@ fn gauntlet<G: Game>(
         seed,
         threads,
         records: RecordLevel::None,
+        duplicate: false,
     };
     let names = t.names();
     let (lo, hi) = test.bounds();

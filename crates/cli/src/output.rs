@@ -71,7 +71,9 @@ impl<C> Observer<C> for Bar {
             self.last_msg = p.elapsed;
             let mut msg = live_standings(p.standings, LIVE_ROWS);
             if ctrl_c_flag_raised() {
-                msg.push_str("\nstopping: finishing the games under way (Ctrl-C again to quit now)");
+                msg.push_str(
+                    "\nstopping: finishing the games under way (Ctrl-C again to quit now)",
+                );
             }
             self.bar.set_message(msg);
         }
@@ -211,7 +213,11 @@ pub fn rows(s: &Standings) -> Vec<Row> {
                 ci95: ci.half_width(mean),
                 mean_low: ci.low,
                 mean_high: ci.high,
-                win_rate: if games == 0 { 0.0 } else { st.wins as f64 / games as f64 },
+                win_rate: if games == 0 {
+                    0.0
+                } else {
+                    st.wins as f64 / games as f64
+                },
                 win_low: win.low,
                 win_high: win.high,
                 total: st.score.sum(),
@@ -363,6 +369,9 @@ pub struct Summary<'a, R: Serialize> {
     pub schedule: &'a koth_arena::Schedule,
     /// The scoring.
     pub scoring: koth_arena::Scoring,
+    /// Duplicate play: intervals are taken over deals.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub duplicate: bool,
     /// Worker threads.
     pub threads: usize,
     /// Games played.
@@ -407,6 +416,7 @@ impl<'a, R: Serialize> Summary<'a, R> {
             seed,
             schedule,
             scoring,
+            duplicate: s.deals.is_some(),
             threads,
             games: s.games,
             complete: run.complete,

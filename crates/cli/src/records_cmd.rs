@@ -35,7 +35,7 @@ pub fn merge(dirs: &[PathBuf], out_dir: &Path) -> Result<()> {
     }
     parts.sort_by_key(|(_, i)| i.range.0);
     let first = parts[0].1.clone();
-    let total = first.schedule.len(first.entrants.len());
+    let total = first.total_games();
     let mut next = 0;
     for (k, (d, info)) in parts.iter().enumerate() {
         if info.range.0 < next {
@@ -72,7 +72,7 @@ pub fn merge(dirs: &[PathBuf], out_dir: &Path) -> Result<()> {
     info.shard = None;
     records::write_info(out_dir, &info)?;
     let mut writer = BufWriter::new(std::fs::File::create(out_dir.join(records::GAMES_FILE))?);
-    let mut standings = koth_arena::Standings::new(&info.entrants);
+    let mut standings = info.empty_standings();
     let mut elapsed = 0.0;
     for (d, part) in &parts {
         let recs: Vec<GameRecord<serde_json::Value>> =

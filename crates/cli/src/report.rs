@@ -14,7 +14,7 @@
 
 use anyhow::{bail, Context, Result};
 use koth_arena::records::{self, RunInfo};
-use koth_arena::{ratings, Ending, Game, GameRecord, Outcome, Standings};
+use koth_arena::{ratings, Ending, Game, GameRecord, Outcome};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
@@ -419,7 +419,7 @@ fn build<G: Game>(
     }
 
     // Leaderboard.
-    let mut standings = Standings::new(names);
+    let mut standings = info.empty_standings();
     for r in &order {
         standings.add(r);
     }

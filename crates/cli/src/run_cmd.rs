@@ -35,6 +35,10 @@ pub struct RunArgs {
     /// Write the leaderboard, seed, rules and timing as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub summary_json: Option<PathBuf>,
+    /// Duplicate play: each deal is played once per rotation of the seats (games are
+    /// rounded up to whole deals); intervals are taken over deals.
+    #[arg(long)]
+    pub duplicate: bool,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -163,7 +167,9 @@ pub fn run(a: RunArgs) -> Result<()> {
         seed,
         threads,
         records: RecordLevel::Results,
+        duplicate: a.duplicate,
     };
+    let games = t.total_games();
     eprintln!(
         "Coup ({} rules): {} games, {} bots ({} external), {} per table, seed {}, {} thread{}",
         file.rules,

@@ -124,8 +124,9 @@ where
         range: (range.start, range.end),
         shard,
         version: env!("CARGO_PKG_VERSION").into(),
+        duplicate: t.duplicate,
     };
-    let mut prior = koth_arena::Standings::new(&names);
+    let mut prior = t.empty_standings();
     let mut start = range.start;
     if opts.resume {
         let old = records::read_info(dir)?;
@@ -153,7 +154,7 @@ where
                 );
             }
         }
-        prior = records::standings_of(&names, &done);
+        prior = records::standings_of(&info, &done);
         start = range.start + done.len() as u64;
         eprintln!(
             "resuming {}: {} of {} games already played",

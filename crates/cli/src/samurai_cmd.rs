@@ -305,6 +305,7 @@ fn tournament(a: TournamentArgs) -> Result<()> {
         seed,
         threads,
         records: RecordLevel::None,
+        duplicate: false,
     };
     let total = t.total_games();
     eprintln!(

@@ -302,6 +302,7 @@ fn hostile_names_and_stderr_stay_text() {
         seed: 5,
         threads: 1,
         records: RecordLevel::Full,
+        duplicate: false,
     };
     let info = RunInfo {
         game: "coup".into(),

@@ -580,3 +580,73 @@ fn resume_advice_without_run_json() {
     );
     std::fs::remove_dir_all(&d).ok();
 }
+
+#[test]
+fn a_duplicate_run_cut_mid_deal_resumes_and_merges_to_the_same_standings() {
+    let base = tmp("duplicate");
+    let run = |dir: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "coup",
+            "loop",
+            "--games",
+            "3001",
+            "--seed",
+            "8",
+            "-q",
+            "--duplicate",
+            "--bots",
+            "honest,static,economist",
+            "--summary-json",
+        ];
+        let summary = dir.with_extension("json");
+        args.push(summary.to_str().unwrap());
+        args.extend(["--out", dir.to_str().unwrap()]);
+        args.extend(extra);
+        let (ok, out, err) = koth(&args);
+        assert!(ok, "{err}");
+        (out, err)
+    };
+    let whole = base.join("whole");
+    std::fs::create_dir_all(&base).unwrap();
+    let (out, err) = run(&whole, &[]);
+    // 3001 games are 1001 deals of 3 rotations.
+    assert!(
+        err.contains("3003 games (1001 deals × 3 rotations)"),
+        "{err}"
+    );
+    let reference = json(&whole.with_extension("json"));
+    assert_eq!(reference["duplicate"], true);
+    assert_eq!(reference["games"], 3003);
+    assert!(out.contains("mean ± 95%"), "{out}");
+    // Cut the record file in the middle of a deal, then resume.
+    let cut = base.join("cut");
+    run(&cut, &[]);
+    let text = std::fs::read_to_string(cut.join("games.jsonl")).unwrap();
+    let kept: Vec<&str> = text.lines().take(1000).collect(); // deal 333, rotation 1
+    std::fs::write(cut.join("games.jsonl"), kept.join("\n") + "\n").unwrap();
+    run(&cut, &["--resume"]);
+    let resumed = json(&cut.with_extension("json"));
+    assert_eq!(resumed["standings"], reference["standings"]);
+    // Shards split deals too; merged, they give the same standings.
+    let mut parts = Vec::new();
+    for i in 1..=2 {
+        let d = base.join(format!("part{i}"));
+        run(&d, &["--shard", &format!("{i}/2")]);
+        parts.push(d.to_str().unwrap().to_string());
+    }
+    let merged = base.join("merged");
+    let (ok, out, err) = koth(&[
+        "merge",
+        &parts[0],
+        &parts[1],
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("mean ± 95%"), "{out}");
+    assert_eq!(
+        json(&merged.join("summary.json"))["standings"],
+        reference["standings"]
+    );
+    std::fs::remove_dir_all(&base).ok();
+}

@@ -50,6 +50,7 @@ fn main() {
         seed: 1,
         threads: 2,
         records: RecordLevel::None,
+        duplicate: false,
     };
     let run = t.run(&mut Quiet);
     for i in run.standings.ranking() {

@@ -24,6 +24,7 @@ fn tournament(
         seed,
         threads,
         records: RecordLevel::None,
+        duplicate: false,
     }
 }
 
@@ -201,6 +202,7 @@ fn misbehaving_rust_bots_forfeit_and_the_run_goes_on() {
         seed: 4,
         threads: 2,
         records: RecordLevel::Results,
+        duplicate: false,
     };
     // Keep the panic messages of the bots out of the test output.
     let hook = std::panic::take_hook();
@@ -228,4 +230,70 @@ fn misbehaving_rust_bots_forfeit_and_the_run_goes_on() {
         s.entrants[2].wins, 200,
         "honest wins every game its opponents forfeit"
     );
+}
+
+/// Records every game's seating and deal.
+struct Seen(Vec<(u64, u64, Vec<usize>, Vec<u8>)>);
+impl koth_arena::Observer<koth_coup::Choice> for Seen {
+    fn on_record(&mut self, r: &koth_arena::GameRecord<koth_coup::Choice>) {
+        // The first influences each seat held: the deal as the seats saw it.
+        let g = State::new(Rules::standard(), r.seats.len(), r.seed);
+        let hands = (0..r.seats.len())
+            .flat_map(|s| {
+                g.hand(s)
+                    .iter()
+                    .map(|c| c.index() as u8)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        self.0.push((r.index, r.seed, r.seats.clone(), hands));
+    }
+}
+
+#[test]
+fn duplicate_play_deals_every_hand_to_every_bot() {
+    let names = all_builtins();
+    let mut t = tournament(&names, 100, 4, 9, 2);
+    t.duplicate = true;
+    t.records = RecordLevel::Results;
+    let mut seen = Seen(Vec::new());
+    let run = t.run(&mut seen);
+    assert_eq!(run.standings.games, 100);
+    for deal in seen.0.chunks(4) {
+        // One deal, four rotations: same cards in the same seats, the bots moved on.
+        assert!(deal.iter().all(|g| g.1 == deal[0].1 && g.3 == deal[0].3));
+        for (r, g) in deal.iter().enumerate() {
+            let mut want = deal[0].2.clone();
+            want.rotate_left(r);
+            assert_eq!(g.2, want, "game {}", g.0);
+        }
+    }
+    // Deals differ from one another.
+    assert_ne!(seen.0[0].3, seen.0[4].3);
+    // Every deal complete: 25 observations per seated bot, as many as its games / 4.
+    let d = run.standings.deals.as_ref().unwrap();
+    for (e, st) in run.standings.entrants.iter().enumerate() {
+        assert_eq!(d.totals[e].n * 4, st.games(), "{}", st.name);
+    }
+    // Same results for any thread count.
+    let mut one = tournament(&names, 100, 4, 9, 1);
+    one.duplicate = true;
+    assert_eq!(one.run(&mut koth_arena::Quiet).standings, run.standings);
+}
+
+#[test]
+fn duplicate_play_narrows_two_player_intervals() {
+    // The luck of the deal dominates a two-player game: taking it out narrows the
+    // interval of the same number of games (0.6× here; see docs/runs.md).
+    let names = ["economist", "honest"];
+    let plain = tournament(&names, 6000, 2, 1, 2).run(&mut koth_arena::Quiet);
+    let mut t = tournament(&names, 6000, 2, 1, 2);
+    t.duplicate = true;
+    let dup = t.run(&mut koth_arena::Quiet);
+    let width = |s: &Standings| {
+        let ci = s.interval(0);
+        ci.high - ci.low
+    };
+    let ratio = width(&dup.standings) / width(&plain.standings);
+    assert!(ratio < 0.75, "duplicate/plain interval width {ratio:.2}");
 }

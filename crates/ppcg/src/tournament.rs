@@ -173,5 +173,6 @@ pub fn tournament(
         seed: opts.seed,
         threads: opts.threads.max(1),
         records: RecordLevel::Results,
+        duplicate: false,
     })
 }

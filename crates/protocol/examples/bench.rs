@@ -56,6 +56,7 @@ fn main() {
         seed: 1,
         threads,
         records: RecordLevel::None,
+        duplicate: false,
     };
     let c0 = cpu_ticks();
     let t0 = Instant::now();

@@ -68,6 +68,7 @@ fn tournament_under(
         seed: 2024,
         threads: 2,
         records: RecordLevel::Results,
+        duplicate: false,
     };
     let mut c = Collect::default();
     let s = t.run(&mut c);

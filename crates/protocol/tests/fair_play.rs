@@ -198,6 +198,7 @@ fn a_bot_that_attacks_what_it_receives_does_no_better_than_chance() {
         seed: master,
         threads: 2,
         records: RecordLevel::None,
+        duplicate: false,
     }
     .run(&mut Quiet);
     let t = tally.lock().unwrap();
@@ -252,6 +253,7 @@ fn the_runner_gives_each_seat_its_own_stream_and_never_the_deal() {
         seed: master,
         threads: 2,
         records: RecordLevel::Results,
+        duplicate: false,
     }
     .run(&mut Quiet);
     assert_eq!(summary.standings.games, 50);

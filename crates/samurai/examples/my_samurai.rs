@@ -53,6 +53,7 @@ fn main() {
         seed: 2015,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         records: RecordLevel::None,
+        duplicate: false,
     };
     let run = tournament.run(&mut Quiet);
     let s = &run.standings;

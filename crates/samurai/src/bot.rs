@@ -43,6 +43,7 @@ use koth_arena::{Agent, Entrant, Fault, Seat};
 ///     seed: 1,
 ///     threads: 1,
 ///     records: RecordLevel::None,
+///     duplicate: false,
 /// };
 /// let standings = t.run(&mut Quiet).standings;
 /// assert_eq!(standings.games, 6);

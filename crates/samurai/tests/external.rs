@@ -377,6 +377,7 @@ fn a_tournament_of_a_list_file() {
         seed: 1,
         threads: 2,
         records: RecordLevel::Results,
+        duplicate: false,
     };
     let start = Instant::now();
     let run = t.run(&mut Quiet);
