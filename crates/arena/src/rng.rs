@@ -42,6 +42,8 @@ pub enum Stream {
     Tables = 2,
     /// The seating of one game of a gauntlet.
     Gauntlet = 3,
+    /// The order of one round of a balanced schedule.
+    Rounds = 4,
 }
 
 /// The BLAKE3 key of a parent seed: its 8 little-endian bytes, then a fixed label.

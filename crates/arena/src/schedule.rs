@@ -18,6 +18,18 @@ pub enum Schedule {
         /// Seats per game.
         table: usize,
     },
+    /// Rounds of as many games as entrants: each round puts the entrants in a random
+    /// circle, and its game `j` seats the `table` entrants from position `j` on. In
+    /// a round every entrant plays `table` games, once in every seat, so complete
+    /// rounds give every entrant the same number of games and seats; which entrants
+    /// meet varies from round to round. `games` should be a multiple of the number
+    /// of entrants (the front ends round it up).
+    Balanced {
+        /// Number of games.
+        games: u64,
+        /// Seats per game.
+        table: usize,
+    },
     /// Two-player round robin: every pair of entrants plays `games_per_pair` games,
     /// the first seat alternating. Game `k` of every pair is played before game
     /// `k + 1` of any pair, so two consecutive `k` form a round in which every
@@ -40,7 +52,7 @@ impl Schedule {
     /// How many games the schedule holds for `entrants` entrants.
     pub fn len(&self, entrants: usize) -> u64 {
         match *self {
-            Schedule::RandomTables { games, .. } => games,
+            Schedule::RandomTables { games, .. } | Schedule::Balanced { games, .. } => games,
             Schedule::RoundRobin { games_per_pair } => pairs(entrants) * games_per_pair,
             Schedule::Gauntlet { games, .. } => games,
         }
@@ -54,9 +66,9 @@ impl Schedule {
     /// Seats per game.
     pub fn table(&self, entrants: usize) -> usize {
         match *self {
-            Schedule::RandomTables { table, .. } | Schedule::Gauntlet { table, .. } => {
-                table.min(entrants)
-            }
+            Schedule::RandomTables { table, .. }
+            | Schedule::Balanced { table, .. }
+            | Schedule::Gauntlet { table, .. } => table.min(entrants),
             Schedule::RoundRobin { .. } => 2,
         }
     }
@@ -75,6 +87,19 @@ impl Schedule {
                     let j = i + rng.index(entrants - i);
                     out.swap(i, j);
                 }
+                out.truncate(k);
+            }
+            Schedule::Balanced { table, .. } => {
+                let n = entrants as u64;
+                if n == 0 {
+                    return;
+                }
+                let (round, j) = (index / n, (index % n) as usize);
+                let mut rng = Rng::new(derive(master_seed, Stream::Rounds, round));
+                out.extend(0..entrants);
+                rng.shuffle(out);
+                let k = table.min(entrants);
+                out.rotate_left(j);
                 out.truncate(k);
             }
             Schedule::Gauntlet { table, .. } => {
@@ -140,6 +165,43 @@ mod tests {
             }
             assert_eq!(seen.len(), 20);
             assert!(seen.values().all(|&c| c == 1));
+        }
+    }
+
+    #[test]
+    fn balanced_rounds_give_every_entrant_each_seat_once() {
+        for (n, k) in [(8, 6), (7, 3), (6, 6), (5, 2)] {
+            let s = Schedule::Balanced {
+                games: 10 * n as u64,
+                table: k,
+            };
+            let mut v = Vec::new();
+            let mut pairs = HashMap::new();
+            for round in 0..10u64 {
+                // seats[e][s]: games entrant e played in seat s this round.
+                let mut seats = vec![vec![0; k]; n];
+                for i in round * n as u64..(round + 1) * n as u64 {
+                    s.seating(n, 3, i, &mut v);
+                    assert_eq!(v.len(), k);
+                    let mut sorted = v.clone();
+                    sorted.sort();
+                    sorted.dedup();
+                    assert_eq!(sorted.len(), k, "distinct entrants: {v:?}");
+                    for (seat, &e) in v.iter().enumerate() {
+                        seats[e][seat] += 1;
+                    }
+                    for &a in &v {
+                        for &b in &v {
+                            if a < b {
+                                *pairs.entry((a, b)).or_insert(0) += 1;
+                            }
+                        }
+                    }
+                }
+                assert!(seats.iter().all(|e| e.iter().all(|&c| c == 1)), "{n} {k}: {seats:?}");
+            }
+            // Rounds differ, so every pair meets when tables are smaller than the field.
+            assert_eq!(pairs.len(), n * (n - 1) / 2, "{n} {k}");
         }
     }
 

@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 use koth_arena::rng::{derive, Stream};
 use koth_arena::runner::dedup_names;
 use koth_arena::{
-    Agent, Entrant, GameSeeds, Random, RecordLevel, Rng, Schedule, Scoring, Tournament,
+    Agent, Entrant, GameSeeds, Random, RecordLevel, Rng, Scoring, Tournament,
 };
 use koth_coup::narrate::{describe, status, Tone};
 use koth_coup::{bots, builtin_entrant, BotAgent, Event, Rules, State};
@@ -82,6 +82,11 @@ pub struct LoopArgs {
     /// taken over deals.
     #[arg(long)]
     pub duplicate: bool,
+    /// Who plays whom: balanced (every bot the same number of games, once in every
+    /// seat per round; games rounded up to whole rounds) or random (each game a
+    /// random draw, as seed 003's loop mode).
+    #[arg(long, value_enum, default_value_t = output::ScheduleKind::Balanced)]
+    pub schedule: output::ScheduleKind,
     /// Write the leaderboard, seed, rules and timing as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub summary_json: Option<PathBuf>,
@@ -174,13 +179,12 @@ fn run_loop(a: LoopArgs) -> Result<()> {
         .or(a.seed)
         .unwrap_or_else(output::fresh_seed);
     let threads = output::threads(a.threads);
+    let schedule =
+        output::table_schedule(a.schedule, a.games, table, entrants.len(), a.duplicate);
     let mut t = Tournament {
         rules,
         entrants,
-        schedule: Schedule::RandomTables {
-            games: a.games,
-            table,
-        },
+        schedule,
         scoring: Scoring::ZeroSum,
         seed,
         threads,
@@ -192,11 +196,7 @@ fn run_loop(a: LoopArgs) -> Result<()> {
         "Coup ({} rules): {} games{}, {} bots, {} per table, seed {}, {} thread{}",
         a.rules,
         games,
-        if a.duplicate {
-            format!(" ({} deals × {table} rotations)", games / table as u64)
-        } else {
-            String::new()
-        },
+        rounding(a.games, games, a.duplicate, table),
         t.entrants.len(),
         table,
         seed,
@@ -335,6 +335,23 @@ fn play(a: PlayArgs) -> Result<()> {
         turns_text(&game)
     );
     Ok(())
+}
+
+/// What the header says about the games: the deals of duplicate play, and that
+/// the count was rounded up to whole rounds or deals.
+pub(crate) fn rounding(asked: u64, games: u64, duplicate: bool, table: usize) -> String {
+    let mut parts = Vec::new();
+    if duplicate {
+        parts.push(format!("{} deals × {table} rotations", games / table.max(1) as u64));
+    }
+    if games != asked {
+        parts.push(format!("{asked} rounded up to whole rounds"));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    }
 }
 
 /// "37 turns", or "25 turns (turn 26 ended before its action)" when the game was

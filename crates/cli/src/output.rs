@@ -590,3 +590,39 @@ pub fn check_summary_path(path: Option<&Path>) -> Result<()> {
     }
     Ok(())
 }
+
+/// `--schedule` of the Coup runners.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScheduleKind {
+    /// Rounds in which every bot plays the same number of games, once in every seat
+    /// (games rounded up to whole rounds).
+    #[default]
+    Balanced,
+    /// Each game seats a random draw of bots in random order (seed 003's loop mode).
+    Random,
+}
+
+/// The schedule of `games` games at tables of `table` among `entrants` bots:
+/// balanced schedules play whole rounds (`entrants` games; with duplicate play,
+/// `entrants` deals of `table` games).
+pub fn table_schedule(
+    kind: ScheduleKind,
+    games: u64,
+    table: usize,
+    entrants: usize,
+    duplicate: bool,
+) -> koth_arena::Schedule {
+    let k = if duplicate { table.max(1) as u64 } else { 1 };
+    match kind {
+        ScheduleKind::Balanced => {
+            let n = entrants.max(1) as u64;
+            // Deals are the schedule's games under duplicate play.
+            let deals = games.div_ceil(k).div_ceil(n) * n;
+            koth_arena::Schedule::Balanced {
+                games: deals * k,
+                table,
+            }
+        }
+        ScheduleKind::Random => koth_arena::Schedule::RandomTables { games, table },
+    }
+}

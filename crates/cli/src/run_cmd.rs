@@ -39,6 +39,11 @@ pub struct RunArgs {
     /// rounded up to whole deals); intervals are taken over deals.
     #[arg(long)]
     pub duplicate: bool,
+    /// Who plays whom: balanced (every bot the same number of games, once in every
+    /// seat per round; games rounded up to whole rounds) or random (each game a
+    /// random draw, as seed 003's loop mode).
+    #[arg(long, value_enum, default_value_t = output::ScheduleKind::Balanced)]
+    pub schedule: output::ScheduleKind,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -159,21 +164,25 @@ pub fn run(a: RunArgs) -> Result<()> {
         output::note_chosen_seed(seed);
     }
 
+    let schedule =
+        output::table_schedule(a.schedule, games, table, entrants.len(), a.duplicate);
     let mut t = Tournament {
         rules,
         entrants,
-        schedule: Schedule::RandomTables { games, table },
+        schedule,
         scoring: Scoring::ZeroSum,
         seed,
         threads,
         records: RecordLevel::Results,
         duplicate: a.duplicate,
     };
+    let asked = games;
     let games = t.total_games();
     eprintln!(
-        "Coup ({} rules): {} games, {} bots ({} external), {} per table, seed {}, {} thread{}",
+        "Coup ({} rules): {} games{}, {} bots ({} external), {} per table, seed {}, {} thread{}",
         file.rules,
         games,
+        crate::coup_cmd::rounding(asked, games, a.duplicate, table),
         t.entrants.len(),
         external,
         table,
