@@ -195,4 +195,20 @@ pub trait Game: Clone + Send + Debug + 'static {
 
     /// Turns played so far.
     fn turns(&self) -> u32;
+
+    /// Once the game is over, each seat's place: 1 for the winners, then the others
+    /// from the last to go out to the first (seats out together share a place).
+    /// The default knows only winners and losers (all losers second; everyone
+    /// first when nobody won); games with an elimination order say it.
+    fn places(&self, out: &mut Vec<u8>) {
+        out.clear();
+        let Some(o) = self.outcome() else { return };
+        out.extend((0..self.seats()).map(|s| {
+            if o.winners.is_empty() || o.winners.contains(s) {
+                1
+            } else {
+                2
+            }
+        }));
+    }
 }

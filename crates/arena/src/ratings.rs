@@ -1,9 +1,11 @@
 //! Ratings with uncertainty: a Weng-Lin (OpenSkill) rating per entrant, learnt
 //! from the games of a run one after the other.
 //!
-//! Every game is a free-for-all between its seats: the winners share first place
-//! and everyone else shares second place (a game nobody won is a draw between
-//! all its seats). Games are taken in index order whatever order the records
+//! Every game is a free-for-all between its seats, ranked by the places the
+//! record keeps: the winners first, then the others from the last eliminated to
+//! the first, so outlasting the field counts. A record without places (a
+//! two-seat game, an old record) ranks winners first and everyone else second; a
+//! game nobody won is then a draw between all its seats. Games are taken in index order whatever order the records
 //! come in, so the ratings of a run are always the same.
 //!
 //! Unlike the mean score, a rating says how strong a bot is *given whom it met*:
@@ -25,6 +27,7 @@
 //!     decisions: 0,
 //!     forfeits: vec![],
 //!     notices: vec![],
+//!     places: vec![],
 //!     choices: None,
 //! };
 //! let records: Vec<_> = (0..20).map(game).collect();
@@ -89,11 +92,12 @@ pub fn rate<C>(names: &[String], records: &[GameRecord<C>]) -> Vec<Rating> {
             .iter()
             .zip(&seats)
             .map(|(t, &seat)| {
-                // Winners share first place; with no winner, everyone draws.
-                let place = if winners.is_empty() || winners.contains(seat) {
-                    1
-                } else {
-                    2
+                // The recorded places (elimination order) when there are some;
+                // else winners share first place and, with no winner, all draw.
+                let place = match rec.places.get(seat) {
+                    Some(&p) => p as usize,
+                    None if winners.is_empty() || winners.contains(seat) => 1,
+                    None => 2,
                 };
                 (&t[..], MultiTeamOutcome::new(place))
             })
@@ -157,6 +161,7 @@ mod tests {
             decisions: 0,
             forfeits: vec![],
             notices: vec![],
+            places: vec![],
             choices: None,
         }
     }
@@ -269,5 +274,29 @@ mod tests {
         assert_eq!(r[3].name, "bot3");
         let empty: Vec<GameRecord<u8>> = Vec::new();
         assert!(rate(&names(2), &empty).iter().all(|x| x.mu == mu));
+    }
+
+    #[test]
+    fn places_separate_the_last_out_from_the_first_out() {
+        // Four bots; "a" always wins, "b" always goes out last, "d" first.
+        let names = names(4);
+        let recs: Vec<GameRecord<u8>> = (0..200)
+            .map(|i| {
+                let mut g = game(i, vec![0, 1, 2, 3], SeatSet::single(0));
+                g.places = vec![1, 2, 3, 4];
+                g
+            })
+            .collect();
+        let r = rate(&names, &recs);
+        assert!(
+            r[0].mu > r[1].mu && r[1].mu > r[2].mu && r[2].mu > r[3].mu,
+            "{r:?}"
+        );
+        // Without places the three losers are rated alike.
+        let flat: Vec<GameRecord<u8>> = (0..200)
+            .map(|i| game(i, vec![0, 1, 2, 3], SeatSet::single(0)))
+            .collect();
+        let f = rate(&names, &flat);
+        assert!((f[1].mu - f[3].mu).abs() < 1e-9, "{f:?}");
     }
 }

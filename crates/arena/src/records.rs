@@ -282,6 +282,20 @@ pub fn check_record<C>(info: &RunInfo, r: &GameRecord<C>) -> Result<(), String> 
             ));
         }
     }
+    if !r.places.is_empty() {
+        let bad_len = r.places.len() != seats;
+        let bad_place = r.places.iter().enumerate().any(|(s, &p)| {
+            p == 0
+                || p as usize > seats
+                || (r.outcome.winners.contains(s) != (p == 1) && !r.outcome.winners.is_empty())
+        });
+        if bad_len || bad_place {
+            return Err(format!(
+                "game {} has places {:?} that do not fit its {seats} seats and winners",
+                r.index, r.places
+            ));
+        }
+    }
     let want = info.scoring.scores(seats, &r.outcome);
     for (seat, (&got, &w)) in r.scores.iter().zip(want.iter()).enumerate() {
         if !got.is_finite() || (got - w).abs() > 1e-9 {

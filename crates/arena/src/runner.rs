@@ -210,6 +210,10 @@ pub struct GameRecord<C> {
     /// Penalties and warnings, in the order they happened.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notices: Vec<NoticeRecord>,
+    /// Each seat's place (1 = won; then from the last out to the first out), when
+    /// the game knows more than who won: Coup's elimination order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub places: Vec<u8>,
     /// Every choice made, in order (with [`RecordLevel::Full`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choices: Option<Vec<C>>,
@@ -589,6 +593,15 @@ pub fn play_game<G: Game>(
         turns: game.turns(),
     });
     let scores = scoring.scores(seats, &outcome)[..seats].to_vec();
+    // Kept only when records are: the standings do not use them.
+    let mut places = Vec::new();
+    if level != RecordLevel::None {
+        game.places(&mut places);
+        // Win/loss says it all: not worth the bytes.
+        if places.iter().all(|&p| p <= 2) && seats <= 2 {
+            places.clear();
+        }
+    }
     let rec = GameRecord {
         index,
         seed: seeds.deal,
@@ -598,6 +611,7 @@ pub fn play_game<G: Game>(
         decisions,
         forfeits,
         notices,
+        places,
         choices,
     };
     (rec, decisions)
@@ -951,6 +965,7 @@ mod tests {
             decisions: 0,
             forfeits: vec![],
             notices: vec![],
+            places: vec![],
             choices: None,
         }
     }

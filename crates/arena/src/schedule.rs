@@ -198,7 +198,10 @@ mod tests {
                         }
                     }
                 }
-                assert!(seats.iter().all(|e| e.iter().all(|&c| c == 1)), "{n} {k}: {seats:?}");
+                assert!(
+                    seats.iter().all(|e| e.iter().all(|&c| c == 1)),
+                    "{n} {k}: {seats:?}"
+                );
             }
             // Rounds differ, so every pair meets when tables are smaller than the field.
             assert_eq!(pairs.len(), n * (n - 1) / 2, "{n} {k}");

@@ -6,9 +6,7 @@ use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
 use koth_arena::rng::{derive, Stream};
 use koth_arena::runner::dedup_names;
-use koth_arena::{
-    Agent, Entrant, GameSeeds, Random, RecordLevel, Rng, Scoring, Tournament,
-};
+use koth_arena::{Agent, Entrant, GameSeeds, Random, RecordLevel, Rng, Scoring, Tournament};
 use koth_coup::narrate::{describe, status, Tone};
 use koth_coup::{bots, builtin_entrant, BotAgent, Event, Rules, State};
 use owo_colors::{OwoColorize, Style};
@@ -179,8 +177,7 @@ fn run_loop(a: LoopArgs) -> Result<()> {
         .or(a.seed)
         .unwrap_or_else(output::fresh_seed);
     let threads = output::threads(a.threads);
-    let schedule =
-        output::table_schedule(a.schedule, a.games, table, entrants.len(), a.duplicate);
+    let schedule = output::table_schedule(a.schedule, a.games, table, entrants.len(), a.duplicate);
     let mut t = Tournament {
         rules,
         entrants,
@@ -342,7 +339,10 @@ fn play(a: PlayArgs) -> Result<()> {
 pub(crate) fn rounding(asked: u64, games: u64, duplicate: bool, table: usize) -> String {
     let mut parts = Vec::new();
     if duplicate {
-        parts.push(format!("{} deals × {table} rotations", games / table.max(1) as u64));
+        parts.push(format!(
+            "{} deals × {table} rotations",
+            games / table.max(1) as u64
+        ));
     }
     if games != asked {
         parts.push(format!("{asked} rounded up to whole rounds"));

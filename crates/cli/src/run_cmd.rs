@@ -164,8 +164,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         output::note_chosen_seed(seed);
     }
 
-    let schedule =
-        output::table_schedule(a.schedule, games, table, entrants.len(), a.duplicate);
+    let schedule = output::table_schedule(a.schedule, games, table, entrants.len(), a.duplicate);
     let mut t = Tournament {
         rules,
         entrants,

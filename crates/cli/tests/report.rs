@@ -317,6 +317,7 @@ fn hostile_names_and_stderr_stay_text() {
         range: (0, 40),
         shard: None,
         version: "test".into(),
+        duplicate: false,
     };
     records::write_info(&dir, &info).unwrap();
     let mut quiet = Quiet;

@@ -65,4 +65,7 @@ impl Game for State {
     fn turns(&self) -> u32 {
         State::turns(self)
     }
+    fn places(&self, out: &mut Vec<u8>) {
+        State::places(self, out)
+    }
 }

@@ -294,6 +294,56 @@ impl State {
     pub fn deck_size(&self) -> usize {
         self.deck_len as usize
     }
+    /// Once the game is over, each seat's place: 1 for the winners, then survivors
+    /// that did not win (a game adjudicated or capped), then the others from the
+    /// last eliminated to the first. Empty while the game runs.
+    ///
+    /// ```
+    /// use koth_coup::{Action, Choice, Rules, State};
+    /// let mut g = State::new(Rules::standard(), 3, 1);
+    /// let first = g.to_move().unwrap();
+    /// g.forfeit(first);
+    /// let second = g.to_move().unwrap();
+    /// g.forfeit(second);
+    /// let mut places = Vec::new();
+    /// g.places(&mut places);
+    /// assert_eq!(places[first], 3);
+    /// assert_eq!(places[second], 2);
+    /// assert_eq!(places.iter().filter(|&&p| p == 1).count(), 1);
+    /// ```
+    pub fn places(&self, out: &mut Vec<u8>) {
+        out.clear();
+        let Some(o) = self.outcome() else { return };
+        let n = self.n as usize;
+        out.resize(n, 0);
+        let mut better = 0u8;
+        for s in o.winners.iter() {
+            out[s] = 1;
+        }
+        better += o.winners.len() as u8;
+        let standing: Vec<usize> = self
+            .alive
+            .iter()
+            .filter(|&s| !o.winners.contains(s))
+            .collect();
+        for &s in &standing {
+            out[s] = better + 1;
+        }
+        better += standing.len() as u8;
+        for e in self.log.iter().rev() {
+            if let Event::Eliminated { player } = *e {
+                if out[player] == 0 {
+                    out[player] = better + 1;
+                    better += 1;
+                }
+            }
+        }
+        // Anyone left (not in the log): behind everyone placed.
+        for p in out.iter_mut().filter(|p| **p == 0) {
+            *p = better + 1;
+        }
+    }
+
     /// The public log.
     pub fn log(&self) -> &[Event] {
         &self.log

@@ -680,4 +680,8 @@ impl Game for PpcgGame {
     fn turns(&self) -> u32 {
         self.state.turns()
     }
+
+    fn places(&self, out: &mut Vec<u8>) {
+        self.state.places(out)
+    }
 }
