@@ -65,32 +65,57 @@ pub fn initial() -> (f64, f64) {
 /// in index order. Seats whose entrant index is out of range are ignored, and so
 /// are games with fewer than two seats.
 pub fn rate<C>(names: &[String], records: &[GameRecord<C>]) -> Vec<Rating> {
-    let config = WengLinConfig::new();
-    let mut ratings = vec![WengLinRating::new(); names.len()];
-    let mut games = vec![0u64; names.len()];
-
     let mut order: Vec<&GameRecord<C>> = records.iter().collect();
     order.sort_by_key(|r| r.index); // stable: equal indices keep their order
-
-    let mut teams: Vec<[WengLinRating; 1]> = Vec::new();
-    let mut seats: Vec<usize> = Vec::new();
+    let mut rater = Rater::new(names.len());
     for rec in order {
-        teams.clear();
-        seats.clear();
+        rater.add(rec);
+    }
+    rater.ratings(names)
+}
+
+/// Ratings learnt one game at a time, for records read as a stream (in index
+/// order, as a run writes them): memory does not grow with the games.
+pub struct Rater {
+    config: WengLinConfig,
+    ratings: Vec<WengLinRating>,
+    games: Vec<u64>,
+    teams: Vec<[WengLinRating; 1]>,
+    seats: Vec<usize>,
+}
+
+impl Rater {
+    /// Every one of `entrants` at the initial rating.
+    pub fn new(entrants: usize) -> Rater {
+        Rater {
+            config: WengLinConfig::new(),
+            ratings: vec![WengLinRating::new(); entrants],
+            games: vec![0; entrants],
+            teams: Vec::new(),
+            seats: Vec::new(),
+        }
+    }
+
+    /// Learns from one game.
+    pub fn add<C>(&mut self, rec: &GameRecord<C>) {
+        let n = self.ratings.len();
+        self.teams.clear();
+        self.seats.clear();
         for (seat, &e) in rec.seats.iter().enumerate() {
             // Each entrant once per game (the schedules never seat one twice).
-            if e < names.len() && !rec.seats[..seat].contains(&e) {
-                teams.push([ratings[e]]);
-                seats.push(seat);
+            if e < n && !rec.seats[..seat].contains(&e) {
+                self.teams.push([self.ratings[e]]);
+                self.seats.push(seat);
             }
         }
-        if teams.len() < 2 {
-            continue;
+        if self.teams.len() < 2 {
+            return;
         }
         let winners = rec.outcome.winners;
-        let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
+        let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = self
+            .teams
             .iter()
-            .zip(&seats)
+            .zip(&self.seats)
             .map(|(t, &seat)| {
                 // The recorded places (elimination order) when there are some;
                 // else winners share first place and, with no winner, all draw.
@@ -102,26 +127,29 @@ pub fn rate<C>(names: &[String], records: &[GameRecord<C>]) -> Vec<Rating> {
                 (&t[..], MultiTeamOutcome::new(place))
             })
             .collect();
-        let updated = weng_lin_multi_team(&input, &config);
-        for (new, &seat) in updated.iter().zip(&seats) {
+        let updated = weng_lin_multi_team(&input, &self.config);
+        for (new, &seat) in updated.iter().zip(&self.seats) {
             let e = rec.seats[seat];
-            ratings[e] = new[0];
-            games[e] += 1;
+            self.ratings[e] = new[0];
+            self.games[e] += 1;
         }
     }
 
-    names
-        .iter()
-        .zip(ratings)
-        .zip(games)
-        .map(|((name, r), games)| Rating {
-            name: name.clone(),
-            mu: r.rating,
-            sigma: r.uncertainty,
-            conservative: r.rating - 3.0 * r.uncertainty,
-            games,
-        })
-        .collect()
+    /// The ratings so far, named (in entrant order).
+    pub fn ratings(&self, names: &[String]) -> Vec<Rating> {
+        names
+            .iter()
+            .zip(&self.ratings)
+            .zip(&self.games)
+            .map(|((name, r), &games)| Rating {
+                name: name.clone(),
+                mu: r.rating,
+                sigma: r.uncertainty,
+                conservative: r.rating - 3.0 * r.uncertainty,
+                games,
+            })
+            .collect()
+    }
 }
 
 /// Entrant indices, best first: by conservative rating, then mu, then name.

@@ -319,6 +319,56 @@ pub fn read_checked_records<C: DeserializeOwned>(
     Ok(records)
 }
 
+/// Reads `dir/games.jsonl` one record at a time, checking each against `info`
+/// (as [`check_records`] does) and handing it to `f`: memory stays flat however
+/// many games the run holds. Records must be in index order, as runs write them.
+/// A last line cut short is left out, as on resume. Returns the number of records.
+pub fn for_each_record<C: DeserializeOwned>(
+    dir: &Path,
+    info: &RunInfo,
+    mut f: impl FnMut(GameRecord<C>) -> Result<(), String>,
+) -> Result<u64, RecordError> {
+    let path = dir.join(GAMES_FILE);
+    let file = match File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(io(&path)(e)),
+    };
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut line = String::new();
+    let mut number = 0;
+    let mut last: Option<u64> = None;
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).map_err(io(&path))? == 0 || !line.ends_with('\n') {
+            break;
+        }
+        number += 1;
+        let bad = |message: String| RecordError::Bad {
+            path: path.clone(),
+            line: number,
+            message,
+        };
+        let r: GameRecord<C> =
+            serde_json::from_str(&line).map_err(|e| bad(format!("not a game record: {e}")))?;
+        let problem = match last {
+            Some(prev) if r.index <= prev => Err(format!(
+                "game {} comes after game {prev}: records are not in order",
+                r.index
+            )),
+            _ => check_record(info, &r),
+        };
+        problem.map_err(|what| {
+            bad(format!(
+                "{what}: the file was damaged or edited; restore it or play the run again"
+            ))
+        })?;
+        last = Some(r.index);
+        f(r).map_err(bad)?;
+    }
+    Ok(number as u64)
+}
+
 /// Standings of a list of records.
 pub fn standings_of<C>(info: &RunInfo, records: &[GameRecord<C>]) -> Standings {
     let mut s = info.empty_standings();

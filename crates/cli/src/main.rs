@@ -63,6 +63,11 @@ enum Cmd {
     Report {
         /// A run folder (written with --out).
         dir: std::path::PathBuf,
+        /// Which games get a step-by-step replay in the page: N (the first N), all,
+        /// forfeits (every game with a forfeit), or auto (the first few hundred and
+        /// later forfeits, within a few MB). Any other game replays with `koth replay`.
+        #[arg(long, default_value = "auto", value_name = "N|all|forfeits|auto")]
+        replays: report::Replays,
     },
     /// Run a tournament file (built-in and external bots over the JSON-lines protocol).
     Run(run_cmd::RunArgs),
@@ -76,7 +81,7 @@ fn main() {
         Cmd::Run(a) => run_cmd::run(a),
         Cmd::Ppcg(a) => ppcg_cmd::run(a),
         Cmd::Gauntlet(a) => gauntlet_cmd::run(a),
-        Cmd::Report { dir } => report::run(&dir),
+        Cmd::Report { dir, replays } => report::run(&dir, replays),
         Cmd::Merge { dirs, out } => records_cmd::merge(&dirs, &out),
         Cmd::Replay { dir, game } => records_cmd::replay(&dir, game),
     };

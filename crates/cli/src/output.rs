@@ -137,7 +137,7 @@ pub fn rate(x: f64) -> String {
     };
     if unit.is_empty() {
         if x >= 100.0 {
-            format!("{}", count(x.round() as u64))
+            count(x.round() as u64)
         } else {
             format!("{x:.1}")
         }

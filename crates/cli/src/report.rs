@@ -46,8 +46,8 @@ const CSS: &str = include_str!("report/report.css");
 const JS: &str = include_str!("report/report.js");
 
 /// `koth report DIR`: writes `DIR/report.html` and says where.
-pub fn run(dir: &Path) -> Result<()> {
-    let path = write(dir)?;
+pub fn run(dir: &Path, want: Replays) -> Result<()> {
+    let path = write(dir, want)?;
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     let _ = writeln!(
         std::io::stdout(),
@@ -59,8 +59,8 @@ pub fn run(dir: &Path) -> Result<()> {
 }
 
 /// Writes `DIR/report.html` and returns its path.
-pub fn write(dir: &Path) -> Result<PathBuf> {
-    let html = render(dir)?;
+pub fn write(dir: &Path, want: Replays) -> Result<PathBuf> {
+    let html = render(dir, want)?;
     let path = dir.join(REPORT_FILE);
     std::fs::write(&path, html)
         .with_context(|| format!("cannot write the report to {}", path.display()))?;
@@ -68,13 +68,13 @@ pub fn write(dir: &Path) -> Result<PathBuf> {
 }
 
 /// The report page of the run in `dir`.
-pub fn render(dir: &Path) -> Result<String> {
-    let data = page_data(dir)?;
+pub fn render(dir: &Path, want: Replays) -> Result<String> {
+    let data = page_data(dir, want)?;
     Ok(assemble(&data))
 }
 
 /// The data the page draws, as embedded in it.
-pub fn page_data(dir: &Path) -> Result<Value> {
+pub fn page_data(dir: &Path, want: Replays) -> Result<Value> {
     // (The error already names the file: no context chain, to say it once.)
     let info = records::read_info(dir)
         .map_err(|e| anyhow::anyhow!("{e}: {} is not a koth run folder", dir.display()))?;
@@ -82,24 +82,23 @@ pub fn page_data(dir: &Path) -> Result<Value> {
         "coup" => {
             let rules: koth_coup::Rules = serde_json::from_value(info.rules.clone())
                 .context("run.json: these are not Coup rules")?;
-            let recs = records::read_checked_records(dir, &info, false)?;
-            build::<koth_coup::State>(&info, &recs, |r, names| {
+            build::<koth_coup::State>(&info, dir, want, |r, names| {
                 coup_replay::<koth_coup::State>(&rules, r, names, |g| g)
             })
         }
         "coup-ppcg" => {
             let rules = koth_ppcg::PpcgRules::from_json(&info.rules)
                 .map_err(|e| anyhow::anyhow!("run.json: {e}"))?;
-            let recs = records::read_checked_records(dir, &info, false)?;
-            build::<koth_ppcg::PpcgGame>(&info, &recs, |r, names| {
+            build::<koth_ppcg::PpcgGame>(&info, dir, want, |r, names| {
                 coup_replay::<koth_ppcg::PpcgGame>(&rules, r, names, |g| g.state())
             })
         }
         "samurai" => {
             let rules: koth_samurai::Rules = serde_json::from_value(info.rules.clone())
                 .context("run.json: these are not samurai rules")?;
-            let recs = records::read_checked_records(dir, &info, false)?;
-            build::<koth_samurai::State>(&info, &recs, |r, names| samurai_replay(&rules, r, names))
+            build::<koth_samurai::State>(&info, dir, want, |r, names| {
+                samurai_replay(&rules, r, names)
+            })
         }
         other => {
             bail!("cannot report on {other:?} runs: koth reports Coup, Coup ppcg and samurai runs")
@@ -388,6 +387,16 @@ fn samurai_replay(
 }
 
 /// Rounds for the page (4 decimals is plenty for any score).
+/// `s` as one shell word: quoted when it holds anything a shell would split or expand.
+fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:=@".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
 fn r4(x: f64) -> f64 {
     (x * 1e4).round() / 1e4
 }
@@ -402,27 +411,201 @@ fn tail(s: &str, max: usize) -> String {
     }
 }
 
+/// Which games the report embeds a replay of (`--replays`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replays {
+    /// The first games up to [`REPLAYS_FIRST`] or [`REPLAY_BYTES`], then up to
+    /// [`REPLAYS_FORFEITED`] later games with a forfeit.
+    Auto,
+    /// The first N games.
+    First(u64),
+    /// Every game (a big page for a big run).
+    All,
+    /// Every game with a forfeit.
+    Forfeits,
+}
+
+impl std::str::FromStr for Replays {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(Replays::Auto),
+            "all" => Ok(Replays::All),
+            "forfeits" => Ok(Replays::Forfeits),
+            n => n.parse().map(Replays::First).map_err(|_| {
+                format!("--replays {n:?}: give a number of games, all, forfeits or auto")
+            }),
+        }
+    }
+}
+
+/// Complete records in `dir/games.jsonl`: its complete lines.
+fn count_records(dir: &Path) -> Result<u64> {
+    use std::io::Read as _;
+    let path = dir.join(records::GAMES_FILE);
+    let mut f = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let mut buf = vec![0u8; 1 << 20];
+    let mut lines = 0u64;
+    loop {
+        let k = f
+            .read(&mut buf)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if k == 0 {
+            return Ok(lines);
+        }
+        lines += buf[..k].iter().filter(|&&b| b == b'\n').count() as u64;
+    }
+}
+
+/// The page data of a run, reading its records once, one at a time: memory grows
+/// with what the page embeds (replays, listed games), not with the run.
 fn build<G: Game>(
     info: &RunInfo,
-    recs: &[GameRecord<G::Choice>],
+    dir: &Path,
+    want: Replays,
     replay_one: impl Fn(&GameRecord<G::Choice>, &[String]) -> Result<Vec<Step>, String>,
 ) -> Result<Value> {
     let names = &info.entrants;
     let n = names.len();
-    let mut order: Vec<&GameRecord<G::Choice>> = recs.iter().collect();
-    order.sort_by_key(|r| r.index);
-    if let Some(r) = order.iter().find(|r| r.seats.iter().any(|&e| e >= n)) {
-        bail!(
-            "game {} seats an entrant that run.json does not name",
-            r.index
-        );
-    }
+    let total = count_records(dir)? as usize;
+    let full = info.records == koth_arena::RecordLevel::Full;
 
-    // Leaderboard.
     let mut standings = info.empty_standings();
-    for r in &order {
-        standings.add(r);
-    }
+    let mut rater = ratings::Rater::new(n);
+    // Standings over time: the cumulative mean score of each entrant.
+    let points: BTreeSet<usize> = (1..=CURVE_POINTS)
+        .map(|j| (total * j).div_ceil(CURVE_POINTS))
+        .filter(|&k| k > 0)
+        .collect();
+    let mut cum = vec![(0.0f64, 0u64); n];
+    let mut xs = Vec::with_capacity(points.len());
+    let mut ys: Vec<Vec<Value>> = vec![Vec::with_capacity(points.len()); n];
+    let mut forfeits: Vec<Value> = Vec::new();
+    let mut all_forfeits = 0usize;
+    let mut replays: BTreeMap<String, Value> = BTreeMap::new();
+    let mut list: Vec<Value> = Vec::new();
+    let (mut bytes, mut failed, mut first, mut later, mut listed_later) =
+        (0usize, 0usize, 0usize, 0usize, 0usize);
+    let mut first_done = false;
+    let mut k = 0usize;
+    let mut seen = 0usize;
+    records::for_each_record::<G::Choice>(dir, info, |r| {
+        seen += 1;
+        if r.seats.iter().any(|&e| e >= n) {
+            return Err(format!(
+                "game {} seats an entrant that run.json does not name",
+                r.index
+            ));
+        }
+        standings.add(&r);
+        rater.add(&r);
+        for (seat, &e) in r.seats.iter().enumerate() {
+            cum[e].0 += r.scores.get(seat).copied().unwrap_or(0.0);
+            cum[e].1 += 1;
+        }
+        if points.contains(&(k + 1)) {
+            xs.push(k + 1);
+            for (e, &(s, c)) in cum.iter().enumerate() {
+                ys[e].push(if c > 0 {
+                    json!(r4(s / c as f64))
+                } else {
+                    Value::Null
+                });
+            }
+        }
+        all_forfeits += r.forfeits.len();
+        for f in &r.forfeits {
+            if forfeits.len() < FORFEITS_MAX {
+                forfeits.push(json!({
+                    "game": r.index,
+                    "entrant": f.entrant,
+                    "seat": f.seat,
+                    "at": f.at,
+                    "reason": f.fault.reason,
+                    "stderr": f.fault.stderr_tail.as_deref().map(|s| tail(s, STDERR_MAX)),
+                }));
+            }
+        }
+        let forfeited = !r.forfeits.is_empty();
+        // Whether this game's replay is embedded.
+        let replay = full
+            && match want {
+                Replays::All => true,
+                Replays::Forfeits => forfeited,
+                Replays::First(m) => (k as u64) < m,
+                Replays::Auto => {
+                    if !first_done && k < REPLAYS_FIRST && (k < REPLAYS_MIN || bytes < REPLAY_BYTES)
+                    {
+                        first += 1;
+                        true
+                    } else {
+                        first_done = true;
+                        let more = forfeited
+                            && later < REPLAYS_FORFEITED
+                            && bytes < REPLAY_BYTES + REPLAY_BYTES / 2;
+                        later += more as usize;
+                        more
+                    }
+                }
+            };
+        if replay {
+            let seat_names: Vec<String> = r.seats.iter().map(|&e| names[e].clone()).collect();
+            let mut v = match replay_one(&r, &seat_names) {
+                Ok(steps) => json!({ "steps": steps }),
+                Err(e) => {
+                    failed += 1;
+                    json!({ "error": e })
+                }
+            };
+            if forfeited {
+                v["forfeits"] = r
+                    .forfeits
+                    .iter()
+                    .map(|f| {
+                        json!({
+                            "seat": f.seat,
+                            "at": f.at,
+                            "reason": f.fault.reason,
+                            "stderr": f.fault.stderr_tail.as_deref().map(|s| tail(s, STDERR_MAX)),
+                        })
+                    })
+                    .collect();
+            }
+            bytes += serde_json::to_string(&v).map(|t| t.len()).unwrap_or(0);
+            replays.insert(r.index.to_string(), v);
+        }
+        // Listed: the first games, every replayed one and later forfeits.
+        let listed = k < LIST_MAX
+            || replay
+            || (forfeited && listed_later < REPLAYS_FORFEITED && {
+                listed_later += 1;
+                true
+            });
+        if listed {
+            let mut row = json!({
+                "i": r.index,
+                "s": r.seats,
+                "w": r.outcome.winners.0,
+                "t": r.outcome.turns,
+            });
+            if forfeited {
+                row["f"] = json!(r.forfeits.iter().map(|f| f.seat).collect::<Vec<_>>());
+            }
+            if replay {
+                row["r"] = json!(1);
+            }
+            list.push(row);
+        }
+        k += 1;
+        Ok(())
+    })?;
+    let total = seen;
+    let replayed = replays.len();
+
     let leaderboard: Vec<Value> = standings
         .ranking()
         .into_iter()
@@ -452,7 +635,7 @@ fn build<G: Game>(
         .collect();
 
     // Ratings, best first.
-    let rated = ratings::rate(names, recs);
+    let rated = rater.ratings(names);
     let ratings: Vec<Value> = ratings::ranking(&rated)
         .into_iter()
         .enumerate()
@@ -491,122 +674,15 @@ fn build<G: Game>(
         .fold((0.0, 0u64), |(s, c), e| (s + e.score.sum(), c + e.score.n));
     let neutral = if count > 0 { sum / count as f64 } else { 0.0 };
 
-    // Standings over time: the cumulative mean score of each entrant.
-    let total = order.len();
-    let points: BTreeSet<usize> = (1..=CURVE_POINTS)
-        .map(|j| (total * j).div_ceil(CURVE_POINTS))
-        .filter(|&k| k > 0)
-        .collect();
-    let mut cum = vec![(0.0f64, 0u64); n];
-    let mut xs = Vec::with_capacity(points.len());
-    let mut ys: Vec<Vec<Value>> = vec![Vec::with_capacity(points.len()); n];
-    for (k, r) in order.iter().enumerate() {
-        for (seat, &e) in r.seats.iter().enumerate() {
-            cum[e].0 += r.scores.get(seat).copied().unwrap_or(0.0);
-            cum[e].1 += 1;
-        }
-        if points.contains(&(k + 1)) {
-            xs.push(k + 1);
-            for (e, &(s, c)) in cum.iter().enumerate() {
-                ys[e].push(if c > 0 {
-                    json!(r4(s / c as f64))
-                } else {
-                    Value::Null
-                });
-            }
-        }
-    }
-
-    // Forfeits.
-    let all_forfeits = order.iter().map(|r| r.forfeits.len()).sum::<usize>();
-    let forfeits: Vec<Value> = order
-        .iter()
-        .flat_map(|r| r.forfeits.iter().map(move |f| (r, f)))
-        .take(FORFEITS_MAX)
-        .map(|(r, f)| {
-            json!({
-                "game": r.index,
-                "entrant": f.entrant,
-                "seat": f.seat,
-                "at": f.at,
-                "reason": f.fault.reason,
-                "stderr": f.fault.stderr_tail.as_deref().map(|s| tail(s, STDERR_MAX)),
-            })
-        })
-        .collect();
-
-    // Which games are replayed: the first ones, then later games with a
-    // forfeit, within a byte budget.
-    let full = order.iter().all(|r| r.choices.is_some());
-    let mut replays: BTreeMap<String, Value> = BTreeMap::new();
-    let mut replayed: BTreeSet<usize> = BTreeSet::new();
-    let (mut bytes, mut failed, mut first, mut later) = (0usize, 0usize, 0usize, 0usize);
-    let mut replay = |k: usize, replays: &mut BTreeMap<String, Value>| -> usize {
-        let r = order[k];
-        let seat_names: Vec<String> = r.seats.iter().map(|&e| names[e].clone()).collect();
-        let v = match replay_one(r, &seat_names) {
-            Ok(steps) => json!({ "steps": steps }),
-            Err(e) => {
-                failed += 1;
-                json!({ "error": e })
-            }
-        };
-        let size = serde_json::to_string(&v).map(|t| t.len()).unwrap_or(0);
-        replays.insert(r.index.to_string(), v);
-        size
-    };
-    if full {
-        for k in 0..total.min(REPLAYS_FIRST) {
-            if k >= REPLAYS_MIN && bytes >= REPLAY_BYTES {
-                break;
-            }
-            bytes += replay(k, &mut replays);
-            replayed.insert(k);
-            first += 1;
-        }
-        for k in (first..total).filter(|&k| !order[k].forfeits.is_empty()) {
-            if later >= REPLAYS_FORFEITED || bytes >= REPLAY_BYTES + REPLAY_BYTES / 2 {
-                break;
-            }
-            bytes += replay(k, &mut replays);
-            replayed.insert(k);
-            later += 1;
-        }
-    }
-
-    // Which games are listed: the first ones, every replayed one and later
-    // games with a forfeit.
-    let mut listed: BTreeSet<usize> = (0..total.min(LIST_MAX)).collect();
-    listed.extend(&replayed);
-    listed.extend(
-        (LIST_MAX..total)
-            .filter(|&k| !order[k].forfeits.is_empty())
-            .take(REPLAYS_FORFEITED),
+    let replay_cmd = format!(
+        "koth replay {} --game ",
+        shell_word(&dir.display().to_string())
     );
-    let list: Vec<Value> = listed
-        .iter()
-        .map(|&k| {
-            let r = order[k];
-            let mut row = json!({
-                "i": r.index,
-                "s": r.seats,
-                "w": r.outcome.winners.0,
-                "t": r.outcome.turns,
-            });
-            if !r.forfeits.is_empty() {
-                row["f"] = json!(r.forfeits.iter().map(|f| f.seat).collect::<Vec<_>>());
-            }
-            if replayed.contains(&k) {
-                row["r"] = json!(1);
-            }
-            row
-        })
-        .collect();
-
-    let list_note = if listed.len() < total {
+    let list_note = if list.len() < total {
         format!(
-            "The list shows {} of the {} games: the first {} and up to {} later games with a forfeit.",
-            listed.len(),
+            "The list shows {} of the {} games: the first {}, every replayed one and up to {} \
+             later games with a forfeit. Any game K replays in the terminal with `{replay_cmd}K`.",
+            list.len(),
             total,
             total.min(LIST_MAX),
             REPLAYS_FORFEITED
@@ -621,18 +697,27 @@ fn build<G: Game>(
          replayed. Run with --records full (the default) to get step-by-step replays."
             .to_string()
     } else {
-        let mut s = format!(
-            "Step-by-step replays are embedded for {} of the {} games: the first {first}",
-            replayed.len(),
-            total,
-        );
-        if later > 0 {
-            s.push_str(&format!(" and {later} later games with a forfeit"));
+        let mut s =
+            format!("Step-by-step replays are embedded for {replayed} of the {total} games");
+        match want {
+            Replays::Auto => {
+                s.push_str(&format!(": the first {first}"));
+                if later > 0 {
+                    s.push_str(&format!(" and {later} later games with a forfeit"));
+                }
+                s.push_str(&format!(
+                    ". To keep the page small, replays stop after {REPLAYS_FIRST} games or about {} MB \
+                     (plus up to {REPLAYS_FORFEITED} later games with a forfeit); \
+                     `koth report --replays N|all|forfeits` embeds others.",
+                    REPLAY_BYTES / 1_000_000
+                ));
+            }
+            Replays::First(m) => s.push_str(&format!(" (--replays {m}: the first {m}).")),
+            Replays::All => s.push_str(" (--replays all)."),
+            Replays::Forfeits => s.push_str(" (--replays forfeits: every game with a forfeit)."),
         }
         s.push_str(&format!(
-            ". To keep the page small, replays stop after {REPLAYS_FIRST} games or about {} MB \
-             (plus up to {REPLAYS_FORFEITED} later games with a forfeit).",
-            REPLAY_BYTES / 1_000_000
+            " Any other game K replays in the terminal with `{replay_cmd}K`."
         ));
         if failed > 0 {
             s.push_str(&format!(
@@ -667,6 +752,7 @@ fn build<G: Game>(
         "list_note": list_note,
         "replays": replays,
         "replay_note": replay_note,
+        "replay_cmd": replay_cmd,
         "cards": koth_coup::Card::ALL.iter().map(|c| c.name()).collect::<Vec<_>>(),
         "generator": format!("koth {}", env!("CARGO_PKG_VERSION")),
     }))

@@ -240,6 +240,56 @@ fn coup_report_in_chromium() {
     let dom = dump_dom(&page, "#game=100000");
     assert!(dom.contains("Game 100000 is not in this report"));
 
+    // Playback speed, and whose eyes: seat 1's view hides the others' cards.
+    let dom = dump_dom(&page, "#game=3&view=1");
+    assert!(dom.contains("id=\"speed\""));
+    assert!(dom.contains("id=\"view\""));
+    let hidden = dom.matches("title=\"hidden from seat 1\"").count();
+    let all = dump_dom(&page, "#game=3");
+    assert_eq!(all.matches("title=\"hidden from seat 1\"").count(), 0);
+    assert!(hidden >= 2, "the other seats' hidden cards are not masked");
+
+    // --replays 5: game 10 is listed, not embedded, with the command that replays it.
+    let out = koth()
+        .args(["report", "--replays", "5"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let dom = dump_dom(&page, "#game=10");
+    assert!(dom.contains("replay is not embedded"), "game 10 embedded?");
+    assert!(
+        dom.contains(&html_text(&format!(
+            "koth replay {} --game 10",
+            dir.display()
+        ))),
+        "no replay command"
+    );
+    assert_eq!(
+        dom.matches("class=\"game-row\"").count(),
+        5,
+        "five replayable rows"
+    );
+    // --replays all: every game embedded.
+    let out = koth()
+        .args(["report", "--replays", "all"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let dom = dump_dom(&page, "#game=150");
+    assert!(dom.contains("id=\"replay-log\""));
+    assert_eq!(dom.matches("class=\"game-row noreplay").count(), 0);
+    // A bad --replays is refused with the choices.
+    let out = koth()
+        .args(["report", "--replays", "some"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("all, forfeits or auto"));
+    make_report(&dir);
+
     // The screenshot.
     let shot = target_dir().join("report-screenshot.png");
     let _ = std::fs::remove_file(&shot);
@@ -351,6 +401,10 @@ fn hostile_names_and_stderr_stay_text() {
     assert!(dom.contains(&html_text("</script><script>document.body.dataset.pwned=3")));
     assert!(dom.contains("class=\"forfeit-row\""));
     assert!(dom.contains("saboteur forfeits and reveals every card"));
+    // The story ends with who forfeited and why, and the bot's stderr is at hand.
+    assert!(dom.contains("class=\"forfeit-box\""));
+    assert!(dom.contains(" forfeited: "));
+    assert!(dom.contains("its last stderr lines"));
 }
 
 #[test]

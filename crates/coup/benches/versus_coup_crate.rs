@@ -26,6 +26,7 @@ fn koth_games_per_s(names: &[&str], games: u64, threads: usize) -> (f64, Duratio
         seed: 2026,
         threads,
         records: RecordLevel::None,
+        duplicate: false,
     };
     let run = t.run(&mut Quiet);
     (games as f64 / run.elapsed.as_secs_f64(), run.elapsed)

@@ -15,6 +15,7 @@ fn round_robin(threads: usize, games_per_pair: u64, seed: u64) -> Standings {
         seed,
         threads,
         records: RecordLevel::None,
+        duplicate: false,
     };
     let run = t.run(&mut Quiet);
     assert!(run.complete);
@@ -100,6 +101,7 @@ fn full_records_replay_to_the_same_result() {
         seed: 3,
         threads: 2,
         records: RecordLevel::Full,
+        duplicate: false,
     };
     struct Replay(u64);
     impl Observer<Action> for Replay {

@@ -311,6 +311,7 @@
       cur = null;
       pane.appendChild(el("p", { class: "muted" }, "Game " + k + " is not in this report" +
         (k < D.range[1] && k >= D.range[0] ? " (only some games are listed; see the note below the list)." : ".")));
+      if (k < D.range[1] && k >= D.range[0]) pane.appendChild(replayHint(k));
       return;
     }
     const row = rowsByIndex.get(k); row.classList.add("sel");
@@ -323,6 +324,7 @@
       pane.appendChild(el("p", { class: "note" }, D.records === "full"
         ? "This game's replay is not embedded (see the note above the list)."
         : "This run kept results only, so its games cannot be replayed."));
+      if (D.records === "full") pane.appendChild(replayHint(k));
       return;
     }
     if (rep.error) {
@@ -332,7 +334,20 @@
     }
     // A step is [table, line...]: the table after it as a string (0 when
     // unchanged), each line a tone letter and the text.
-    const steps = rep.steps;
+    const steps = rep.steps.map((st) => st.slice());
+    // Each forfeit, with its reason and the bot's last stderr lines, closes the story.
+    const ff = rep.forfeits || [];
+    if (ff.length) {
+      const last = steps[steps.length - 1];
+      for (const f of ff) last.push("o" + names[g.s[f.seat]] + " forfeited: " + f.reason);
+      const box = el("div", { class: "forfeit-box" });
+      for (const f of ff) {
+        box.appendChild(el("p", {}, el("strong", {}, names[g.s[f.seat]] + " forfeited"),
+          " after " + f.at + " choices: " + f.reason));
+        if (f.stderr) box.appendChild(el("details", {}, el("summary", {}, "its last stderr lines"), el("pre", { class: "stderr" }, f.stderr)));
+      }
+      pane.appendChild(box);
+    }
     const tables = []; let last = null;
     for (const s of steps) { if (s[0]) last = parseTable(s[0]); tables.push(last); }
     const controls = el("div", { class: "controls" });
@@ -342,7 +357,19 @@
     const slider = el("input", { type: "range", id: "step-slider", min: 0, max: steps.length - 1, value: 0 });
     slider.addEventListener("input", () => { stopPlay(); go(Number(slider.value)); });
     const label = el("span", { class: "pos-label", id: "step-label" });
-    controls.append(prev, play, next, slider, label);
+    const speed = el("select", { id: "speed", title: "playback speed" },
+      [0.5, 1, 2, 4, 8].map((x) => el("option", { value: String(x) }, x + "×")));
+    speed.value = String(playSpeed);
+    speed.addEventListener("change", () => { playSpeed = Number(speed.value); if (cur && cur.timer) { stopPlay(); togglePlay(); } });
+    controls.append(prev, play, next, slider, label, el("label", {}, " speed ", speed));
+    if (D.game === "coup") {
+      // Whose eyes: everyone's cards (the default), or only what one seat could see.
+      const view = el("select", { id: "view" }, el("option", { value: "" }, "all cards"),
+        g.s.map((e, s) => el("option", { value: String(s) }, "seat " + (s + 1) + ": " + names[e])));
+      view.value = viewSeat === null ? "" : String(viewSeat);
+      view.addEventListener("change", () => { viewSeat = view.value === "" ? null : Number(view.value); drawTable(); });
+      controls.append(el("label", {}, " view ", view));
+    }
     pane.appendChild(controls);
     const table = el("table", { class: "grid seatstate", id: "seat-table" });
     pane.appendChild(table);
@@ -358,6 +385,12 @@
     pane.appendChild(log);
     cur = { k, g, steps, tables, step: 0, timer: null, nodes, slider, label, table, play, log, start: tables[0] };
     go(Math.max(0, Math.min(steps.length - 1, step || 0)));
+  }
+
+  let playSpeed = 1;
+  let viewSeat = null;
+  function replayHint(k) {
+    return el("p", { class: "hint" }, "Replay it in a terminal: ", el("code", {}, D.replay_cmd + k));
   }
 
   const TONES = { t: "turn", c: "claim", h: "challenge", b: "block", r: "reveal", l: "loss", g: "gain",
@@ -386,7 +419,9 @@
         body.appendChild(el("tr", { class: cls.trim() || null },
           el("td", { class: "num" }, s + 1), botCell(g.s[s]), el("td", { class: "num" }, coins),
           el("td", { class: "pips", title: hand.length + " influence" }, "●".repeat(hand.length) + "○".repeat(Math.max(0, 2 - hand.length))),
-          el("td", {}, hand.map((c) => el("span", { class: "card-chip hid", title: "hidden" }, D.cards[c])),
+          el("td", {}, hand.map((c) => (viewSeat === null || viewSeat === s)
+            ? el("span", { class: "card-chip hid", title: "hidden" }, D.cards[c])
+            : el("span", { class: "card-chip hid", title: "hidden from seat " + (viewSeat + 1) }, "?")),
             up.map((c) => el("span", { class: "card-chip up", title: "face up: influence lost" }, D.cards[c])))));
       });
       table.appendChild(body);
@@ -424,7 +459,7 @@
     if (cur.timer) { stopPlay(); return; }
     if (cur.step >= cur.steps.length - 1) go(0);
     cur.play.textContent = "❚❚ Pause";
-    cur.timer = setInterval(() => go(cur.step + 1), 650);
+    cur.timer = setInterval(() => go(cur.step + 1), 650 / playSpeed);
   }
   document.addEventListener("keydown", (ev) => {
     if (!cur || ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT") return;
@@ -436,6 +471,8 @@
     const m = /(?:^#|&)game=(\d+)/.exec(h);
     if (!m) return;
     const s = /[&#]step=(\d+)/.exec(h);
+    const v = /[&#]view=(\d+)/.exec(h);
+    viewSeat = v ? Number(v[1]) - 1 : null;
     openGame(Number(m[1]), s ? Number(s[1]) - 1 : 0, false);
     document.getElementById("browser").scrollIntoView();
   }

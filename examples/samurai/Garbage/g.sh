@@ -1,0 +1,3 @@
+#!/bin/sh
+# Prints something that is not a move: recorded as W, with the reason.
+echo z
