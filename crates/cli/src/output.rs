@@ -87,13 +87,13 @@ pub fn live_standings(s: &Standings, top: usize) -> String {
     let d = decimals(&rows);
     let mut out = String::new();
     for r in rows.iter().take(top) {
-        let name: String = if r.name.chars().count() > 24 {
-            r.name.chars().take(23).chain(['…']).collect()
+        let name: String = if r.name.chars().count() > 22 {
+            r.name.chars().take(21).chain(['…']).collect()
         } else {
             r.name.clone()
         };
         out.push_str(&format!(
-            "\n {:>3}  {:<24} {:>11} games  {:>20}  {:>5.1}% wins",
+            "\n {:>3} {:<22} {:>9} games {:>18} {:>5.1}% wins",
             r.rank,
             name,
             count(r.games),
@@ -351,7 +351,7 @@ pub fn run_line(summary: &RunSummary, seed: u64, threads: usize) -> String {
         if summary.complete {
             ""
         } else {
-            "  (stopped early: partial results)"
+            "\nstopped early: partial results"
         }
     )
 }
@@ -624,5 +624,132 @@ pub fn table_schedule(
             }
         }
         ScheduleKind::Random => koth_arena::Schedule::RandomTables { games, table },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use koth_arena::{Ending, Outcome, SeatSet};
+
+    fn standings(names: &[&str], games: u64) -> Standings {
+        let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+        let mut s = Standings::new(&names);
+        for i in 0..games {
+            let n = names.len();
+            let w = (i as usize * 7 + i as usize / 3) % n;
+            let seats: Vec<usize> = (0..n).collect();
+            let scores = (0..n)
+                .map(|x| if x == w { 1.0 } else { -1.0 / (n as f64 - 1.0) })
+                .collect();
+            s.add(&GameRecord::<u8> {
+                index: i,
+                seed: 0,
+                seats,
+                outcome: Outcome {
+                    winners: SeatSet::single(w),
+                    ending: Ending::Decided,
+                    turns: 9,
+                },
+                scores,
+                decisions: 40,
+                forfeits: vec![],
+                notices: vec![],
+                places: vec![],
+                choices: None,
+            });
+        }
+        s
+    }
+
+    #[test]
+    fn numbers_read_at_a_glance() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1000), "1,000");
+        assert_eq!(count(1234567), "1,234,567");
+        assert_eq!(rate(61626.4792), "61.6k");
+        assert_eq!(rate(144962.0), "145k");
+        assert_eq!(rate(27137227.0), "27.1M");
+        assert_eq!(rate(842.4), "842");
+        assert_eq!(rate(0.7), "0.7");
+    }
+
+    #[test]
+    fn the_live_view_and_the_table_fit_80_columns() {
+        let long = "a-bot-with-a-very-long-name-indeed-more-than-24";
+        let s = standings(
+            &[
+                "economist",
+                "counter",
+                long,
+                "honest",
+                "skeptic",
+                "random",
+                "x",
+            ],
+            50_000,
+        );
+        let live = live_standings(&s, LIVE_ROWS);
+        let lines: Vec<&str> = live.lines().filter(|l| !l.is_empty()).collect();
+        assert_eq!(lines.len(), LIVE_ROWS + 1, "{live}");
+        for l in &lines {
+            assert!(
+                l.chars().count() <= 80,
+                "{} columns: {l}",
+                l.chars().count()
+            );
+        }
+        assert!(live.contains("… and 2 more"), "{live}");
+        assert!(
+            live.contains("50,000 games") || live.contains("games"),
+            "{live}"
+        );
+        let table = leaderboard(
+            &standings(
+                &[
+                    "economist",
+                    "counter",
+                    "honest",
+                    "skeptic",
+                    "challenger",
+                    "bluffer",
+                    "static",
+                    "random",
+                ],
+                100_000,
+            ),
+            Columns::ZeroSum,
+        );
+        for l in table.lines() {
+            assert!(
+                l.chars().count() <= 80,
+                "{} columns: {l}",
+                l.chars().count()
+            );
+        }
+    }
+
+    #[test]
+    fn decimals_follow_the_narrowest_interval() {
+        let wide = rows(&standings(&["a", "b"], 30));
+        let narrow = rows(&standings(&["a", "b"], 100_000));
+        assert_eq!(decimals(&wide), 2);
+        assert_eq!(decimals(&narrow), 4);
+        // A lopsided interval says so; a symmetric one is ± h.
+        let mut r = narrow[0].clone();
+        r.mean_low = r.mean - 0.01;
+        r.mean_high = r.mean + 0.0101;
+        assert!(
+            mean_text(&r, 4).contains(" ± 0.0101"),
+            "{}",
+            mean_text(&r, 4)
+        );
+        r.mean_high = r.mean;
+        assert!(
+            mean_text(&r, 4).contains(" -0.0100/+0.0000"),
+            "{}",
+            mean_text(&r, 4)
+        );
     }
 }
