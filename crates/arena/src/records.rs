@@ -55,23 +55,12 @@ pub struct RunInfo {
 impl RunInfo {
     /// Games in the whole tournament (with duplicate play, whole deals).
     pub fn total_games(&self) -> u64 {
-        let len = self.schedule.len(self.entrants.len());
-        if self.duplicate {
-            let k = self.schedule.table(self.entrants.len()).max(1) as u64;
-            len.div_ceil(k) * k
-        } else {
-            len
-        }
+        self.schedule.games(self.entrants.len(), self.duplicate)
     }
 
     /// Empty standings of the run's entrants (grouped by deal under duplicate play).
     pub fn empty_standings(&self) -> Standings {
-        if self.duplicate {
-            let k = self.schedule.table(self.entrants.len());
-            Standings::duplicate(&self.entrants, k)
-        } else {
-            Standings::new(&self.entrants)
-        }
+        Standings::for_run(&self.entrants, &self.schedule, self.duplicate)
     }
 
     /// Whether `other` is the same tournament (same game, rules, seed, schedule,

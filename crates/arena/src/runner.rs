@@ -328,6 +328,15 @@ impl Standings {
         }
     }
 
+    /// Empty standings for a run of `schedule` (grouped by deal under duplicate play).
+    pub fn for_run(names: &[String], schedule: &Schedule, duplicate: bool) -> Self {
+        if duplicate {
+            Standings::duplicate(names, schedule.table(names.len()))
+        } else {
+            Standings::new(names)
+        }
+    }
+
     /// Empty standings for a duplicate-play run with `rotations` games per deal.
     pub fn duplicate(names: &[String], rotations: usize) -> Self {
         Standings {
@@ -721,24 +730,13 @@ impl<G: Game> Tournament<G> {
     /// Number of games in the whole schedule (with duplicate play, rounded up to
     /// whole deals).
     pub fn total_games(&self) -> u64 {
-        let len = self.schedule.len(self.entrants.len());
-        if self.duplicate {
-            let k = self.schedule.table(self.entrants.len()).max(1) as u64;
-            len.div_ceil(k) * k
-        } else {
-            len
-        }
+        self.schedule.games(self.entrants.len(), self.duplicate)
     }
 
     /// Empty standings of this tournament's entrants, grouped by deal under
     /// duplicate play.
     pub fn empty_standings(&self) -> Standings {
-        let names = self.names();
-        if self.duplicate {
-            Standings::duplicate(&names, self.schedule.table(names.len()))
-        } else {
-            Standings::new(&names)
-        }
+        Standings::for_run(&self.names(), &self.schedule, self.duplicate)
     }
 
     /// Plays every game of the schedule.

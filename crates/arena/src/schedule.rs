@@ -58,6 +58,18 @@ impl Schedule {
         }
     }
 
+    /// Games played for `entrants` entrants: [`Schedule::len`], rounded up to whole
+    /// deals under duplicate play (a deal is played once per seat).
+    pub fn games(&self, entrants: usize, duplicate: bool) -> u64 {
+        let len = self.len(entrants);
+        if duplicate {
+            let k = self.table(entrants).max(1) as u64;
+            len.div_ceil(k) * k
+        } else {
+            len
+        }
+    }
+
     /// Whether the schedule holds no game.
     pub fn is_empty(&self, entrants: usize) -> bool {
         self.len(entrants) == 0
