@@ -341,7 +341,8 @@ pub fn for_each_record<C: DeserializeOwned>(
         let r: GameRecord<C> =
             serde_json::from_str(&line).map_err(|e| bad(format!("not a game record: {e}")))?;
         let problem = match last {
-            Some(prev) if r.index <= prev => Err(format!(
+            Some(prev) if r.index == prev => Err(format!("game {} is recorded twice", r.index)),
+            Some(prev) if r.index < prev => Err(format!(
                 "game {} comes after game {prev}: records are not in order",
                 r.index
             )),

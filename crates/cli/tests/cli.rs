@@ -30,13 +30,19 @@ fn coup_loop_prints_a_leaderboard_and_writes_json() {
         assert!(out.contains(bot), "{bot} missing from\n{out}");
     }
     assert!(out.contains("mean ± 95%"));
-    assert!(out.contains("3000 games in"));
+    assert!(out.contains("3,000 games in"), "{out}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["seed"], 5);
     assert_eq!(v["games"], 3000);
     assert_eq!(v["standings"].as_array().unwrap().len(), 8);
     assert_eq!(v["rules"]["preset"], "standard");
+    // The balanced schedule: 3000 games of 6 seats among 8 bots, 2250 each.
+    for r in v["standings"].as_array().unwrap() {
+        assert_eq!(r["games"], 2250, "{r}");
+        assert!(r["mean_low"].as_f64().unwrap() <= r["mean"].as_f64().unwrap());
+        assert!(r["win_high"].as_f64().unwrap() >= r["win_rate"].as_f64().unwrap());
+    }
     let total: f64 = v["standings"]
         .as_array()
         .unwrap()

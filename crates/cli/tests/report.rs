@@ -186,6 +186,34 @@ fn coup_report_in_chromium() {
             "{name}"
         );
     }
+    // The same ranking as the terminal's and the JSON summary's: by mean score.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let json_order: Vec<&str> = summary["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    let mut page_order: Vec<(usize, &str)> = names
+        .iter()
+        .map(|name| {
+            let at = dom
+                .find(&format!("data-bot=\"{name}\" class=\"board-row\""))
+                .unwrap();
+            (at, name.as_str())
+        })
+        .collect();
+    page_order.sort();
+    let page_order: Vec<&str> = page_order.into_iter().map(|(_, n)| n).collect();
+    assert_eq!(page_order, json_order);
+    let means: Vec<f64> = summary["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["mean"].as_f64().unwrap())
+        .collect();
+    assert!(means.windows(2).all(|w| w[0] >= w[1]), "{means:?}");
     // The heatmap: a cell for every ordered pair that met.
     let mut met = vec![false; n * n];
     for r in &recs {
@@ -412,7 +440,7 @@ fn results_only_runs_list_games_without_replays() {
     chromium_or_fail();
     let dir = scratch("results");
     let status = koth()
-        .args(["coup", "loop", "--games", "60", "--seed", "2", "-q"])
+        .args(["coup", "loop", "--games", "64", "--seed", "2", "-q"])
         .args(["--records", "results", "--out"])
         .arg(&dir)
         .stdout(Stdio::null())
@@ -424,7 +452,7 @@ fn results_only_runs_list_games_without_replays() {
     assert!(dom.contains("kept results only"));
     assert!(dom.contains("<h3>Game 7</h3>"));
     assert!(!dom.contains("id=\"replay-log\""));
-    assert_eq!(dom.matches("class=\"game-row noreplay").count(), 60);
+    assert_eq!(dom.matches("class=\"game-row noreplay").count(), 64);
 }
 
 #[test]

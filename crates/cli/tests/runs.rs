@@ -516,7 +516,7 @@ fn runs_where_no_thread_can_be_created() {
             "coup",
             "loop",
             "--games",
-            "300",
+            "304",
             "--threads",
             "4",
             "--seed",
@@ -533,7 +533,7 @@ fn runs_where_no_thread_can_be_created() {
     let r = koth_process::invoke(&cmd, &[], Duration::from_secs(60), 1 << 20);
     assert_eq!(r.exit, koth_process::Exit::Code(0), "{}", r.stderr_tail);
     assert!(
-        r.stdout_lossy().contains("300 games in"),
+        r.stdout_lossy().contains("304 games in"),
         "{}",
         r.stdout_lossy()
     );
@@ -609,14 +609,14 @@ fn a_duplicate_run_cut_mid_deal_resumes_and_merges_to_the_same_standings() {
     let whole = base.join("whole");
     std::fs::create_dir_all(&base).unwrap();
     let (out, err) = run(&whole, &[]);
-    // 3001 games are 1001 deals of 3 rotations.
+    // 3001 games are 1001 deals of 3 rotations, rounded up to whole rounds of 3 deals.
     assert!(
-        err.contains("3003 games (1001 deals × 3 rotations)"),
+        err.contains("3006 games (1002 deals × 3 rotations, 3001 rounded up to whole rounds)"),
         "{err}"
     );
     let reference = json(&whole.with_extension("json"));
     assert_eq!(reference["duplicate"], true);
-    assert_eq!(reference["games"], 3003);
+    assert_eq!(reference["games"], 3006);
     assert!(out.contains("mean ± 95%"), "{out}");
     // Cut the record file in the middle of a deal, then resume.
     let cut = base.join("cut");

@@ -124,7 +124,7 @@ fn a_json_bot_keeping_a_state_file_gets_a_folder_per_slot() {
     copy(&here().join("tests/stateful"), &d.join("keeper"));
     std::fs::write(
         d.join("t.toml"),
-        "[tournament]\ngames = 200\nseed = 3\ntable_size = 3\n\n\
+        "[tournament]\ngames = 201\nseed = 3\ntable_size = 3\n\n\
          [[bot]]\nname = \"keeper\"\ncommand = [\"python3\", \"keeper.py\"]\ndir = \"keeper\"\n\n\
          [[bot]]\nname = \"honest\"\nbuiltin = \"honest\"\n\n\
          [[bot]]\nname = \"counter\"\nbuiltin = \"counter\"\n",
@@ -134,7 +134,8 @@ fn a_json_bot_keeping_a_state_file_gets_a_folder_per_slot() {
     // Two slots sharing one folder would overwrite each other's state.txt, and the
     // bot would forfeit.
     assert_eq!(row(&s, "keeper")["forfeits"], 0, "{s}");
-    assert_eq!(row(&s, "keeper")["games"], 200);
+    // Balanced rounds of three: every bot in every game.
+    assert_eq!(row(&s, "keeper")["games"], 201);
     assert!(!d.join("keeper/state.txt").exists());
     let games: u64 = (0..2)
         .map(|slot| {
@@ -145,7 +146,7 @@ fn a_json_bot_keeping_a_state_file_gets_a_folder_per_slot() {
             t.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap()
         })
         .sum();
-    assert_eq!(games, 200, "each slot's file counts that slot's games");
+    assert_eq!(games, 201, "each slot's file counts that slot's games");
 }
 
 /// A seed-000 field with a program that writes junk before its moves: the original
