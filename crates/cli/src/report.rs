@@ -238,6 +238,8 @@ fn verdict(outcome: &Outcome, names: &[String]) -> String {
     let who = match winners.len() {
         0 => "nobody wins".to_string(),
         1 => format!("{} wins", winners[0]),
+        // Every seat "won": a draw (a samurai duel's 500th turn, a capped game).
+        n if n == names.len() => "a draw".to_string(),
         _ => format!("{} share the win", joined(&winners)),
     };
     let how = match outcome.ending {
@@ -772,6 +774,29 @@ mod tests {
         assert_eq!(back, v);
         let page = assemble(&v);
         assert_eq!(page.matches("</script>").count(), 2, "only the page's own");
+    }
+
+    #[test]
+    fn a_draw_reads_as_one() {
+        let names = vec!["waiter".to_string(), "copycat".to_string(), "x".to_string()];
+        let o = |w: &[usize], seats: usize| {
+            let mut set = koth_arena::SeatSet::EMPTY;
+            w.iter().for_each(|&s| set.insert(s));
+            (
+                Outcome {
+                    winners: set,
+                    ending: Ending::Decided,
+                    turns: 500,
+                },
+                names[..seats].to_vec(),
+            )
+        };
+        let (out, n) = o(&[0, 1], 2);
+        assert_eq!(verdict(&out, &n), "Game over after 500 turns: a draw.");
+        let (out, n) = o(&[0, 1], 3);
+        assert!(verdict(&out, &n).contains("share the win"));
+        let (out, n) = o(&[2], 3);
+        assert!(verdict(&out, &n).contains("x wins"));
     }
 
     #[test]
