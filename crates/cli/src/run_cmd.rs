@@ -5,7 +5,7 @@
 use crate::output::{self, Bar};
 use anyhow::{bail, Result};
 use clap::Args;
-use koth_arena::{GameRecord, Observer, Progress, RecordLevel, Schedule, Scoring, Tournament};
+use koth_arena::{GameRecord, Observer, Progress, RecordLevel, Scoring, Tournament};
 use koth_coup::{Choice, Rules};
 use koth_protocol::config::{self, BotSource, Timeouts, TournamentFile};
 use std::collections::BTreeMap;
@@ -35,6 +35,10 @@ pub struct RunArgs {
     /// Write the leaderboard, seed, rules and timing as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub summary_json: Option<PathBuf>,
+    /// Debugging: stop at the first forfeit (after the games under way) and show
+    /// that game, the reason and the bot's last stderr lines.
+    #[arg(long)]
+    pub stop_on_forfeit: bool,
     /// Duplicate play: each deal is played once per rotation of the seats (games are
     /// rounded up to whole deals); intervals are taken over deals.
     #[arg(long)]
@@ -60,10 +64,18 @@ struct Forfeits {
 struct Watch {
     bar: Bar,
     forfeits: Forfeits,
+    /// With --stop-on-forfeit: the first game (in game order) with a forfeit.
+    first_forfeit: Option<GameRecord<Choice>>,
+    stop_on_forfeit: bool,
 }
 
 impl Observer<Choice> for Watch {
     fn on_record(&mut self, r: &GameRecord<Choice>) {
+        if self.stop_on_forfeit && !r.forfeits.is_empty() && self.first_forfeit.is_none() {
+            self.first_forfeit = Some(r.clone());
+            // The run's stop flag: the games under way finish, no more start.
+            output::ctrl_c_flag().store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         for f in &r.forfeits {
             let e = self.forfeits.by_entrant.entry(f.entrant).or_default();
             *e.0.entry(f.fault.reason.clone()).or_default() += 1;
@@ -207,7 +219,13 @@ pub fn run(a: RunArgs) -> Result<()> {
     let mut watch = Watch {
         bar: Bar::new(games, a.quiet),
         forfeits: Forfeits::default(),
+        first_forfeit: None,
+        stop_on_forfeit: a.stop_on_forfeit,
     };
+    if a.stop_on_forfeit {
+        // Keep every choice, so the game can be shown.
+        t.records = RecordLevel::Full;
+    }
     let specs = bots
         .iter()
         .map(|b| match &b.source {
@@ -224,10 +242,10 @@ pub fn run(a: RunArgs) -> Result<()> {
     };
     let summary = crate::runs::execute(&mut t, describe, &a.run, &mut watch)?;
     watch.bar.finish();
+    let schedule = t.schedule;
     // Stop the external bots before printing.
     drop(t.entrants);
 
-    let schedule = Schedule::RandomTables { games, table };
     output::Finish {
         game: "coup",
         rules: &rules,
@@ -270,6 +288,9 @@ pub fn run(a: RunArgs) -> Result<()> {
             }
         }
     }
+    if let Some(rec) = &watch.first_forfeit {
+        show_forfeit(rec, &rules, &summary.standings)?;
+    }
     // A bot that logged STOP (coup-cli's debugging stop) ended the run: show its game.
     for (k, e, text) in summary.stops.iter().take(1) {
         let name = &summary.standings.entrants[*e].name;
@@ -286,6 +307,56 @@ pub fn run(a: RunArgs) -> Result<()> {
             None => out!(
                 "run with --out DIR to keep the game and see it here (koth replay DIR --game {k})"
             ),
+        }
+    }
+    Ok(())
+}
+
+/// `--stop-on-forfeit`: the game with the first forfeit, narrated when its choices
+/// were kept, then each forfeit's reason and the bot's last stderr lines.
+fn show_forfeit(
+    rec: &GameRecord<Choice>,
+    rules: &koth_coup::Rules,
+    standings: &koth_arena::Standings,
+) -> Result<()> {
+    let names: Vec<String> = rec
+        .seats
+        .iter()
+        .map(|&e| standings.entrants[e].name.clone())
+        .collect();
+    out!(
+        "\nstopped at the first forfeit: game {} ({})\n",
+        rec.index,
+        names.join(", ")
+    );
+    if rec.choices.is_some() {
+        let (mut shown, mut last, mut quiet) = (0, String::new(), Vec::new());
+        koth_arena::records::replay::<koth_coup::State>(rules, rec, |g| {
+            shown = crate::coup_cmd::narrate(g, &names, shown, false, &mut last, &mut quiet);
+        })
+        .map_err(anyhow::Error::msg)?;
+    }
+    for f in &rec.forfeits {
+        out!(
+            "\n{} forfeited after {} choices: {}",
+            names[f.seat],
+            f.at,
+            f.fault.reason
+        );
+        match f
+            .fault
+            .stderr_tail
+            .as_deref()
+            .filter(|t| !t.trim().is_empty())
+        {
+            Some(tail) => {
+                out!("  its stderr (last lines):");
+                let lines: Vec<&str> = tail.lines().collect();
+                for l in &lines[lines.len().saturating_sub(20)..] {
+                    out!("  | {l}");
+                }
+            }
+            None => out!("  (nothing on its stderr)"),
         }
     }
     Ok(())

@@ -498,3 +498,79 @@ fn an_output_folder_inside_a_bots_folder_is_refused() {
     assert!(!std::path::Path::new("results-inside-the-bot-folder").exists());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--stop-on-forfeit`: the run stops after the first forfeit and shows that game,
+/// the reason and the bot's stderr.
+#[test]
+fn stop_on_forfeit_shows_the_game_and_the_stderr() {
+    let d = std::env::temp_dir().join(format!("koth-stop-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    // A bot that plays at random, then says why and crashes on its 40th decision.
+    std::fs::write(
+        d.join("crashy.py"),
+        "import json, random, sys\n\
+         n = 0\n\
+         for line in sys.stdin:\n\
+         \x20   msg = json.loads(line)\n\
+         \x20   if msg['type'] == 'hello':\n\
+         \x20       print(json.dumps({'type': 'ready', 'name': 'crashy'}), flush=True)\n\
+         \x20   elif msg['type'] == 'decide':\n\
+         \x20       n += 1\n\
+         \x20       if n == 40:\n\
+         \x20           print('crashy: my table is corrupt, giving up', file=sys.stderr, flush=True)\n\
+         \x20           sys.exit(3)\n\
+         \x20       print(json.dumps({'choice': random.choice(msg['legal'])}), flush=True)\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args([
+            "run",
+            "--bot",
+            "crashy=cmd:python3 crashy.py",
+            "--bot",
+            "h=builtin:honest",
+            "--bot",
+            "c=builtin:counter",
+            "--games",
+            "3000",
+            "--seed",
+            "4",
+            "--threads",
+            "1",
+            "--stop-on-forfeit",
+            "-q",
+        ])
+        .current_dir(&d)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        text.contains("stopped at the first forfeit: game "),
+        "{text}"
+    );
+    assert!(text.contains("Turn 1: "), "the game is narrated:\n{text}");
+    assert!(text.contains("crashy forfeited after "), "{text}");
+    assert!(
+        text.contains("| crashy: my table is corrupt, giving up"),
+        "{text}"
+    );
+    assert!(text.contains("stopped early"), "{text}");
+    // It stopped long before the end: one thread, the bot crashes every 40 decisions.
+    let played: u64 = text
+        .lines()
+        .find_map(|l| {
+            l.split(" games in ")
+                .next()
+                .filter(|_| l.contains(" games in "))
+        })
+        .unwrap()
+        .replace(',', "")
+        .parse()
+        .unwrap();
+    assert!(played < 3000, "{played}");
+    std::fs::remove_dir_all(&d).ok();
+}
