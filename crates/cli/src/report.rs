@@ -778,7 +778,7 @@ mod tests {
 
     #[test]
     fn a_draw_reads_as_one() {
-        let names = vec!["waiter".to_string(), "copycat".to_string(), "x".to_string()];
+        let names = ["waiter".to_string(), "copycat".to_string(), "x".to_string()];
         let o = |w: &[usize], seats: usize| {
             let mut set = koth_arena::SeatSet::EMPTY;
             w.iter().for_each(|&s| set.insert(s));
