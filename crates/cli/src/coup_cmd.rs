@@ -8,7 +8,7 @@ use koth_arena::rng::{derive, Stream};
 use koth_arena::runner::dedup_names;
 use koth_arena::{Agent, Entrant, GameSeeds, Random, RecordLevel, Rng, Scoring, Tournament};
 use koth_coup::narrate::{describe, status, Tone};
-use koth_coup::{bots, builtin_entrant, BotAgent, Event, Rules, State};
+use koth_coup::{bots, builtin_entrant, Event, Rules, State};
 use owo_colors::{OwoColorize, Style};
 use std::path::PathBuf;
 
@@ -26,13 +26,18 @@ pub enum CoupCmd {
 /// Options of `koth coup play`.
 #[derive(Args, Debug)]
 pub struct PlayArgs {
-    /// Bots at the table, in seat order, comma-separated (2 to 6).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "honest,counter,bluffer,economist"
-    )]
-    pub bots: Vec<String>,
+    /// Built-in bots at the table, in seat order, comma-separated (2 to 6 seats in
+    /// all; default honest,counter,bluffer,economist when no --bot is given).
+    #[arg(long, value_delimiter = ',')]
+    pub bots: Option<Vec<String>>,
+    /// A bot of any kind, seated after --bots: NAME=builtin:honest or
+    /// 'NAME=cmd:python3 my_bot.py' (a program over the JSON-lines protocol, run in
+    /// this folder). Repeatable.
+    #[arg(long = "bot", value_name = "NAME=KIND")]
+    pub bot: Vec<String>,
+    /// Time limit per decision for programs, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    pub timeout_ms: u64,
     /// Seed of the deal and the bots' randomness (random if left out).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -231,8 +236,28 @@ fn run_loop(a: LoopArgs) -> Result<()> {
 }
 
 fn play(a: PlayArgs) -> Result<()> {
+    use koth_protocol::config::{self, BotEntry, BotSource};
     let rules = rules_named(&a.rules)?;
-    let n = a.bots.len();
+    let builtins: Vec<String> = match (&a.bots, a.bot.is_empty()) {
+        (Some(b), _) => b.clone(),
+        (None, true) => ["honest", "counter", "bluffer", "economist"]
+            .map(String::from)
+            .to_vec(),
+        (None, false) => Vec::new(),
+    };
+    check_bots(&builtins)?;
+    let mut entries: Vec<BotEntry> = dedup_names(&builtins)
+        .into_iter()
+        .zip(&builtins)
+        .map(|(name, b)| BotEntry {
+            name,
+            source: BotSource::Builtin(b.clone()),
+        })
+        .collect();
+    for arg in &a.bot {
+        entries.push(config::parse_bot_arg(arg)?);
+    }
+    let n = entries.len();
     if n < rules.min_seats as usize || n > rules.max_seats as usize {
         bail!(
             "the {} rules seat {} to {} players, got {n} bots",
@@ -241,19 +266,28 @@ fn play(a: PlayArgs) -> Result<()> {
             rules.max_seats
         );
     }
-    check_bots(&a.bots)?;
+    let timeouts = config::Timeouts {
+        decision: std::time::Duration::from_millis(a.timeout_ms),
+        ..Default::default()
+    };
+    // Every program starts and greets before the game, or the error names it.
+    config::preflight(&entries, timeouts)?;
     let seed = a.seed.unwrap_or_else(output::fresh_seed);
     let seeds = GameSeeds::of(seed, 0);
     let mut order: Vec<usize> = (0..n).collect();
     if a.shuffle_seats {
         Rng::new(derive(seed, Stream::Tables, 0)).shuffle(&mut order);
     }
-    let bot_names: Vec<String> = order.iter().map(|&i| a.bots[i].clone()).collect();
-    let names = dedup_names(&bot_names);
-    let mut agents: Vec<BotAgent> = bot_names
+    let seated: Vec<BotEntry> = order.iter().map(|&i| entries[i].clone()).collect();
+    let names: Vec<String> = seated.iter().map(|e| e.name.clone()).collect();
+    let mut agents: Vec<Box<dyn Agent<State>>> = config::coup_entrants(&seated, timeouts, None)?
         .iter()
-        .map(|b| BotAgent(bots::builtin(b).expect("checked")))
-        .collect();
+        .map(|e| (e.factory)(0).map_err(|m| anyhow::anyhow!("{m}")))
+        .collect::<Result<_>>()?;
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    for agent in agents.iter_mut() {
+        agent.seat_names(&refs);
+    }
     let mut game = State::new(rules, n, seeds.deal);
     out!(
         "{}",
@@ -269,7 +303,10 @@ fn play(a: PlayArgs) -> Result<()> {
         }
     }
     for (s, agent) in agents.iter_mut().enumerate() {
-        agent.start(&game, s, seeds.seat(s)).ok();
+        if let Err(f) = agent.start(&game, s, seeds.seat(s)) {
+            show_fault(&names[s], &f);
+            game.forfeit(s);
+        }
     }
     let mut legal = Vec::new();
     let mut last = String::new();
@@ -293,14 +330,18 @@ fn play(a: PlayArgs) -> Result<()> {
                 );
                 game.forfeit(seat);
             }
+            Err(f) if f.illegal && game.penalize(seat) => out!(
+                "{}",
+                paint(
+                    &format!(
+                        "{}: {}; the rules penalise it (an influence lost)",
+                        names[seat], f.reason
+                    ),
+                    Style::new().red()
+                )
+            ),
             Err(f) => {
-                out!(
-                    "{}",
-                    paint(
-                        &format!("{} forfeits: {}", names[seat], f.reason),
-                        Style::new().red()
-                    )
-                );
+                show_fault(&names[seat], &f);
                 game.forfeit(seat);
             }
         }
@@ -332,6 +373,26 @@ fn play(a: PlayArgs) -> Result<()> {
         turns_text(&game)
     );
     Ok(())
+}
+
+/// A forfeit in `play`: the reason, then the program's last stderr lines, dimmed.
+fn show_fault(name: &str, f: &koth_arena::Fault) {
+    out!(
+        "{}",
+        paint(
+            &format!("{name} forfeits: {}", f.reason),
+            Style::new().red()
+        )
+    );
+    if let Some(tail) = f.stderr_tail.as_deref().filter(|t| !t.trim().is_empty()) {
+        let lines: Vec<&str> = tail.lines().collect();
+        for l in &lines[lines.len().saturating_sub(10)..] {
+            out!(
+                "{}",
+                paint(&format!("  {name} stderr | {l}"), Style::new().dimmed())
+            );
+        }
+    }
 }
 
 /// What the header says about the games: the deals of duplicate play, and that

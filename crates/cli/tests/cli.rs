@@ -574,3 +574,71 @@ fn stop_on_forfeit_shows_the_game_and_the_stderr() {
     assert!(played < 3000, "{played}");
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// `koth coup play` seats programs too, and shows a crashing one's stderr.
+#[test]
+fn coup_play_seats_programs_and_shows_their_stderr() {
+    let d = std::env::temp_dir().join(format!("koth-play-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(
+        d.join("early.py"),
+        "import json, sys\n\
+         n = 0\n\
+         for line in sys.stdin:\n\
+         \x20   msg = json.loads(line)\n\
+         \x20   if msg['type'] == 'hello':\n\
+         \x20       print(json.dumps({'type': 'ready', 'name': 'early'}), flush=True)\n\
+         \x20   elif msg['type'] == 'decide':\n\
+         \x20       n += 1\n\
+         \x20       print('thinking about decision', n, file=sys.stderr, flush=True)\n\
+         \x20       if n == 2:\n\
+         \x20           raise SystemExit('early: cannot go on')\n\
+         \x20       print(json.dumps({'choice': msg['legal'][0]}), flush=True)\n",
+    )
+    .unwrap();
+    let sdk =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sdk/python/example_bot.py");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["coup", "play", "--seed", "5", "--bots", "honest"])
+        .arg("--bot")
+        .arg(format!("me=cmd:python3 {}", sdk.display()))
+        .args(["--bot", "early=cmd:python3 early.py"])
+        .current_dir(&d)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("seed 5: honest, me, early"), "{text}");
+    assert!(text.contains("early forfeits: "), "{text}");
+    assert!(
+        text.contains("early stderr | thinking about decision 2"),
+        "{text}"
+    );
+    assert!(
+        text.contains("early stderr | early: cannot go on"),
+        "{text}"
+    );
+    assert!(text.contains("\nWinner"), "the game is played to its end: {text}");
+    // A name given twice, or a command that cannot start, is an error before the game.
+    let (ok, _, err) = koth(&[
+        "coup",
+        "play",
+        "--bots",
+        "honest",
+        "--bot",
+        "x=cmd:no-such-program-here",
+    ]);
+    assert!(
+        !ok && err.contains("did not start") && err.contains("fix:"),
+        "{err}"
+    );
+    let (ok, _, err) = koth(&["coup", "play", "--bot", "solo=builtin:honest"]);
+    assert!(!ok && err.contains("seat 2 to 6 players, got 1"), "{err}");
+    std::fs::remove_dir_all(&d).ok();
+}

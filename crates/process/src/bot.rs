@@ -109,7 +109,9 @@ impl BotProcess {
         let stdin = OwnedFd::from(stdin);
         let stdout = OwnedFd::from(stdout);
         let stderr = OwnedFd::from(stderr);
-        for fd in [&stdin, &stdout] {
+        // stderr too: the reader drains it when stopping and must never block there
+        // (a process that escaped the kill could still hold its write end).
+        for fd in [&stdin, &stdout, &stderr] {
             if let Err(e) = sys::set_nonblocking(fd.as_raw_fd()) {
                 return Err(kill_now(&mut child, format!("fcntl: {e}")));
             }
@@ -461,7 +463,22 @@ fn stderr_loop(fd: OwnedFd, stop: OwnedFd, tail: Arc<Mutex<Tail>>) {
             sys::pollfd(&fd, libc::POLLIN),
             sys::pollfd(&stop, libc::POLLIN),
         ];
-        if sys::poll_until(&mut fds, None).is_err() || fds[1].revents != 0 {
+        if sys::poll_until(&mut fds, None).is_err() {
+            return;
+        }
+        if fds[1].revents != 0 {
+            // Stopping (the bot was killed): keep what it wrote last, often the one
+            // line that says why it died, then leave. Never blocks: the fd is
+            // non-blocking and the writers are dead.
+            for _ in 0..64 {
+                match sys::read_once(fd.as_raw_fd(), &mut buf) {
+                    Ok(ReadOutcome::Data(n)) => match tail.lock() {
+                        Ok(mut t) => t.push(&buf[..n]),
+                        Err(p) => p.into_inner().push(&buf[..n]),
+                    },
+                    _ => break,
+                }
+            }
             return;
         }
         if fds[0].revents == 0 {

@@ -135,10 +135,10 @@ impl<G: WireGame> JsonAgent<G> {
         let Some(mut p) = self.proc.take() else {
             return Fault::new(reason);
         };
-        // Let the stderr reader catch up with what the bot wrote last.
-        std::thread::sleep(Duration::from_millis(15));
-        let tail = p.stderr_tail();
+        // Killing stops the stderr reader after it has read what the bot wrote
+        // last (the reason it died, often), so the tail is taken after.
         p.kill();
+        let tail = p.stderr_tail();
         self.bot_name = None;
         Fault {
             stderr_tail: (!tail.is_empty()).then_some(tail),
