@@ -624,7 +624,10 @@ fn coup_play_seats_programs_and_shows_their_stderr() {
         text.contains("early stderr | early: cannot go on"),
         "{text}"
     );
-    assert!(text.contains("\nWinner"), "the game is played to its end: {text}");
+    assert!(
+        text.contains("\nWinner"),
+        "the game is played to its end: {text}"
+    );
     // A name given twice, or a command that cannot start, is an error before the game.
     let (ok, _, err) = koth(&[
         "coup",
