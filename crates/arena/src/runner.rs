@@ -285,11 +285,11 @@ pub struct Deals {
 }
 
 impl Deals {
-    fn add(&mut self, deal: u64, games: u64, scores: &[(usize, i64)]) {
+    fn add(&mut self, deal: u64, games: u64, scores: impl IntoIterator<Item = (usize, i64)>) {
         let k = self.rotations;
         let entry = self.open.entry(deal).or_insert_with(|| (0, Vec::new()));
         entry.0 += games;
-        for &(e, q) in scores {
+        for (e, q) in scores {
             match entry.1.iter_mut().find(|(x, _)| *x == e) {
                 Some(slot) => slot.1 += q,
                 None => entry.1.push((e, q)),
@@ -376,13 +376,8 @@ impl Standings {
             }
         }
         if let Some(d) = self.deals.as_mut() {
-            let scores: Vec<(usize, i64)> = rec
-                .seats
-                .iter()
-                .enumerate()
-                .map(|(s, &e)| (e, q[s]))
-                .collect();
-            d.add(rec.index / d.rotations, 1, &scores);
+            let scores = rec.seats.iter().enumerate().map(|(s, &e)| (e, q[s]));
+            d.add(rec.index / d.rotations, 1, scores);
         }
         for f in &rec.forfeits {
             self.entrants[f.entrant].forfeits += 1;
@@ -420,7 +415,7 @@ impl Standings {
                 x.merge(y);
             }
             for (&deal, (games, scores)) in &b.open {
-                a.add(deal, *games, scores);
+                a.add(deal, *games, scores.iter().copied());
             }
         }
     }

@@ -436,6 +436,21 @@ pub(crate) fn turns_text(game: &State) -> String {
     }
 }
 
+/// Replays a recorded Coup game (plain or wrapped by a protocol: `engine` finds the
+/// Coup table inside) and narrates it as it goes; returns the game at its end.
+pub(crate) fn narrate_record<G: koth_arena::Game<Choice = koth_coup::Choice>>(
+    rules: &G::Rules,
+    rec: &koth_arena::GameRecord<koth_coup::Choice>,
+    names: &[String],
+    engine: impl Fn(&G) -> &State,
+) -> Result<G> {
+    let (mut shown, mut last, mut quiet) = (0, String::new(), Vec::new());
+    koth_arena::records::replay::<G>(rules, rec, |g| {
+        shown = narrate(engine(g), names, shown, false, &mut last, &mut quiet);
+    })
+    .map_err(anyhow::Error::msg)
+}
+
 /// Prints the log from `from` on (consecutive passes folded into one line), then
 /// the table's state if it changed; returns the new log length.
 pub(crate) fn narrate(

@@ -193,11 +193,8 @@ pub fn replay(dir: &Path, k: u64) -> Result<()> {
         "coup" => {
             let rules: koth_coup::Rules = serde_json::from_value(info.rules.clone())?;
             let rec: GameRecord<koth_coup::Choice> = serde_json::from_value(raw)?;
-            let (mut shown, mut last, mut quiet) = (0, String::new(), Vec::new());
-            let game = records::replay::<koth_coup::State>(&rules, &rec, |g| {
-                shown = crate::coup_cmd::narrate(g, &names, shown, false, &mut last, &mut quiet);
-            })
-            .map_err(anyhow::Error::msg)?;
+            let game =
+                crate::coup_cmd::narrate_record::<koth_coup::State>(&rules, &rec, &names, |g| g)?;
             let o = game.outcome().ok_or_else(unfinished)?;
             let winners: Vec<&str> = o.winners.iter().map(|s| names[s].as_str()).collect();
             out!(
@@ -211,18 +208,12 @@ pub fn replay(dir: &Path, k: u64) -> Result<()> {
             let rules = koth_ppcg::PpcgRules::from_json(&info.rules)
                 .map_err(|e| anyhow::anyhow!("run.json: {e}"))?;
             let rec: GameRecord<koth_coup::Choice> = serde_json::from_value(raw)?;
-            let (mut shown, mut last, mut quiet) = (0, String::new(), Vec::new());
-            let game = records::replay::<koth_ppcg::PpcgGame>(&rules, &rec, |g| {
-                shown = crate::coup_cmd::narrate(
-                    g.state(),
-                    &names,
-                    shown,
-                    false,
-                    &mut last,
-                    &mut quiet,
-                );
-            })
-            .map_err(anyhow::Error::msg)?;
+            let game = crate::coup_cmd::narrate_record::<koth_ppcg::PpcgGame>(
+                &rules,
+                &rec,
+                &names,
+                |g| g.state(),
+            )?;
             let o = koth_arena::Game::outcome(&game).ok_or_else(unfinished)?;
             let winners: Vec<&str> = o.winners.iter().map(|s| names[s].as_str()).collect();
             if winners.is_empty() {

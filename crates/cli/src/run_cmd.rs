@@ -330,11 +330,7 @@ fn show_forfeit(
         names.join(", ")
     );
     if rec.choices.is_some() {
-        let (mut shown, mut last, mut quiet) = (0, String::new(), Vec::new());
-        koth_arena::records::replay::<koth_coup::State>(rules, rec, |g| {
-            shown = crate::coup_cmd::narrate(g, &names, shown, false, &mut last, &mut quiet);
-        })
-        .map_err(anyhow::Error::msg)?;
+        crate::coup_cmd::narrate_record::<koth_coup::State>(rules, rec, &names, |g| g)?;
     }
     for f in &rec.forfeits {
         out!(

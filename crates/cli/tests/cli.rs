@@ -499,6 +499,27 @@ fn an_output_folder_inside_a_bots_folder_is_refused() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Writes `DIR/NAME.py`: a JSON-lines bot that plays at random, logs each decision
+/// to stderr, and dies on decision `at` with `last_words` (Python prints them to
+/// stderr as it exits, status 1).
+fn failing_bot(dir: &std::path::Path, name: &str, at: u32, last_words: &str) {
+    let program = format!(
+        "import json, random, sys\n\
+         n = 0\n\
+         for line in sys.stdin:\n\
+         \x20   msg = json.loads(line)\n\
+         \x20   if msg['type'] == 'hello':\n\
+         \x20       print(json.dumps({{'type': 'ready', 'name': '{name}'}}), flush=True)\n\
+         \x20   elif msg['type'] == 'decide':\n\
+         \x20       n += 1\n\
+         \x20       print('thinking about decision', n, file=sys.stderr, flush=True)\n\
+         \x20       if n == {at}:\n\
+         \x20           raise SystemExit({last_words:?})\n\
+         \x20       print(json.dumps({{'choice': random.choice(msg['legal'])}}), flush=True)\n"
+    );
+    std::fs::write(dir.join(format!("{name}.py")), program).unwrap();
+}
+
 /// `--stop-on-forfeit`: the run stops after the first forfeit and shows that game,
 /// the reason and the bot's stderr.
 #[test]
@@ -507,22 +528,7 @@ fn stop_on_forfeit_shows_the_game_and_the_stderr() {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     // A bot that plays at random, then says why and crashes on its 40th decision.
-    std::fs::write(
-        d.join("crashy.py"),
-        "import json, random, sys\n\
-         n = 0\n\
-         for line in sys.stdin:\n\
-         \x20   msg = json.loads(line)\n\
-         \x20   if msg['type'] == 'hello':\n\
-         \x20       print(json.dumps({'type': 'ready', 'name': 'crashy'}), flush=True)\n\
-         \x20   elif msg['type'] == 'decide':\n\
-         \x20       n += 1\n\
-         \x20       if n == 40:\n\
-         \x20           print('crashy: my table is corrupt, giving up', file=sys.stderr, flush=True)\n\
-         \x20           sys.exit(3)\n\
-         \x20       print(json.dumps({'choice': random.choice(msg['legal'])}), flush=True)\n",
-    )
-    .unwrap();
+    failing_bot(&d, "crashy", 40, "crashy: my table is corrupt, giving up");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_koth"))
         .args([
             "run",
@@ -581,22 +587,7 @@ fn coup_play_seats_programs_and_shows_their_stderr() {
     let d = std::env::temp_dir().join(format!("koth-play-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    std::fs::write(
-        d.join("early.py"),
-        "import json, sys\n\
-         n = 0\n\
-         for line in sys.stdin:\n\
-         \x20   msg = json.loads(line)\n\
-         \x20   if msg['type'] == 'hello':\n\
-         \x20       print(json.dumps({'type': 'ready', 'name': 'early'}), flush=True)\n\
-         \x20   elif msg['type'] == 'decide':\n\
-         \x20       n += 1\n\
-         \x20       print('thinking about decision', n, file=sys.stderr, flush=True)\n\
-         \x20       if n == 2:\n\
-         \x20           raise SystemExit('early: cannot go on')\n\
-         \x20       print(json.dumps({'choice': msg['legal'][0]}), flush=True)\n",
-    )
-    .unwrap();
+    failing_bot(&d, "early", 2, "early: cannot go on");
     let sdk =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sdk/python/example_bot.py");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_koth"))
