@@ -5,6 +5,7 @@
 //! returns [`Standings`] that are identical for any thread count.
 #![warn(missing_docs)]
 
+pub mod check;
 pub mod conformance;
 pub mod game;
 pub mod programs;

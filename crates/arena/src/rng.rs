@@ -44,6 +44,8 @@ pub enum Stream {
     Gauntlet = 3,
     /// The order of one round of a balanced schedule.
     Rounds = 4,
+    /// The position of one game of `koth <game> check`.
+    Check = 5,
 }
 
 /// The BLAKE3 key of a parent seed: its 8 little-endian bytes, then a fixed label.

@@ -19,6 +19,9 @@ pub enum CoupCmd {
     Play(PlayArgs),
     /// Play many games among built-in bots and rank them (zero-sum scoring).
     Loop(LoopArgs),
+    /// Put one bot through every kind of decision and report what it does wrong
+    /// (exit status 1 if anything).
+    Check(crate::check_cmd::CheckArgs),
     /// List the built-in bots.
     Bots,
 }
@@ -31,8 +34,8 @@ pub struct PlayArgs {
     #[arg(long, value_delimiter = ',')]
     pub bots: Option<Vec<String>>,
     /// A bot of any kind, seated after --bots: NAME=builtin:honest or
-    /// 'NAME=cmd:python3 my_bot.py' (a program over the JSON-lines protocol, run in
-    /// this folder). Repeatable.
+    /// 'NAME=cmd:python3 bots/my_bot.py' (a program over the JSON-lines protocol, run
+    /// in the folder of its file: bots/). Repeatable.
     #[arg(long = "bot", value_name = "NAME=KIND")]
     pub bot: Vec<String>,
     /// Time limit per decision for programs, in milliseconds.
@@ -105,6 +108,12 @@ pub fn run(cmd: CoupCmd) -> Result<()> {
     match cmd {
         CoupCmd::Play(a) => play(a),
         CoupCmd::Loop(a) => run_loop(a),
+        CoupCmd::Check(a) => {
+            if !crate::check_cmd::run(a)? {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
         CoupCmd::Bots => {
             for (name, about) in bots::BUILTINS {
                 out!("{name:<12} {about}");
@@ -114,7 +123,7 @@ pub fn run(cmd: CoupCmd) -> Result<()> {
     }
 }
 
-fn rules_named(name: &str) -> Result<Rules> {
+pub(crate) fn rules_named(name: &str) -> Result<Rules> {
     Rules::preset(name).ok_or_else(|| {
         anyhow::anyhow!(
             "unknown rule set {name:?}: use one of {}",
@@ -376,7 +385,7 @@ fn play(a: PlayArgs) -> Result<()> {
 }
 
 /// A forfeit in `play`: the reason, then the program's last stderr lines, dimmed.
-fn show_fault(name: &str, f: &koth_arena::Fault) {
+pub(crate) fn show_fault(name: &str, f: &koth_arena::Fault) {
     out!(
         "{}",
         paint(
@@ -519,7 +528,7 @@ pub(crate) fn narrate(
 }
 
 /// Colours `text` when stdout is a terminal and NO_COLOR is unset.
-fn paint(text: &str, style: Style) -> String {
+pub(crate) fn paint(text: &str, style: Style) -> String {
     use std::io::IsTerminal;
     use std::sync::OnceLock;
     static ON: OnceLock<bool> = OnceLock::new();

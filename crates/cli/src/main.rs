@@ -11,6 +11,7 @@ macro_rules! out {
     }};
 }
 
+mod check_cmd;
 mod coup_cmd;
 mod gauntlet_cmd;
 mod output;

@@ -55,6 +55,11 @@ impl Bar {
         }
     }
 
+    /// Moves the bar to `done`.
+    pub fn set_position(&self, done: u64) {
+        self.bar.set_position(done);
+    }
+
     /// Clears the bar.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
@@ -624,6 +629,16 @@ pub fn table_schedule(
             }
         }
         ScheduleKind::Random => koth_arena::Schedule::RandomTables { games, table },
+    }
+}
+
+/// `s` as one shell word: quoted when it holds anything a shell would split or expand.
+pub fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:=@".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
     }
 }
 

@@ -12,6 +12,7 @@
 //! `<script type="application/json">` with every `<`, `>` and `&` escaped, and
 //! the script only ever puts text into the page with `textContent`.
 
+use crate::output;
 use anyhow::{bail, Context, Result};
 use koth_arena::records::{self, RunInfo};
 use koth_arena::{ratings, Ending, Game, GameRecord, Outcome};
@@ -389,16 +390,6 @@ fn samurai_replay(
 }
 
 /// Rounds for the page (4 decimals is plenty for any score).
-/// `s` as one shell word: quoted when it holds anything a shell would split or expand.
-fn shell_word(s: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:=@".contains(c);
-    if !s.is_empty() && s.chars().all(plain) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
 fn r4(x: f64) -> f64 {
     (x * 1e4).round() / 1e4
 }
@@ -678,7 +669,7 @@ fn build<G: Game>(
 
     let replay_cmd = format!(
         "koth replay {} --game ",
-        shell_word(&dir.display().to_string())
+        output::shell_word(&dir.display().to_string())
     );
     let list_note = if list.len() < total {
         format!(

@@ -21,6 +21,7 @@ mod action;
 mod bot;
 pub mod bots;
 mod card;
+pub mod check;
 mod choice;
 mod event;
 mod game;

@@ -394,8 +394,18 @@ fn parse_reply<G: WireGame>(
         }) if i < legal.len() && in_step(echo) => return Ok(legal[i]),
         _ => {}
     }
-    let reply: Reply = serde_json::from_str(line)
-        .map_err(|_| format!("garbage: answer is not a JSON object: {}", snippet(line)))?;
+    let reply: Reply = serde_json::from_str(line).map_err(|_| {
+        // Most often a debugging print: say where it belongs.
+        let hint = if line.trim_start().starts_with('{') {
+            ""
+        } else {
+            " (stdout carries the answers only: print debugging output to stderr)"
+        };
+        format!(
+            "garbage: answer is not a JSON object: {}{hint}",
+            snippet(line)
+        )
+    })?;
     if let Some(echo) = &reply.id {
         if echo.as_u64() != Some(id) {
             return Err(format!(

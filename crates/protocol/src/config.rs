@@ -369,7 +369,8 @@ impl TournamentFile {
 }
 
 /// Parses a `--bot` argument: `NAME=builtin:honest` or `NAME=cmd:python3 bot.py` (the
-/// command is split on whitespace and runs in the current directory).
+/// command is split on whitespace and runs in the folder of the program file it
+/// names, or in the current folder).
 pub fn parse_bot_arg(arg: &str) -> Result<BotEntry, ConfigError> {
     let usage = "\n  fix: write --bot NAME=builtin:honest or --bot 'NAME=cmd:python3 bot.py'";
     let Some((name, spec)) = arg.split_once('=') else {
@@ -391,15 +392,16 @@ pub fn parse_bot_arg(arg: &str) -> Result<BotEntry, ConfigError> {
         }
         BotSource::Builtin(b.to_string())
     } else if let Some(c) = spec.strip_prefix("cmd:") {
-        let command: Vec<String> = c.split_whitespace().map(str::to_string).collect();
+        let mut command: Vec<String> = c.split_whitespace().map(str::to_string).collect();
         if command.is_empty() {
             return Err(ConfigError(format!(
                 "--bot {arg:?} has an empty command{usage}"
             )));
         }
+        let dir = program_folder(&mut command);
         BotSource::Program {
             command,
-            dir: PathBuf::from("."),
+            dir,
             env: Vec::new(),
             limits: Limits::standard(),
             sandbox: Sandbox::Auto,
@@ -414,6 +416,28 @@ pub fn parse_bot_arg(arg: &str) -> Result<BotEntry, ConfigError> {
         name: name.to_string(),
         source,
     })
+}
+
+/// The folder a `cmd:` bot runs in: that of the first word naming a file in
+/// another folder (`python3 bots/me/bot.py` runs `python3 bot.py` in `bots/me`, as
+/// a tournament file's `dir` would), else the current folder. The word is made
+/// relative to the folder.
+fn program_folder(command: &mut [String]) -> PathBuf {
+    for (i, w) in command.iter_mut().enumerate() {
+        let p = Path::new(w.as_str());
+        let (Some(parent), Some(file)) = (p.parent(), p.file_name()) else {
+            continue;
+        };
+        if parent.as_os_str().is_empty() || !p.is_file() {
+            continue;
+        }
+        let dir = parent.to_path_buf();
+        let file = file.to_string_lossy().into_owned();
+        // A program run by path needs its `./`; an interpreter's argument does not.
+        *w = if i == 0 { format!("./{file}") } else { file };
+        return dir;
+    }
+    PathBuf::from(".")
 }
 
 /// Timeouts applied to every external bot of a run.
