@@ -285,7 +285,7 @@ fn stderr_excerpt(tail: &str) -> Vec<&str> {
     let lines: Vec<&str> = tail.lines().collect();
     let error = |l: &&str| l.contains("Error") || l.contains("Exception") || l.contains("panicked");
     let mut from = lines.len().saturating_sub(8);
-    if let Some(i) = lines.iter().rposition(|l| error(l)) {
+    if let Some(i) = lines.iter().rposition(error) {
         from = from.min(i.max(lines.len().saturating_sub(20)));
     }
     lines[from..].to_vec()
