@@ -2,13 +2,14 @@
 //! it does wrong, before a long run finds out.
 
 use crate::coup_cmd::{narrate, paint, rules_named, show_fault, turns_text};
-use crate::output::{self, count, shell_word};
+use crate::output::{self, count};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use koth_arena::check::CheckReport;
 use koth_arena::Agent;
 use koth_coup::check::{check_game, play_check_game, CheckOptions, Step, KINDS, SCENARIOS};
 use koth_coup::State;
+use koth_process::shell_word;
 use koth_protocol::config::{self, BotEntry, BotSource, Timeouts, TournamentFile};
 use owo_colors::Style;
 use std::path::PathBuf;

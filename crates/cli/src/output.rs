@@ -632,16 +632,6 @@ pub fn table_schedule(
     }
 }
 
-/// `s` as one shell word: quoted when it holds anything a shell would split or expand.
-pub fn shell_word(s: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:=@".contains(c);
-    if !s.is_empty() && s.chars().all(plain) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,6 @@
 //! `<script type="application/json">` with every `<`, `>` and `&` escaped, and
 //! the script only ever puts text into the page with `textContent`.
 
-use crate::output;
 use anyhow::{bail, Context, Result};
 use koth_arena::records::{self, RunInfo};
 use koth_arena::{ratings, Ending, Game, GameRecord, Outcome};
@@ -669,7 +668,7 @@ fn build<G: Game>(
 
     let replay_cmd = format!(
         "koth replay {} --game ",
-        output::shell_word(&dir.display().to_string())
+        koth_process::shell_word(&dir.display().to_string())
     );
     let list_note = if list.len() < total {
         format!(

@@ -204,3 +204,19 @@ impl Command {
         self
     }
 }
+
+/// `s` as one shell word: quoted when it holds anything a shell would split or
+/// expand, for commands shown to the user to copy.
+///
+/// ```
+/// assert_eq!(koth_process::shell_word("a/b.py"), "a/b.py");
+/// assert_eq!(koth_process::shell_word("python3 it's.py"), r"'python3 it'\''s.py'");
+/// ```
+pub fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:=@".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
