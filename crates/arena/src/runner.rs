@@ -73,6 +73,11 @@ pub trait Agent<G: Game>: Send {
     fn take_stop(&mut self) -> Option<String> {
         None
     }
+    /// The lines the bot logged (a program's stderr) since the last call, for showing
+    /// them as they come (`koth coup play`); `None` for bots without a log.
+    fn take_log(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// Makes a fresh agent for one parallel slot (`slot` is the worker's number).

@@ -1,7 +1,7 @@
 //! `koth coup check BOT`: put one bot through every kind of decision and say what
 //! it does wrong, before a long run finds out.
 
-use crate::coup_cmd::{narrate, paint, rules_named, show_fault, turns_text};
+use crate::coup_cmd::{flush_quiet, narrate, paint, rules_named, show_fault, show_log, turns_text};
 use crate::output::{self, count};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
@@ -317,12 +317,17 @@ fn narrate_one(agent: &mut dyn Agent<State>, name: &str, opts: &CheckOptions, g:
     let mut report = CheckReport::new(&KINDS, opts.slow);
     let (mut shown, mut last, mut quiet) = (0, String::new(), Vec::new());
     let mut end = None;
+    let mut logged = None;
     play_check_game(agent, name, opts, g, &mut report, &mut |game, step| {
         match step {
             Step::Applied => {
                 shown = narrate(game, &names, shown, false, &mut last, &mut quiet);
             }
-            Step::Fault(f) => show_fault(name, f),
+            Step::Fault(f) => show_fault(name, f, logged.as_deref()),
+            Step::Log(text) => {
+                flush_quiet(&mut quiet);
+                show_log(name, text, &mut logged)
+            }
         }
         if game.is_over() {
             end = Some((game.outcome(), turns_text(game)));

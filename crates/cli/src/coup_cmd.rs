@@ -311,20 +311,35 @@ fn play(a: PlayArgs) -> Result<()> {
             out!("  {name} is dealt {}", cards.join(" and "));
         }
     }
+    // The last stderr line shown live per seat, so a fault does not repeat it.
+    let mut logged: Vec<Option<String>> = vec![None; n];
+    let drain = |agents: &mut [Box<dyn Agent<State>>],
+                 logged: &mut [Option<String>],
+                 quiet: &mut Vec<String>| {
+        for (s, agent) in agents.iter_mut().enumerate() {
+            if let Some(text) = agent.take_log() {
+                flush_quiet(quiet);
+                show_log(&names[s], &text, &mut logged[s]);
+            }
+        }
+    };
     for (s, agent) in agents.iter_mut().enumerate() {
         if let Err(f) = agent.start(&game, s, seeds.seat(s)) {
-            show_fault(&names[s], &f);
+            show_fault(&names[s], &f, logged[s].as_deref());
             game.forfeit(s);
         }
     }
+    let mut quiet = Vec::new();
+    drain(&mut agents, &mut logged, &mut quiet);
     let mut legal = Vec::new();
     let mut last = String::new();
-    let mut quiet = Vec::new();
     let mut shown = narrate(&game, &names, 0, a.hide_cards, &mut last, &mut quiet);
     while let Some(seat) = game.to_move() {
         legal.clear();
         game.legal_choices(&mut legal);
-        match agents[seat].decide(&game, seat, &legal) {
+        let answer = agents[seat].decide(&game, seat, &legal);
+        drain(&mut agents, &mut logged, &mut quiet);
+        match answer {
             Ok(c) if legal.contains(&c) => game.apply(c)?,
             Ok(c) => {
                 out!(
@@ -350,7 +365,7 @@ fn play(a: PlayArgs) -> Result<()> {
                 )
             ),
             Err(f) => {
-                show_fault(&names[seat], &f);
+                show_fault(&names[seat], &f, logged[seat].as_deref());
                 game.forfeit(seat);
             }
         }
@@ -359,6 +374,11 @@ fn play(a: PlayArgs) -> Result<()> {
     for (s, agent) in agents.iter_mut().enumerate() {
         agent.finish(&game, s);
     }
+    // What the bots log on `end` (their summaries) comes a moment later.
+    if !a.bot.is_empty() {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    drain(&mut agents, &mut logged, &mut quiet);
     let o = game.outcome().expect("the game is over");
     let winners: Vec<&str> = o.winners.iter().map(|s| names[s].as_str()).collect();
     let how = match o.ending {
@@ -384,8 +404,9 @@ fn play(a: PlayArgs) -> Result<()> {
     Ok(())
 }
 
-/// A forfeit in `play`: the reason, then the program's last stderr lines, dimmed.
-pub(crate) fn show_fault(name: &str, f: &koth_arena::Fault) {
+/// A forfeit in `play`: the reason, then the program's last stderr lines, dimmed,
+/// from after `shown` (the last line already shown live) when it is among them.
+pub(crate) fn show_fault(name: &str, f: &koth_arena::Fault, shown: Option<&str>) {
     out!(
         "{}",
         paint(
@@ -395,12 +416,28 @@ pub(crate) fn show_fault(name: &str, f: &koth_arena::Fault) {
     );
     if let Some(tail) = f.stderr_tail.as_deref().filter(|t| !t.trim().is_empty()) {
         let lines: Vec<&str> = tail.lines().collect();
-        for l in &lines[lines.len().saturating_sub(10)..] {
-            out!(
-                "{}",
-                paint(&format!("  {name} stderr | {l}"), Style::new().dimmed())
-            );
+        let fresh = shown
+            .and_then(|l| lines.iter().rposition(|x| *x == l))
+            .map_or(0, |i| i + 1);
+        for l in &lines[fresh.max(lines.len().saturating_sub(10))..] {
+            show_stderr_line(name, l);
         }
+    }
+}
+
+/// One line a bot wrote to stderr, dimmed, under the narration.
+pub(crate) fn show_stderr_line(name: &str, line: &str) {
+    out!(
+        "{}",
+        paint(&format!("  {name} stderr | {line}"), Style::new().dimmed())
+    );
+}
+
+/// Shows what `agent` logged since last time; keeps its last line in `last`.
+pub(crate) fn show_log(name: &str, text: &str, last: &mut Option<String>) {
+    for l in text.lines() {
+        show_stderr_line(name, l);
+        *last = Some(l.to_string());
     }
 }
 
@@ -474,12 +511,7 @@ pub(crate) fn narrate(
     if from == log.len() {
         return from;
     }
-    let flush = |quiet: &mut Vec<String>| {
-        if !quiet.is_empty() {
-            out!("  {}", paint(&quiet.join("; "), Style::new().dimmed()));
-            quiet.clear();
-        }
-    };
+    let flush = flush_quiet;
     for e in &log[from..] {
         let (tone, text) = describe(e, names);
         if tone == Tone::Quiet {
@@ -525,6 +557,14 @@ pub(crate) fn narrate(
         *last_status = line;
     }
     log.len()
+}
+
+/// Prints the passes folded so far (before anything else is shown).
+pub(crate) fn flush_quiet(quiet: &mut Vec<String>) {
+    if !quiet.is_empty() {
+        out!("  {}", paint(&quiet.join("; "), Style::new().dimmed()));
+        quiet.clear();
+    }
 }
 
 /// Colours `text` when stdout is a terminal and NO_COLOR is unset.

@@ -615,6 +615,16 @@ fn coup_play_seats_programs_and_shows_their_stderr() {
         text.contains("early stderr | early: cannot go on"),
         "{text}"
     );
+    // What it logged before is shown live, in place, and not again with the fault.
+    let live = text
+        .find("early stderr | thinking about decision 1")
+        .expect(&text);
+    assert!(live < text.find("early forfeits: ").unwrap(), "{text}");
+    assert_eq!(
+        text.matches("thinking about decision 1").count(),
+        1,
+        "{text}"
+    );
     assert!(
         text.contains("\nWinner"),
         "the game is played to its end: {text}"

@@ -276,6 +276,8 @@ pub enum Step<'a> {
     Applied,
     /// The checked bot's answer was a fault.
     Fault(&'a Fault),
+    /// The checked bot logged these lines (a program's stderr) while deciding.
+    Log(&'a str),
 }
 
 /// Plays check game `g`, adding what the bot did to `report`; `watch` sees the state
@@ -334,6 +336,9 @@ pub fn play_check_game(
         let t0 = Instant::now();
         let answer = bot.decide(&game, me, &legal);
         let took = t0.elapsed();
+        if let Some(text) = bot.take_log() {
+            watch(&game, Step::Log(&text));
+        }
         let fault = match answer {
             Ok(c) if legal.contains(&c) && game.apply(c).is_ok() => {
                 report.answered(kind, took);

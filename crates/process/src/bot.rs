@@ -61,6 +61,7 @@ pub struct BotProcess {
     write_timeout: Duration,
     stderr: Arc<Mutex<Tail>>,
     stderr_stop: Option<OwnedFd>,
+    stderr_peek: Option<OwnedFd>,
     stderr_thread: Option<JoinHandle<()>>,
     exit: Option<Exit>,
     reaped: bool,
@@ -120,6 +121,8 @@ impl BotProcess {
             Ok(p) => p,
             Err(e) => return Err(kill_now(&mut child, format!("pipe: {e}"))),
         };
+        // A second handle on stderr only to ask how much is still unread.
+        let stderr_peek = stderr.try_clone().ok();
         let tail = Arc::new(Mutex::new(Tail::new(STDERR_TAIL)));
         let tail2 = Arc::clone(&tail);
         let thread = std::thread::Builder::new()
@@ -144,6 +147,7 @@ impl BotProcess {
             write_timeout: DEFAULT_WRITE_TIMEOUT,
             stderr: tail,
             stderr_stop: Some(stop_w),
+            stderr_peek,
             stderr_thread: Some(thread),
             exit: None,
             reaped: false,
@@ -383,6 +387,32 @@ impl BotProcess {
         }
     }
 
+    /// The whole lines the bot wrote to stderr after position `pos` (0 at first),
+    /// moving `pos` past them: for showing a bot's log as it writes it. Lines that
+    /// fell out of the ~4 KiB tail meanwhile are skipped.
+    pub fn stderr_since(&self, pos: &mut u64) -> String {
+        // What the bot wrote just before answering may still sit in the pipe: give
+        // the reader a moment (at most 5 ms) to take it.
+        if let Some(fd) = &self.stderr_peek {
+            let end = std::time::Instant::now() + std::time::Duration::from_millis(5);
+            let mut waited = false;
+            while sys::unread_bytes(fd.as_raw_fd()) > 0 && std::time::Instant::now() < end {
+                std::thread::sleep(std::time::Duration::from_micros(100));
+                waited = true;
+            }
+            if waited {
+                // Read but perhaps not yet stored.
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+        }
+        let (text, next) = match self.stderr.lock() {
+            Ok(t) => t.lines_since(*pos),
+            Err(p) => p.into_inner().lines_since(*pos),
+        };
+        *pos = next;
+        text
+    }
+
     /// The bot's exit status if it has terminated (non-blocking). Until [`kill`] the bot
     /// is not reaped, so its process group can still be killed.
     ///
@@ -437,6 +467,7 @@ impl BotProcess {
         self.pos = 0;
         self.scan = 0;
         self.stderr_stop = None;
+        self.stderr_peek = None;
         if let Some(t) = self.stderr_thread.take() {
             let _ = t.join();
         }

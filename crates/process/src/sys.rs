@@ -26,6 +26,18 @@ pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
     Ok(())
 }
 
+/// Bytes waiting to be read in a pipe (0 on error).
+pub(crate) fn unread_bytes(fd: RawFd) -> usize {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer, which is valid.
+    let r = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) };
+    if r == 0 {
+        n.max(0) as usize
+    } else {
+        0
+    }
+}
+
 /// A close-on-exec pipe: (read end, write end).
 pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0 as libc::c_int; 2];
@@ -181,6 +193,8 @@ pub(crate) fn read_once(fd: RawFd, buf: &mut [u8]) -> io::Result<ReadOutcome> {
 pub(crate) struct Tail {
     buf: Vec<u8>,
     cap: usize,
+    /// Bytes pushed since the start.
+    total: u64,
 }
 
 impl Tail {
@@ -188,10 +202,12 @@ impl Tail {
         Tail {
             buf: Vec::new(),
             cap,
+            total: 0,
         }
     }
 
     pub(crate) fn push(&mut self, data: &[u8]) {
+        self.total += data.len() as u64;
         if data.len() >= self.cap {
             self.buf.clear();
             self.buf.extend_from_slice(&data[data.len() - self.cap..]);
@@ -201,6 +217,21 @@ impl Tail {
         if self.buf.len() > 2 * self.cap {
             let cut = self.buf.len() - self.cap;
             self.buf.drain(..cut);
+        }
+    }
+
+    /// The whole lines pushed after byte `pos` that are still held (older ones
+    /// are lost), and the position after the last of them.
+    pub(crate) fn lines_since(&self, pos: u64) -> (String, u64) {
+        let held_from = self.total - self.buf.len() as u64;
+        let start = (pos.max(held_from) - held_from) as usize;
+        let fresh = &self.buf[start..];
+        match fresh.iter().rposition(|&b| b == b'\n') {
+            Some(end) => (
+                String::from_utf8_lossy(&fresh[..=end]).into_owned(),
+                held_from + (start + end + 1) as u64,
+            ),
+            None => (String::new(), pos.max(held_from)),
         }
     }
 
@@ -229,5 +260,23 @@ mod tests {
         assert_eq!(t.text(), "xyxy");
         t.push(b"0123456789");
         assert_eq!(t.text(), "6789");
+    }
+
+    #[test]
+    fn lines_since_gives_whole_new_lines_once() {
+        let mut t = Tail::new(64);
+        t.push(b"one\ntw");
+        let (s, p) = t.lines_since(0);
+        assert_eq!(s, "one\n");
+        t.push(b"o\nthree");
+        let (s, p) = t.lines_since(p);
+        assert_eq!(s, "two\n");
+        let (s, p2) = t.lines_since(p);
+        assert_eq!((s.as_str(), p2), ("", p));
+        // Lines lost to the cap are skipped, not repeated.
+        t.push(&[b'x'; 100]);
+        t.push(b"\nlast\n");
+        let (s, _) = t.lines_since(p);
+        assert!(s.ends_with("x\nlast\n") && s.len() <= 128, "{s}");
     }
 }

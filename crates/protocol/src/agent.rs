@@ -83,6 +83,8 @@ pub struct JsonAgent<G> {
     buf: Vec<u8>,
     /// A stop the bot asked for (`"stop"` in an answer), not yet taken.
     stop: Option<String>,
+    /// How much of the current process's stderr `take_log` has given.
+    log_pos: u64,
     _game: PhantomData<fn() -> G>,
 }
 
@@ -109,6 +111,7 @@ impl<G: WireGame> JsonAgent<G> {
             used: Duration::ZERO,
             buf: Vec::with_capacity(4096),
             stop: None,
+            log_pos: 0,
             _game: PhantomData,
         }
     }
@@ -201,6 +204,7 @@ impl<G: WireGame> JsonAgent<G> {
         p.set_write_timeout(self.cfg.decision_timeout.max(Duration::from_millis(100)));
         self.proc = Some(p);
         self.requests = 0;
+        self.log_pos = 0;
         let hello = Hello {
             kind: "hello",
             protocol: PROTOCOL_VERSION,
@@ -472,6 +476,11 @@ impl<G: WireGame> Agent<G> for JsonAgent<G> {
 
     fn take_stop(&mut self) -> Option<String> {
         self.stop.take()
+    }
+
+    fn take_log(&mut self) -> Option<String> {
+        let p = self.proc.as_ref()?;
+        Some(p.stderr_since(&mut self.log_pos)).filter(|s| !s.is_empty())
     }
 
     fn finish(&mut self, game: &G, seat: Seat) {
