@@ -33,9 +33,10 @@ pub struct PlayArgs {
     /// all; default honest,counter,bluffer,economist when no --bot is given).
     #[arg(long, value_delimiter = ',')]
     pub bots: Option<Vec<String>>,
-    /// A bot of any kind, seated after --bots: NAME=builtin:honest or
+    /// A bot of any kind, seated after --bots: NAME=builtin:honest,
     /// 'NAME=cmd:python3 bots/my_bot.py' (a program over the JSON-lines protocol, run
-    /// in the folder of its file: bots/). Repeatable.
+    /// in the folder of its file: bots/), or NAME=human (you, at this terminal,
+    /// shown only your own cards). Repeatable.
     #[arg(long = "bot", value_name = "NAME=KIND")]
     pub bot: Vec<String>,
     /// Time limit per decision for programs, in milliseconds.
@@ -263,9 +264,30 @@ fn play(a: PlayArgs) -> Result<()> {
             source: BotSource::Builtin(b.clone()),
         })
         .collect();
+    // A person at this terminal: `NAME=human`.
+    let mut humans = Vec::new();
     for arg in &a.bot {
-        entries.push(config::parse_bot_arg(arg)?);
+        match arg.split_once('=') {
+            Some((name, "human")) if !name.trim().is_empty() => {
+                humans.push(name.trim().to_string());
+                entries.push(BotEntry {
+                    name: name.trim().to_string(),
+                    source: BotSource::Builtin("human".into()),
+                });
+            }
+            _ => entries.push(config::parse_bot_arg(arg)?),
+        }
     }
+    if humans.len() > 1 {
+        bail!("one human seat per terminal, got {}", humans.join(", "));
+    }
+    for (i, e) in entries.iter().enumerate() {
+        if entries[..i].iter().any(|o| o.name == e.name) {
+            bail!("two bots are named {:?}: give each its own name", e.name);
+        }
+    }
+    // A person sees only what their seat may see.
+    let hide_cards = a.hide_cards || !humans.is_empty();
     let n = entries.len();
     if n < rules.min_seats as usize || n > rules.max_seats as usize {
         bail!(
@@ -289,10 +311,15 @@ fn play(a: PlayArgs) -> Result<()> {
     }
     let seated: Vec<BotEntry> = order.iter().map(|&i| entries[i].clone()).collect();
     let names: Vec<String> = seated.iter().map(|e| e.name.clone()).collect();
-    let mut agents: Vec<Box<dyn Agent<State>>> = config::coup_entrants(&seated, timeouts, None)?
-        .iter()
-        .map(|e| (e.factory)(0).map_err(|m| anyhow::anyhow!("{m}")))
-        .collect::<Result<_>>()?;
+    let mut agents: Vec<Box<dyn Agent<State>>> = Vec::with_capacity(n);
+    for e in &seated {
+        agents.push(if humans.contains(&e.name) {
+            Box::new(crate::human::HumanAgent::new())
+        } else {
+            let made = config::coup_entrants(std::slice::from_ref(e), timeouts, None)?;
+            (made[0].factory)(0).map_err(|m| anyhow::anyhow!("{m}"))?
+        });
+    }
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     for agent in agents.iter_mut() {
         agent.seat_names(&refs);
@@ -305,8 +332,8 @@ fn play(a: PlayArgs) -> Result<()> {
             Style::new().bold()
         )
     );
-    if !a.hide_cards {
-        for (s, name) in names.iter().enumerate() {
+    for (s, name) in names.iter().enumerate() {
+        if !hide_cards || humans.contains(name) {
             let cards: Vec<String> = game.hand(s).iter().map(|c| c.to_string()).collect();
             out!("  {name} is dealt {}", cards.join(" and "));
         }
@@ -333,7 +360,7 @@ fn play(a: PlayArgs) -> Result<()> {
     drain(&mut agents, &mut logged, &mut quiet);
     let mut legal = Vec::new();
     let mut last = String::new();
-    let mut shown = narrate(&game, &names, 0, a.hide_cards, &mut last, &mut quiet);
+    let mut shown = narrate(&game, &names, 0, hide_cards, &mut last, &mut quiet);
     while let Some(seat) = game.to_move() {
         legal.clear();
         game.legal_choices(&mut legal);
@@ -369,7 +396,7 @@ fn play(a: PlayArgs) -> Result<()> {
                 game.forfeit(seat);
             }
         }
-        shown = narrate(&game, &names, shown, a.hide_cards, &mut last, &mut quiet);
+        shown = narrate(&game, &names, shown, hide_cards, &mut last, &mut quiet);
     }
     for (s, agent) in agents.iter_mut().enumerate() {
         agent.finish(&game, s);
@@ -557,6 +584,31 @@ pub(crate) fn narrate(
         *last_status = line;
     }
     log.len()
+}
+
+/// A choice as a person reads and types it: "Steal early", "Block with Duke".
+pub(crate) fn describe_choice(c: koth_coup::Choice, names: &[String]) -> String {
+    use koth_coup::Choice;
+    match c {
+        Choice::Act(a) => match a.target() {
+            Some(t) => format!(
+                "{} {}",
+                a.kind(),
+                names
+                    .get(t)
+                    .map_or_else(|| format!("seat {t}"), Clone::clone)
+            ),
+            None => a.kind().to_string(),
+        },
+        Choice::Challenge => "Challenge".into(),
+        Choice::Pass => "Pass".into(),
+        Choice::Block(card) => format!("Block with {card}"),
+        Choice::Keep(k) => {
+            let cards: Vec<String> = k.cards().iter().map(|c| c.to_string()).collect();
+            format!("Keep {}", cards.join(" "))
+        }
+        Choice::Lose(card) => format!("Lose {card}"),
+    }
 }
 
 /// Prints the passes folded so far (before anything else is shown).

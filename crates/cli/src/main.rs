@@ -14,6 +14,7 @@ macro_rules! out {
 mod check_cmd;
 mod coup_cmd;
 mod gauntlet_cmd;
+mod human;
 mod output;
 mod ppcg_cmd;
 mod records_cmd;

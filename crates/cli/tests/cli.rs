@@ -646,3 +646,80 @@ fn coup_play_seats_programs_and_shows_their_stderr() {
     assert!(!ok && err.contains("seat 2 to 6 players, got 1"), "{err}");
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// `--bot NAME=human`: a person plays through a real terminal (tmux), by number
+/// and by name, sees only their own cards, and a mistyped answer is asked again.
+#[test]
+fn a_human_plays_a_game_to_its_end_in_a_terminal() {
+    use std::process::Command;
+    let tmux = |args: &[&str]| {
+        let out = Command::new("tmux")
+            .args(args)
+            .output()
+            .expect("tmux is needed by this test (.ci/run installs it)");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let session = format!("koth-human-{}", std::process::id());
+    let cmd = format!(
+        "NO_COLOR=1 {} coup play --seed 3 --bots honest,counter --bot me=human; echo GAME-OVER; sleep 60",
+        env!("CARGO_BIN_EXE_koth")
+    );
+    tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &session,
+        "-x",
+        "160",
+        "-y",
+        "50",
+        &cmd,
+    ]);
+    let screen = || tmux(&["capture-pane", "-p", "-t", &session, "-S", "-5000"]);
+    let send = |keys: &str| {
+        tmux(&["send-keys", "-t", &session, "-l", keys]);
+        tmux(&["send-keys", "-t", &session, "Enter"]);
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let (mut prompts, mut typo_seen, mut named) = (0, false, false);
+    let mut last = String::new();
+    let text = loop {
+        let text = screen();
+        if text.contains("GAME-OVER") || std::time::Instant::now() > deadline {
+            break text;
+        }
+        let tail = text.trim_end().to_string();
+        if tail.ends_with(">> choose:") && tail != last {
+            last = tail.clone();
+            prompts += 1;
+            if prompts == 1 {
+                send("xyzzy");
+            } else if !named && tail.contains(">> me: your turn.") {
+                named = true;
+                send("inc");
+            } else {
+                send("1");
+            }
+            if prompts == 2 {
+                typo_seen = text.contains("\"xyzzy\" is not one of the choices");
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    tmux(&["kill-session", "-t", &session]);
+    assert!(text.contains("GAME-OVER"), "the game did not end:\n{text}");
+    assert!(text.contains("Winner"), "{text}");
+    assert!(
+        typo_seen,
+        "a mistyped answer is refused and asked again:\n{text}"
+    );
+    assert!(named, "{text}");
+    assert!(text.contains("me takes Income"), "{text}");
+    assert!(prompts >= 3, "{text}");
+    // Only the person's own cards are shown.
+    assert!(text.contains("me is dealt "), "{text}");
+    assert!(
+        !text.contains("honest is dealt") && !text.contains("cards: "),
+        "{text}"
+    );
+}

@@ -1,0 +1,155 @@
+//! A person at the terminal as a Coup seat (`koth coup play --bot me=human`): shown
+//! only their own view, choosing among the legal choices by number or by name.
+
+use crate::coup_cmd::describe_choice;
+use koth_arena::{Agent, Fault, Seat};
+use koth_coup::{Choice, Pending, State};
+use std::io::{BufRead, Write};
+
+/// A human player reading choices from stdin.
+pub struct HumanAgent {
+    names: Vec<String>,
+}
+
+impl HumanAgent {
+    /// A seat for the person at this terminal.
+    pub fn new() -> Self {
+        HumanAgent { names: Vec::new() }
+    }
+}
+
+/// Lower case, single spaces, without the filler words a label may carry.
+fn normal(s: &str) -> String {
+    s.to_lowercase()
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "with" | "from" | "against" | "seat"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The choice a typed answer names: its number (from 1), its label, or the start
+/// of exactly one label ("inc", "steal early", "block duke").
+pub fn parse_answer(input: &str, labels: &[String]) -> Result<usize, String> {
+    let input = input.trim();
+    let t = normal(input);
+    if t.is_empty() {
+        return Err("type a number or a choice".into());
+    }
+    if let Ok(n) = t.parse::<usize>() {
+        return if (1..=labels.len()).contains(&n) {
+            Ok(n - 1)
+        } else {
+            Err(format!("choose 1 to {}", labels.len()))
+        };
+    }
+    let norm: Vec<String> = labels.iter().map(|l| normal(l)).collect();
+    if let Some(i) = norm.iter().position(|l| *l == t) {
+        return Ok(i);
+    }
+    let starts: Vec<usize> = (0..norm.len())
+        .filter(|&i| norm[i].starts_with(&t))
+        .collect();
+    match starts[..] {
+        [i] => Ok(i),
+        [] => Err(format!("{input:?} is not one of the choices")),
+        _ => Err(format!(
+            "{input:?} could be {}",
+            starts
+                .iter()
+                .map(|&i| labels[i].as_str())
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )),
+    }
+}
+
+impl Agent<State> for HumanAgent {
+    fn seat_names(&mut self, names: &[&str]) {
+        self.names = names.iter().map(|n| n.to_string()).collect();
+    }
+
+    fn decide(&mut self, game: &State, seat: Seat, legal: &[Choice]) -> Result<Choice, Fault> {
+        let labels: Vec<String> = legal
+            .iter()
+            .map(|&c| describe_choice(c, &self.names))
+            .collect();
+        let mut out = std::io::stdout();
+        let me = self.names.get(seat).map_or("you", String::as_str);
+        let who = |s: Seat| self.names.get(s).cloned().unwrap_or(format!("seat {s}"));
+        let act = |a| describe_choice(Choice::Act(a), &self.names);
+        let question = match game.pending() {
+            Pending::Action { .. } => "your turn.".to_string(),
+            Pending::ChallengeAction { actor, action, .. } => {
+                format!("challenge {}'s {}?", who(actor), act(action))
+            }
+            Pending::Block { actor, action, .. } => {
+                format!("block {}'s {}?", who(actor), act(action))
+            }
+            Pending::ChallengeBlock { blocker, card, .. } => {
+                format!("challenge {}'s block with {card}?", who(blocker))
+            }
+            Pending::Exchange { .. } => "which cards do you keep?".to_string(),
+            Pending::LoseInfluence { .. } => "which influence do you lose?".to_string(),
+            Pending::Over => String::new(),
+        };
+        let cards: Vec<String> = game.hand(seat).iter().map(|c| c.to_string()).collect();
+        let _ = writeln!(
+            out,
+            "\n  >> {me}: {question} You hold {} with {} coins.",
+            cards.join(" and "),
+            game.coins(seat)
+        );
+        if let Some([a, b]) = game.drawn() {
+            let _ = writeln!(out, "  >> You drew {a} and {b}.");
+        }
+        let menu: Vec<String> = labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| format!("{}) {l}", i + 1))
+            .collect();
+        let _ = writeln!(out, "  >> {}", menu.join("   "));
+        loop {
+            let _ = write!(out, "  >> choose: ");
+            let _ = out.flush();
+            let mut line = String::new();
+            match std::io::stdin().lock().read_line(&mut line) {
+                Ok(0) | Err(_) => return Err(Fault::new("the player left (end of input)")),
+                Ok(_) => {}
+            }
+            match parse_answer(&line, &labels) {
+                Ok(i) => return Ok(legal[i]),
+                Err(why) => {
+                    let _ = writeln!(out, "  >> {why}");
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_by_number_label_or_unique_start() {
+        let labels: Vec<String> = [
+            "Income",
+            "Foreign Aid",
+            "Steal from early",
+            "Steal from eve",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(parse_answer("1\n", &labels), Ok(0));
+        assert_eq!(parse_answer(" foreign  AID ", &labels), Ok(1));
+        assert_eq!(parse_answer("inc", &labels), Ok(0));
+        assert_eq!(parse_answer("steal early", &labels), Ok(2));
+        assert!(parse_answer("steal e", &labels).unwrap_err().contains("or"));
+        assert!(parse_answer("5", &labels).unwrap_err().contains("1 to 4"));
+        assert_eq!(
+            parse_answer("tax\n", &labels).unwrap_err(),
+            "\"tax\" is not one of the choices"
+        );
+        assert!(parse_answer("", &labels).is_err());
+    }
+}
