@@ -19,6 +19,9 @@ pub enum CoupCmd {
     Play(PlayArgs),
     /// Play many games among built-in bots and rank them (zero-sum scoring).
     Loop(LoopArgs),
+    /// Run a tournament file of built-in and external bots (the same as `koth run`,
+    /// in the command shape every game shares).
+    Run(crate::run_cmd::RunArgs),
     /// Put one bot through every kind of decision and report what it does wrong
     /// (exit status 1 if anything).
     Check(crate::check_cmd::CheckArgs),
@@ -109,6 +112,7 @@ pub fn run(cmd: CoupCmd) -> Result<()> {
     match cmd {
         CoupCmd::Play(a) => play(a),
         CoupCmd::Loop(a) => run_loop(a),
+        CoupCmd::Run(a) => crate::run_cmd::run(a),
         CoupCmd::Check(a) => {
             if !crate::check_cmd::run(a)? {
                 std::process::exit(1);

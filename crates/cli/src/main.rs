@@ -71,7 +71,8 @@ enum Cmd {
         #[arg(long, default_value = "auto", value_name = "N|all|forfeits|auto")]
         replays: report::Replays,
     },
-    /// Run a tournament file (built-in and external bots over the JSON-lines protocol).
+    /// Run a Coup tournament file (built-in and external bots over the JSON-lines
+    /// protocol); also `koth coup run`.
     Run(run_cmd::RunArgs),
 }
 

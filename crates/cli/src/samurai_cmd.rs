@@ -38,6 +38,9 @@ enum SamuraiSub {
         #[arg(long)]
         seed: Option<u64>,
     },
+    /// A round robin of programs (a list file) and built-ins: the same as
+    /// `koth samurai [FILE]`, in the command shape every game shares.
+    Run(TournamentArgs),
     /// List the built-in samurai.
     Bots,
 }
@@ -89,6 +92,7 @@ pub fn run(cmd: SamuraiCmd) -> Result<()> {
             }
             Ok(())
         }
+        Some(SamuraiSub::Run(args)) => tournament(args),
         None => tournament(cmd.run),
     }
 }

@@ -723,3 +723,50 @@ fn a_human_plays_a_game_to_its_end_in_a_terminal() {
         "{text}"
     );
 }
+
+/// `koth <game> run` is the shared shape; the older names still work and agree.
+#[test]
+fn game_run_commands_and_their_old_names_agree() {
+    let table = |out: &str| -> String {
+        out.lines()
+            .filter(|l| l.starts_with('│'))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let coup = [
+        "--bot",
+        "h=builtin:honest",
+        "--bot",
+        "r=builtin:random",
+        "--games",
+        "60",
+        "--seed",
+        "5",
+        "-q",
+    ];
+    let (ok_new, new, err) = koth(&[&["coup", "run"][..], &coup].concat());
+    assert!(ok_new, "{err}");
+    let (ok_old, old, _) = koth(&[&["run"][..], &coup].concat());
+    assert!(ok_old);
+    assert!(
+        !table(&new).is_empty() && table(&new) == table(&old),
+        "{new}\n{old}"
+    );
+    let samurai = [
+        "--builtin",
+        "bower,random",
+        "--matches",
+        "4",
+        "--seed",
+        "5",
+        "-q",
+    ];
+    let (ok_new, new, err) = koth(&[&["samurai", "run"][..], &samurai].concat());
+    assert!(ok_new, "{err}");
+    let (ok_old, old, _) = koth(&[&["samurai"][..], &samurai].concat());
+    assert!(ok_old);
+    assert!(
+        !table(&new).is_empty() && table(&new) == table(&old),
+        "{new}\n{old}"
+    );
+}
