@@ -107,7 +107,19 @@ impl Agent<State> for HumanAgent {
             .enumerate()
             .map(|(i, l)| format!("{}) {l}", i + 1))
             .collect();
-        let _ = writeln!(out, "  >> {}", menu.join("   "));
+        // Several lines when long, to fit 80 columns.
+        let mut line = String::new();
+        for item in &menu {
+            if !line.is_empty() && line.len() + item.len() > 70 {
+                let _ = writeln!(out, "  >> {line}");
+                line.clear();
+            }
+            if !line.is_empty() {
+                line.push_str("   ");
+            }
+            line.push_str(item);
+        }
+        let _ = writeln!(out, "  >> {line}");
         loop {
             let _ = write!(out, "  >> choose: ");
             let _ = out.flush();
