@@ -433,22 +433,22 @@ mod tests {
 
     #[test]
     fn a_defect_at_each_kind_is_found_there_and_only_there() {
-        for kind in 1..KINDS.len() {
+        for (kind, label) in KINDS.iter().enumerate().skip(1) {
             let mut bot = WrongAt {
                 inner: crate::BotAgent(bots::RandomBot::default()),
                 kind,
             };
             let opts = CheckOptions::new(Rules::standard(), 3);
             let r = check(&mut bot, "wrong", &opts, |_| {});
-            assert_eq!(r.findings.len(), 1, "{}: {:?}", KINDS[kind], r.findings);
+            assert_eq!(r.findings.len(), 1, "{label}: {:?}", r.findings);
             let f = &r.findings[0];
-            assert_eq!(f.kind, KINDS[kind]);
+            assert_eq!(f.kind, *label);
             assert!(f.reason.starts_with("illegal choice"), "{}", f.reason);
             assert!(f.position.contains("legal:"), "{}", f.position);
             // The game it names shows it again.
             let mut again = CheckReport::new(&KINDS, opts.slow);
             play_check_game(&mut bot, "wrong", &opts, f.game, &mut again, &mut |_, _| {});
-            assert_eq!(again.findings.len(), 1, "{}", KINDS[kind]);
+            assert_eq!(again.findings.len(), 1, "{label}");
         }
     }
 }
