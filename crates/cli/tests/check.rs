@@ -2,22 +2,10 @@
 //! decision kind, built on copies of the SDK as contestants' bots are) are each
 //! caught at their decision kind; the SDK examples pass.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-/// Runs `koth ARGS` without colour: (exit code, stdout, stderr).
-fn koth(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use common::koth_all as koth;
+use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -477,25 +477,31 @@ fn a_bot_that_cannot_start_stops_the_run_before_the_first_game() {
 fn an_output_folder_inside_a_bots_folder_is_refused() {
     let dir = std::env::temp_dir().join(format!("koth-out-inside-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let bot = std::fs::canonicalize("../../sdk/python/minimal_bot.py").unwrap();
+    // A `cmd:` bot's folder is that of its program file.
+    std::fs::copy(
+        "../../sdk/python/minimal_bot.py",
+        dir.join("minimal_bot.py"),
+    )
+    .unwrap();
+    let out = dir.join("results-inside-the-bot-folder");
     let (ok, _, err) = koth(&[
         "run",
         "--bot",
-        &format!("me=cmd:python3 {}", bot.display()),
+        &format!("me=cmd:python3 {}", dir.join("minimal_bot.py").display()),
         "--bot",
         "h=builtin:honest",
         "--games",
         "10",
         "-q",
         "--out",
-        "results-inside-the-bot-folder",
+        out.to_str().unwrap(),
     ]);
     assert!(!ok);
     assert!(
         err.contains("inside the folder of bot \"me\"") && err.contains("fix:"),
         "{err}"
     );
-    assert!(!std::path::Path::new("results-inside-the-bot-folder").exists());
+    assert!(!out.exists());
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -19,6 +19,12 @@ pub fn koth(args: &[&str]) -> (bool, String, String) {
 
 /// Runs `koth ARGS` without colour: (exit code, None if killed by a signal; stderr).
 pub fn koth_code(args: &[&str]) -> (Option<i32>, String) {
+    let (code, _, err) = koth_all(args);
+    (code, err)
+}
+
+/// Runs `koth ARGS` without colour: (exit code, stdout, stderr).
+pub fn koth_all(args: &[&str]) -> (Option<i32>, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_koth"))
         .args(args)
         .env("NO_COLOR", "1")
@@ -26,6 +32,7 @@ pub fn koth_code(args: &[&str]) -> (Option<i32>, String) {
         .unwrap();
     (
         out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into(),
         String::from_utf8_lossy(&out.stderr).into(),
     )
 }
