@@ -400,7 +400,8 @@ fn bots_die_with_the_arena(tag: &str, signals: &[i32]) {
     let d = top.join("bot");
     std::fs::create_dir_all(&d).unwrap();
     let out = top.join("out");
-    let bot = d.join("stubborn.py");
+    // Named for the test: the bot runs as `python3 stubborn-TAG.py` in its folder.
+    let bot = d.join(format!("stubborn-{tag}.py"));
     // It notes its pid in its folder (its copy of the arena's current one) once
     // greeted, then sleeps through everything.
     std::fs::write(
@@ -429,7 +430,7 @@ fn bots_die_with_the_arena(tag: &str, signals: &[i32]) {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let script = bot.display().to_string();
+    let script = format!("stubborn-{tag}.py");
     let start = Instant::now();
     // Greeted (in its own PID namespace each bot may have the same pid, so one file
     // may stand for all), and one running per worker.
