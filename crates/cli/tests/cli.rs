@@ -739,40 +739,19 @@ fn game_run_commands_and_their_old_names_agree() {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    let coup = [
-        "--bot",
-        "h=builtin:honest",
-        "--bot",
-        "r=builtin:random",
-        "--games",
-        "60",
-        "--seed",
-        "5",
-        "-q",
-    ];
-    let (ok_new, new, err) = koth(&[&["coup", "run"][..], &coup].concat());
-    assert!(ok_new, "{err}");
-    let (ok_old, old, _) = koth(&[&["run"][..], &coup].concat());
-    assert!(ok_old);
-    assert!(
-        !table(&new).is_empty() && table(&new) == table(&old),
-        "{new}\n{old}"
-    );
-    let samurai = [
-        "--builtin",
-        "bower,random",
-        "--matches",
-        "4",
-        "--seed",
-        "5",
-        "-q",
-    ];
-    let (ok_new, new, err) = koth(&[&["samurai", "run"][..], &samurai].concat());
-    assert!(ok_new, "{err}");
-    let (ok_old, old, _) = koth(&[&["samurai"][..], &samurai].concat());
-    assert!(ok_old);
-    assert!(
-        !table(&new).is_empty() && table(&new) == table(&old),
-        "{new}\n{old}"
-    );
+    let coup = "--bot h=builtin:honest --bot r=builtin:random --games 60 --seed 5 -q";
+    let samurai = "--builtin bower,random --matches 4 --seed 5 -q";
+    for (new, old, args) in [
+        ("coup run", "run", coup),
+        ("samurai run", "samurai", samurai),
+    ] {
+        let run = |command: &str| {
+            let words: Vec<&str> = command.split(' ').chain(args.split(' ')).collect();
+            let (ok, out, err) = koth(&words);
+            assert!(ok, "koth {command}: {err}");
+            table(&out)
+        };
+        let (a, b) = (run(new), run(old));
+        assert!(!a.is_empty() && a == b, "{new}:\n{a}\n{old}:\n{b}");
+    }
 }

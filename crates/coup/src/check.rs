@@ -291,14 +291,14 @@ pub fn play_check_game(
     watch: &mut dyn FnMut(&State, Step),
 ) {
     let cg = check_game(opts.rules, opts.seed, g);
-    let mut game = cg.state.clone();
+    let names = cg.names(name);
     let me = cg.seat;
     let mut others: Vec<Option<Box<dyn Agent<State>>>> = cg
         .opponents
         .iter()
         .map(|&o| bots::builtin_agent(o))
         .collect();
-    let names = cg.names(name);
+    let mut game = cg.state;
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     bot.seat_names(&names);
     if let Err(f) = bot.start(&game, me, cg.seeds.seat(me)) {
