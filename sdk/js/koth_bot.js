@@ -8,7 +8,9 @@
 //
 // The engine sends one JSON object per line on stdin; the bot answers `hello` with
 // {"type":"ready"} and each `decide` with {"choice": <element of legal>}. Debugging
-// output goes to stderr (the `log` helper), never to stdout.
+// output goes to stderr (the `log` helper), never to stdout. Samurai choices are the
+// letters "W" "B" "G" "I" "P" "O" (samurai_bot.js). this.stop("why") in any hook
+// asks koth to stop the run after this game and show it (coup-cli's "STOP").
 "use strict";
 const readline = require("readline");
 
@@ -64,6 +66,11 @@ function seen(view, card) {
 class Bot {
   constructor() {
     this.name = "js bot";
+    this._stop = null;
+  }
+  /** Asks koth to stop the run after this game and show it (a debugging aid). */
+  stop(why = "STOP") {
+    this._stop = String(why);
   }
   start(_msg) {}
   event(_ev) {}
@@ -91,6 +98,10 @@ function run(bot) {
         const c = bot.decide(msg.decision, msg.view, msg.legal);
         reply = typeof c === "number" ? { index: c } : { choice: c };
         reply.id = msg.id;
+        if (bot._stop != null) {
+          reply.stop = bot._stop;
+          bot._stop = null;
+        }
         break;
       }
       case "end":

@@ -17,6 +17,10 @@ Print debugging output to stderr (the `log` helper does), never to stdout.
 
 Coup choices look like: "pass", "challenge", {"act": "income"}, {"act": {"steal": 2}},
 {"block": "duke"}, {"keep": ["captain", "duke"]}, {"lose": "contessa"}.
+Samurai choices are the letters "W", "B", "G", "I", "P", "O" (see samurai_bot.py).
+
+Debugging: self.stop("why") in any hook makes the next answer ask koth to stop the
+run after this game and show it (as coup-cli's "STOP" log line does).
 """
 import json
 import sys
@@ -77,6 +81,11 @@ class Bot:
     """Override decide(); the other hooks are optional."""
 
     name = "python bot"
+    _stop = None
+
+    def stop(self, why="STOP"):
+        """Asks koth to stop the run after this game and show it (a debugging aid)."""
+        self._stop = str(why)
 
     def start(self, msg):
         """A game begins: msg has seat, players, names (the seats' names), rules, seed, view."""
@@ -110,6 +119,8 @@ def run(bot, stdin=None, stdout=None):
             choice = bot.decide(msg["decision"], msg["view"], msg["legal"])
             reply = {"index": choice} if isinstance(choice, int) else {"choice": choice}
             reply["id"] = msg.get("id")
+            if bot._stop is not None:
+                reply["stop"], bot._stop = bot._stop, None
         elif kind == "end":
             bot.end(msg)
             continue

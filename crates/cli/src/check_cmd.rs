@@ -10,7 +10,7 @@ use koth_arena::Agent;
 use koth_coup::check::{check_game, play_check_game, CheckOptions, Step, KINDS, SCENARIOS};
 use koth_coup::State;
 use koth_process::shell_word;
-use koth_protocol::config::{self, BotEntry, BotSource, Timeouts, TournamentFile};
+use koth_protocol::config::{self, BotEntry, BotSource, GameKind, Timeouts, TournamentFile};
 use owo_colors::Style;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -68,7 +68,7 @@ fn entry_of(a: &CheckArgs) -> Result<(BotEntry, Timeouts)> {
                 )
             })?
     } else {
-        parse_bot(&a.bot)?
+        parse_bot(GameKind::Coup, &a.bot)?
     };
     if let Some(ms) = a.timeout_ms {
         timeouts.decision = Duration::from_millis(ms);
@@ -76,18 +76,25 @@ fn entry_of(a: &CheckArgs) -> Result<(BotEntry, Timeouts)> {
     Ok((entry, timeouts))
 }
 
-/// `NAME=KIND`, `builtin:NAME`, `cmd:COMMAND` or a bare command, named after its
-/// program file (`python3 bots/my_bot.py` is `my_bot`).
-fn parse_bot(arg: &str) -> Result<BotEntry> {
+/// A bot named on the command line: `NAME=KIND`, `builtin:NAME`, `cmd:COMMAND`
+/// (`samurai-cli:COMMAND` for Samurai), a built-in's name, or a bare command, named
+/// after its program file (`python3 bots/my_bot.py` is `my_bot`).
+pub(crate) fn parse_bot(game: GameKind, arg: &str) -> Result<BotEntry> {
     let arg = arg.trim();
+    const KINDS: [&str; 3] = ["builtin:", "cmd:", "samurai-cli:"];
+    let has_kind = |s: &str| KINDS.iter().any(|k| s.starts_with(k));
     if let Some((name, kind)) = arg.split_once('=') {
-        if !name.contains(char::is_whitespace)
-            && (kind.starts_with("builtin:") || kind.starts_with("cmd:"))
-        {
-            return Ok(config::parse_bot_arg(arg)?);
+        if !name.contains(char::is_whitespace) && has_kind(kind) {
+            return Ok(config::parse_bot_arg_for(game, arg)?);
         }
     }
-    let spec = if arg.starts_with("builtin:") || arg.starts_with("cmd:") {
+    if game.has_builtin(arg) {
+        return Ok(BotEntry {
+            name: arg.to_string(),
+            source: BotSource::Builtin(arg.to_string()),
+        });
+    }
+    let spec = if has_kind(arg) {
         arg.to_string()
     } else {
         format!("cmd:{arg}")
@@ -106,7 +113,7 @@ fn parse_bot(arg: &str) -> Result<BotEntry> {
         .and_then(|s| s.to_str())
         .filter(|s| !s.is_empty())
         .unwrap_or("bot");
-    Ok(config::parse_bot_arg(&format!("{stem}={spec}"))?)
+    Ok(config::parse_bot_arg_for(game, &format!("{stem}={spec}"))?)
 }
 
 /// Runs `koth coup check`; `Ok(false)` when the bot has a defect.

@@ -1,5 +1,6 @@
-//! A person at the terminal as a Coup seat (`koth coup play --bot me=human`): shown
-//! only their own view, choosing among the legal choices by number or by name.
+//! A person at the terminal as a seat (`koth coup play --bot me=human`, `koth
+//! samurai play me=human bower`): shown only their own view, choosing among the
+//! legal choices by number or by name.
 
 use crate::coup_cmd::describe_choice;
 use koth_arena::{Agent, Fault, Seat};
@@ -138,6 +139,73 @@ impl Agent<State> for HumanAgent {
     }
 }
 
+/// The position in `legal` of the samurai action a typed answer names: its letter
+/// (W B G I P O, either case), its number, its name, or the unique start of its name.
+pub fn parse_samurai(input: &str, legal: &[koth_samurai::Action]) -> Result<usize, String> {
+    let t = input.trim();
+    let letter = t
+        .chars()
+        .next()
+        .filter(|_| t.len() == 1)
+        .and_then(|c| koth_samurai::Action::from_char(c.to_ascii_uppercase()));
+    if let Some(i) = letter.and_then(|a| legal.iter().position(|&x| x == a)) {
+        return Ok(i);
+    }
+    let labels: Vec<String> = legal.iter().map(|a| a.describe().to_string()).collect();
+    parse_answer(t, &labels)
+}
+
+impl Agent<koth_samurai::State> for HumanAgent {
+    fn seat_names(&mut self, names: &[&str]) {
+        self.names = names.iter().map(|n| n.to_string()).collect();
+    }
+
+    fn decide(
+        &mut self,
+        game: &koth_samurai::State,
+        seat: Seat,
+        legal: &[koth_samurai::Action],
+    ) -> Result<koth_samurai::Action, Fault> {
+        let mut out = std::io::stdout();
+        let v = game.view(seat);
+        let last = |h: &[koth_samurai::Action]| {
+            h.last()
+                .map_or("nothing yet".to_string(), |a| a.describe().to_string())
+        };
+        let _ = writeln!(
+            out,
+            "\n  >> turn {}: you have {} health and {} honour, the enemy {} and {}; last turn you: {}, the enemy: {}",
+            v.turns_played() + 1,
+            v.my_health,
+            v.my_honour,
+            v.enemy_health,
+            v.enemy_honour,
+            last(v.my_history),
+            last(v.enemy_history)
+        );
+        let menu: Vec<String> = legal
+            .iter()
+            .map(|a| format!("{a}) {}", a.describe()))
+            .collect();
+        let _ = writeln!(out, "  >> {}", menu.join("   "));
+        loop {
+            let _ = write!(out, "  >> choose: ");
+            let _ = out.flush();
+            let mut line = String::new();
+            match std::io::stdin().lock().read_line(&mut line) {
+                Ok(0) | Err(_) => return Err(Fault::new("the player left (end of input)")),
+                Ok(_) => {}
+            }
+            match parse_samurai(&line, legal) {
+                Ok(i) => return Ok(legal[i]),
+                Err(why) => {
+                    let _ = writeln!(out, "  >> {why}");
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +231,20 @@ mod tests {
             "\"tax\" is not one of the choices"
         );
         assert!(parse_answer("", &labels).is_err());
+    }
+
+    #[test]
+    fn samurai_answers_by_letter_number_or_name() {
+        use koth_samurai::Action;
+        let legal = Action::ALL;
+        assert_eq!(parse_samurai("p\n", &legal), Ok(4));
+        assert_eq!(parse_samurai("O", &legal), Ok(5));
+        assert_eq!(parse_samurai("1", &legal), Ok(0));
+        assert_eq!(parse_samurai("quick", &legal), Ok(3));
+        assert_eq!(parse_samurai("overhead strike", &legal), Ok(5));
+        assert!(parse_samurai("x", &legal).is_err());
+        assert!(parse_samurai("7", &legal).unwrap_err().contains("1 to 6"));
+        // A letter counts only among the legal moves.
+        assert_eq!(parse_samurai("g", &[Action::W, Action::G]), Ok(1));
     }
 }

@@ -38,8 +38,8 @@ enum Cmd {
     /// Coup for 2–6 players: play one narrated game, or loop many and rank the bots.
     #[command(subcommand)]
     Coup(coup_cmd::CoupCmd),
-    /// Ultimate Samurai Showdown: a round robin of programs and built-ins, or one duel.
-    Samurai(samurai_cmd::SamuraiCmd),
+    /// Ultimate Samurai Showdown: play a duel, run a round robin of any samurai, check a bot.
+    Samurai(Box<samurai_cmd::SamuraiCmd>),
     /// Coup, the two-player challenge edition: run seed-000 programs unchanged.
     Ppcg(ppcg_cmd::PpcgArgs),
     /// Test a candidate against a pool until a sequential test (SPRT) decides.
@@ -80,7 +80,7 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Coup(c) => coup_cmd::run(c),
-        Cmd::Samurai(c) => samurai_cmd::run(c),
+        Cmd::Samurai(c) => samurai_cmd::run(*c),
         Cmd::Run(a) => run_cmd::run(a),
         Cmd::Ppcg(a) => ppcg_cmd::run(a),
         Cmd::Gauntlet(a) => gauntlet_cmd::run(a),

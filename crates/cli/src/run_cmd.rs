@@ -57,20 +57,32 @@ pub struct RunArgs {
 
 /// Forfeits per entrant: reason → count, and the first stderr tail.
 #[derive(Default)]
-struct Forfeits {
+pub(crate) struct Forfeits {
     by_entrant: BTreeMap<usize, (BTreeMap<String, u64>, Option<String>)>,
 }
 
-struct Watch {
-    bar: Bar,
-    forfeits: Forfeits,
+/// The progress bar, the forfeits, and `--stop-on-forfeit`, for any game.
+pub(crate) struct Watch<C> {
+    pub bar: Bar,
+    pub forfeits: Forfeits,
     /// With --stop-on-forfeit: the first game (in game order) with a forfeit.
-    first_forfeit: Option<GameRecord<Choice>>,
-    stop_on_forfeit: bool,
+    pub first_forfeit: Option<GameRecord<C>>,
+    pub stop_on_forfeit: bool,
 }
 
-impl Observer<Choice> for Watch {
-    fn on_record(&mut self, r: &GameRecord<Choice>) {
+impl<C> Watch<C> {
+    pub fn new(games: u64, quiet: bool, stop_on_forfeit: bool) -> Self {
+        Watch {
+            bar: Bar::new(games, quiet),
+            forfeits: Forfeits::default(),
+            first_forfeit: None,
+            stop_on_forfeit,
+        }
+    }
+}
+
+impl<C: Clone> Observer<C> for Watch<C> {
+    fn on_record(&mut self, r: &GameRecord<C>) {
         if self.stop_on_forfeit && !r.forfeits.is_empty() && self.first_forfeit.is_none() {
             self.first_forfeit = Some(r.clone());
             // The run's stop flag: the games under way finish, no more start.
@@ -85,7 +97,7 @@ impl Observer<Choice> for Watch {
         }
     }
     fn on_progress(&mut self, p: &Progress<'_>) {
-        <Bar as Observer<Choice>>::on_progress(&mut self.bar, p);
+        <Bar as Observer<C>>::on_progress(&mut self.bar, p);
     }
 }
 
@@ -93,18 +105,7 @@ impl Observer<Choice> for Watch {
 pub fn run(a: RunArgs) -> Result<()> {
     let file = match &a.file {
         Some(p) => TournamentFile::load(p)?,
-        None => TournamentFile {
-            games: None,
-            seed: None,
-            table_size: None,
-            threads: None,
-            rules: "standard".into(),
-            decision_timeout: std::time::Duration::from_secs(1),
-            game_timeout: None,
-            startup_timeout: std::time::Duration::from_secs(10),
-            summary_json: None,
-            bots: Vec::new(),
-        },
+        None => TournamentFile::empty(config::GameKind::Coup),
     };
     let where_ = a
         .file
@@ -216,12 +217,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         );
     }
 
-    let mut watch = Watch {
-        bar: Bar::new(games, a.quiet),
-        forfeits: Forfeits::default(),
-        first_forfeit: None,
-        stop_on_forfeit: a.stop_on_forfeit,
-    };
+    let mut watch = Watch::<Choice>::new(games, a.quiet, a.stop_on_forfeit);
     if a.stop_on_forfeit {
         // Keep every choice, so the game can be shown.
         t.records = RecordLevel::Full;
@@ -260,36 +256,11 @@ pub fn run(a: RunArgs) -> Result<()> {
     if external > 0 {
         out!("{isolation}");
     }
-    if watch.forfeits.by_entrant.is_empty() {
-        out!("forfeits: none");
-    } else {
-        out!("forfeits:");
-        for (e, (reasons, tail)) in &watch.forfeits.by_entrant {
-            let name = &summary.standings.entrants[*e].name;
-            let total: u64 = reasons.values().sum();
-            out!(
-                "  {name}: {total} game{}",
-                if total == 1 { "" } else { "s" }
-            );
-            let mut rs: Vec<(&String, &u64)> = reasons.iter().collect();
-            rs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-            for (reason, n) in rs.iter().take(8) {
-                out!("    {n:>6} × {reason}");
-            }
-            if rs.len() > 8 {
-                out!("           … and {} other reasons", rs.len() - 8);
-            }
-            if let Some(tail) = tail {
-                out!("    stderr (last lines, first forfeit):");
-                let lines: Vec<&str> = tail.lines().collect();
-                for l in &lines[lines.len().saturating_sub(10)..] {
-                    out!("      | {l}");
-                }
-            }
-        }
-    }
+    print_forfeits(&watch.forfeits, &summary.standings);
     if let Some(rec) = &watch.first_forfeit {
-        show_forfeit(rec, &rules, &summary.standings)?;
+        show_forfeit(rec, &summary.standings, |names| {
+            crate::coup_cmd::narrate_record::<koth_coup::State>(&rules, rec, names, |g| g).map(drop)
+        })?;
     }
     // A bot that logged STOP (coup-cli's debugging stop) ended the run: show its game.
     for (k, e, text) in summary.stops.iter().take(1) {
@@ -312,12 +283,44 @@ pub fn run(a: RunArgs) -> Result<()> {
     Ok(())
 }
 
+/// The forfeits of a run, by bot: reasons with counts, and the first one's stderr.
+pub(crate) fn print_forfeits(forfeits: &Forfeits, standings: &koth_arena::Standings) {
+    if forfeits.by_entrant.is_empty() {
+        out!("forfeits: none");
+    } else {
+        out!("forfeits:");
+        for (e, (reasons, tail)) in &forfeits.by_entrant {
+            let name = &standings.entrants[*e].name;
+            let total: u64 = reasons.values().sum();
+            out!(
+                "  {name}: {total} game{}",
+                if total == 1 { "" } else { "s" }
+            );
+            let mut rs: Vec<(&String, &u64)> = reasons.iter().collect();
+            rs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            for (reason, n) in rs.iter().take(8) {
+                out!("    {n:>6} × {reason}");
+            }
+            if rs.len() > 8 {
+                out!("           … and {} other reasons", rs.len() - 8);
+            }
+            if let Some(tail) = tail {
+                out!("    stderr (last lines, first forfeit):");
+                let lines: Vec<&str> = tail.lines().collect();
+                for l in &lines[lines.len().saturating_sub(10)..] {
+                    out!("      | {l}");
+                }
+            }
+        }
+    }
+}
+
 /// `--stop-on-forfeit`: the game with the first forfeit, narrated when its choices
 /// were kept, then each forfeit's reason and the bot's last stderr lines.
-fn show_forfeit(
-    rec: &GameRecord<Choice>,
-    rules: &koth_coup::Rules,
+pub(crate) fn show_forfeit<C>(
+    rec: &GameRecord<C>,
     standings: &koth_arena::Standings,
+    narrate: impl FnOnce(&[String]) -> Result<()>,
 ) -> Result<()> {
     let names: Vec<String> = rec
         .seats
@@ -330,7 +333,7 @@ fn show_forfeit(
         names.join(", ")
     );
     if rec.choices.is_some() {
-        crate::coup_cmd::narrate_record::<koth_coup::State>(rules, rec, &names, |g| g)?;
+        narrate(&names)?;
     }
     for f in &rec.forfeits {
         out!(

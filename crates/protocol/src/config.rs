@@ -1,4 +1,5 @@
-//! Tournament files (`koth run FILE.toml`) and `--bot` arguments.
+//! Tournament files (`koth coup run FILE.toml`, `koth samurai run FILE.toml`) and
+//! `--bot` arguments.
 //!
 //! ```toml
 //! [tournament]
@@ -24,11 +25,18 @@
 //! memory_mb = 512           # also cpu_seconds, open_files, processes, file_size_mb
 //! sandbox = "auto"          # "off" | "required"
 //! ```
+//!
+//! A Samurai file says `game = "samurai"`, gives `matches` (per pair of a round
+//! robin) instead of `games`, names Samurai built-ins, and may enter programs of the
+//! original challenge with `protocol = "samurai-cli"` (launched once per turn with
+//! the histories on the command line; `decision_timeout_ms` is then the time from
+//! launch to answer, 1000 by default as in the original).
 
 use crate::agent::{json_entrant, JsonBotConfig};
 use koth_arena::Entrant;
 use koth_coup::{bots, builtin_entrant, Rules, State};
 use koth_process::{Command, Limits, Sandbox};
+use koth_samurai::NoteSink;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -60,7 +68,104 @@ pub enum BotSource {
         sandbox: Sandbox,
         /// More paths it may read in its sandbox (`read` in a tournament file).
         read_only: Vec<PathBuf>,
+        /// How it is spoken to.
+        protocol: Protocol,
     },
+}
+
+/// How an external program is spoken to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Protocol {
+    /// The koth JSON-lines protocol (docs/protocol.md): one process serves many games.
+    #[default]
+    Json,
+    /// Ultimate Samurai Showdown's original command line (seed 002): one launch per
+    /// turn, the answer is the first letter printed.
+    SamuraiCli,
+}
+
+impl Protocol {
+    /// Its name in a tournament file (`protocol = "..."`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Json => "json",
+            Protocol::SamuraiCli => "samurai-cli",
+        }
+    }
+}
+
+/// The game a tournament file or `--bot` argument is for: it decides which built-ins,
+/// rule sets and protocols are known.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GameKind {
+    /// Coup, 2 to 6 players.
+    #[default]
+    Coup,
+    /// Ultimate Samurai Showdown, a duel.
+    Samurai,
+}
+
+impl GameKind {
+    /// The game's name (`game = "..."` in a tournament file, and the CLI's word).
+    pub fn name(self) -> &'static str {
+        match self {
+            GameKind::Coup => "coup",
+            GameKind::Samurai => "samurai",
+        }
+    }
+
+    fn of_name(s: &str) -> Option<GameKind> {
+        match s {
+            "coup" => Some(GameKind::Coup),
+            "samurai" => Some(GameKind::Samurai),
+            _ => None,
+        }
+    }
+
+    /// Whether `name` is one of the game's built-in bots.
+    pub fn has_builtin(self, name: &str) -> bool {
+        match self {
+            GameKind::Coup => bots::builtin(name).is_some(),
+            GameKind::Samurai => koth_samurai::BUILTIN_NAMES.contains(&name),
+        }
+    }
+
+    /// The built-in bots, comma-separated (for messages).
+    pub fn builtins(self) -> String {
+        match self {
+            GameKind::Coup => known_builtins(),
+            GameKind::Samurai => koth_samurai::BUILTIN_NAMES.join(", "),
+        }
+    }
+
+    fn presets(self) -> &'static [&'static str] {
+        match self {
+            GameKind::Coup => &Rules::PRESETS,
+            GameKind::Samurai => &["standard"],
+        }
+    }
+
+    fn protocols(self) -> &'static [Protocol] {
+        match self {
+            GameKind::Coup => &[Protocol::Json],
+            GameKind::Samurai => &[Protocol::Json, Protocol::SamuraiCli],
+        }
+    }
+
+    fn protocol(self, s: &str) -> Result<Protocol, String> {
+        self.protocols()
+            .iter()
+            .copied()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = self.protocols().iter().map(|p| p.name()).collect();
+                format!(
+                    "unknown protocol {s:?} for {}\n  fix: use one of {}",
+                    self.name(),
+                    names.join(", ")
+                )
+            })
+    }
 }
 
 impl BotSource {
@@ -73,6 +178,7 @@ impl BotSource {
             limits,
             sandbox,
             read_only,
+            ..
         } = self
         else {
             return None;
@@ -100,15 +206,19 @@ pub struct BotEntry {
 /// A parsed tournament file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TournamentFile {
-    /// Games to play.
+    /// The game it is for.
+    pub game: GameKind,
+    /// Games to play (Coup).
     pub games: Option<u64>,
+    /// Matches per pair of a round robin (Samurai).
+    pub matches: Option<u64>,
     /// Master seed.
     pub seed: Option<u64>,
     /// Seats per game.
     pub table_size: Option<usize>,
     /// Worker threads.
     pub threads: Option<usize>,
-    /// Rule set name (`standard` or `ppcg`), checked.
+    /// Rule set name (`standard`, `ppcg`, `coupcli` for Coup; `standard` for Samurai), checked.
     pub rules: String,
     /// Per-decision time limit.
     pub decision_timeout: Duration,
@@ -134,7 +244,9 @@ struct Raw {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawTournament {
-    games: Option<u64>,
+    game: Option<Spanned<String>>,
+    games: Option<Spanned<u64>>,
+    matches: Option<Spanned<u64>>,
     seed: Option<u64>,
     table_size: Option<usize>,
     threads: Option<usize>,
@@ -151,6 +263,7 @@ struct RawBot {
     name: Spanned<String>,
     builtin: Option<Spanned<String>>,
     command: Option<Spanned<Vec<String>>>,
+    protocol: Option<Spanned<String>>,
     dir: Option<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
@@ -192,8 +305,31 @@ pub fn parse_sandbox(s: &str) -> Option<Sandbox> {
 }
 
 impl TournamentFile {
-    /// Reads and checks a tournament file.
+    /// An empty file for `game`: default settings, no bots.
+    pub fn empty(game: GameKind) -> TournamentFile {
+        TournamentFile {
+            game,
+            games: None,
+            matches: None,
+            seed: None,
+            table_size: None,
+            threads: None,
+            rules: "standard".into(),
+            decision_timeout: Duration::from_secs(1),
+            game_timeout: None,
+            startup_timeout: Duration::from_secs(10),
+            summary_json: None,
+            bots: Vec::new(),
+        }
+    }
+
+    /// Reads and checks a Coup tournament file.
     pub fn load(path: &Path) -> Result<TournamentFile, ConfigError> {
+        Self::load_for(GameKind::Coup, path)
+    }
+
+    /// Reads and checks a tournament file for `game`.
+    pub fn load_for(game: GameKind, path: &Path) -> Result<TournamentFile, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| {
             ConfigError(format!(
                 "cannot read the tournament file {}: {e}",
@@ -204,12 +340,23 @@ impl TournamentFile {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        Self::parse(&text, &path.display().to_string(), &base)
+        Self::parse_for(game, &text, &path.display().to_string(), &base)
     }
 
-    /// Parses the text of a tournament file called `name` (for messages) whose relative
-    /// paths are relative to `base`.
+    /// Parses the text of a Coup tournament file called `name` (for messages) whose
+    /// relative paths are relative to `base`.
     pub fn parse(text: &str, name: &str, base: &Path) -> Result<TournamentFile, ConfigError> {
+        Self::parse_for(GameKind::Coup, text, name, base)
+    }
+
+    /// [`TournamentFile::parse`] for `game`: a file naming another game in
+    /// `game = "..."` is refused with the command to use.
+    pub fn parse_for(
+        game: GameKind,
+        text: &str,
+        name: &str,
+        base: &Path,
+    ) -> Result<TournamentFile, ConfigError> {
         let at = |offset: usize, msg: String| {
             ConfigError(format!("{name}:{}: {msg}", line_of(text, offset)))
         };
@@ -226,16 +373,56 @@ impl TournamentFile {
             ConfigError(format!("{name}:{line}: {msg}{fix}"))
         })?;
         let t = raw.tournament.map(Spanned::into_inner).unwrap_or_default();
+        if let Some(g) = &t.game {
+            match GameKind::of_name(g.get_ref()) {
+                Some(k) if k == game => {}
+                Some(k) => {
+                    return Err(at(
+                        g.span().start,
+                        format!(
+                            "this file is for {}, not {}\n  fix: run it with koth {} run {name}",
+                            k.name(),
+                            game.name(),
+                            k.name()
+                        ),
+                    ))
+                }
+                None => {
+                    return Err(at(
+                        g.span().start,
+                        format!(
+                            "unknown game {:?}\n  fix: use game = \"coup\" or game = \"samurai\"",
+                            g.get_ref()
+                        ),
+                    ))
+                }
+            }
+        }
+        match (game, &t.games, &t.matches) {
+            (GameKind::Samurai, Some(g), _) => {
+                return Err(at(
+                    g.span().start,
+                    "a samurai tournament is a round robin: give the matches each pair plays\n  fix: matches = 8".into(),
+                ))
+            }
+            (GameKind::Coup, _, Some(m)) => {
+                return Err(at(
+                    m.span().start,
+                    "`matches` is for samurai round robins\n  fix: give the games to play, e.g. games = 1000".into(),
+                ))
+            }
+            _ => {}
+        }
         let rules = match t.rules {
             None => "standard".to_string(),
             Some(r) => {
-                if Rules::preset(r.get_ref()).is_none() {
+                if !game.presets().contains(&r.get_ref().as_str()) {
                     return Err(at(
                         r.span().start,
                         format!(
                             "unknown rule set {:?}\n  fix: use one of {}",
                             r.get_ref(),
-                            Rules::PRESETS.join(", ")
+                            game.presets().join(", ")
                         ),
                     ));
                 }
@@ -281,20 +468,27 @@ impl TournamentFile {
                     return Err(at(
                         line,
                         format!(
-                            "bot {bot_name:?} has neither `builtin` nor `command`\n  fix: add builtin = \"honest\" (one of {}) or command = [\"python3\", \"bot.py\"]",
-                            known_builtins()
+                            "bot {bot_name:?} has neither `builtin` nor `command`\n  fix: add builtin = \"{}\" (one of {}) or command = [\"python3\", \"bot.py\"]",
+                            game.builtins().split(", ").next().unwrap_or_default(),
+                            game.builtins()
                         ),
                     ))
                 }
                 (Some(bi), None) => {
-                    if bots::builtin(bi.get_ref()).is_none() {
+                    if !game.has_builtin(bi.get_ref()) {
                         return Err(at(
                             bi.span().start,
                             format!(
                                 "unknown built-in bot {:?}\n  fix: use one of {}",
                                 bi.get_ref(),
-                                known_builtins()
+                                game.builtins()
                             ),
+                        ));
+                    }
+                    if let Some(p) = &b.protocol {
+                        return Err(at(
+                            p.span().start,
+                            format!("bot {bot_name:?} is a built-in: it has no `protocol`\n  fix: remove the protocol line"),
                         ));
                     }
                     BotSource::Builtin(bi.into_inner())
@@ -338,6 +532,12 @@ impl TournamentFile {
                         Some(d) => base.join(d),
                         None => base.to_path_buf(),
                     };
+                    let protocol = match &b.protocol {
+                        None => Protocol::Json,
+                        Some(p) => game
+                            .protocol(p.get_ref())
+                            .map_err(|m| at(p.span().start, m))?,
+                    };
                     BotSource::Program {
                         command: c.into_inner(),
                         dir,
@@ -345,6 +545,7 @@ impl TournamentFile {
                         limits,
                         sandbox,
                         read_only: b.read.iter().map(|r| base.join(r)).collect(),
+                        protocol,
                     }
                 }
             };
@@ -354,7 +555,9 @@ impl TournamentFile {
             });
         }
         Ok(TournamentFile {
-            games: t.games,
+            game,
+            games: t.games.map(Spanned::into_inner),
+            matches: t.matches.map(Spanned::into_inner),
             seed: t.seed,
             table_size: t.table_size,
             threads: t.threads,
@@ -368,11 +571,35 @@ impl TournamentFile {
     }
 }
 
-/// Parses a `--bot` argument: `NAME=builtin:honest` or `NAME=cmd:python3 bot.py` (the
-/// command is split on whitespace and runs in the folder of the program file it
+/// Parses a Coup `--bot` argument: `NAME=builtin:honest` or `NAME=cmd:python3 bot.py`
+/// (the command is split on whitespace and runs in the folder of the program file it
 /// names, or in the current folder).
 pub fn parse_bot_arg(arg: &str) -> Result<BotEntry, ConfigError> {
-    let usage = "\n  fix: write --bot NAME=builtin:honest or --bot 'NAME=cmd:python3 bot.py'";
+    parse_bot_arg_for(GameKind::Coup, arg)
+}
+
+/// [`parse_bot_arg`] for `game`. A Samurai bot may also be
+/// `NAME=samurai-cli:./challenger`: a program of the original challenge.
+///
+/// ```
+/// use koth_protocol::config::{parse_bot_arg_for, BotSource, GameKind, Protocol};
+/// let b = parse_bot_arg_for(GameKind::Samurai, "old=samurai-cli:python3 waiter.py").unwrap();
+/// assert!(matches!(b.source, BotSource::Program { protocol: Protocol::SamuraiCli, .. }));
+/// assert!(parse_bot_arg_for(GameKind::Samurai, "x=builtin:honest").is_err());
+/// ```
+pub fn parse_bot_arg_for(game: GameKind, arg: &str) -> Result<BotEntry, ConfigError> {
+    let example = match game {
+        GameKind::Coup => "honest",
+        GameKind::Samurai => "bower",
+    };
+    let usage = format!(
+        "\n  fix: write --bot NAME=builtin:{example} or --bot 'NAME=cmd:python3 bot.py'{}",
+        if game == GameKind::Samurai {
+            " (a program of the original challenge: 'NAME=samurai-cli:python3 bot.py')"
+        } else {
+            ""
+        }
+    );
     let Some((name, spec)) = arg.split_once('=') else {
         return Err(ConfigError(format!("--bot {arg:?} has no NAME={usage}")));
     };
@@ -382,16 +609,7 @@ pub fn parse_bot_arg(arg: &str) -> Result<BotEntry, ConfigError> {
             "--bot {arg:?} has an empty name{usage}"
         )));
     }
-    let source = if let Some(b) = spec.strip_prefix("builtin:") {
-        let b = b.trim();
-        if bots::builtin(b).is_none() {
-            return Err(ConfigError(format!(
-                "--bot {arg:?}: unknown built-in bot {b:?}\n  fix: use one of {}",
-                known_builtins()
-            )));
-        }
-        BotSource::Builtin(b.to_string())
-    } else if let Some(c) = spec.strip_prefix("cmd:") {
+    let program = |c: &str, protocol: Protocol| {
         let mut command: Vec<String> = c.split_whitespace().map(str::to_string).collect();
         if command.is_empty() {
             return Err(ConfigError(format!(
@@ -399,14 +617,32 @@ pub fn parse_bot_arg(arg: &str) -> Result<BotEntry, ConfigError> {
             )));
         }
         let dir = program_folder(&mut command);
-        BotSource::Program {
+        Ok(BotSource::Program {
             command,
             dir,
             env: Vec::new(),
             limits: Limits::standard(),
             sandbox: Sandbox::Auto,
             read_only: Vec::new(),
+            protocol,
+        })
+    };
+    let source = if let Some(b) = spec.strip_prefix("builtin:") {
+        let b = b.trim();
+        if !game.has_builtin(b) {
+            return Err(ConfigError(format!(
+                "--bot {arg:?}: unknown built-in bot {b:?}\n  fix: use one of {}",
+                game.builtins()
+            )));
         }
+        BotSource::Builtin(b.to_string())
+    } else if let Some(c) = spec.strip_prefix("cmd:") {
+        program(c, Protocol::Json)?
+    } else if let Some(c) = spec
+        .strip_prefix("samurai-cli:")
+        .filter(|_| game == GameKind::Samurai)
+    {
+        program(c, Protocol::SamuraiCli)?
     } else {
         return Err(ConfigError(format!(
             "--bot {arg:?}: expected builtin:NAME or cmd:COMMAND after '='{usage}"
@@ -466,8 +702,25 @@ impl Default for Timeouts {
 /// cannot give, or that does not answer `hello` stops the run here, with the bot's
 /// name, the reason, its stderr and the fix.
 pub fn preflight(bots: &[BotEntry], timeouts: Timeouts) -> Result<(), ConfigError> {
+    preflight_game::<State>(bots, timeouts)
+}
+
+/// [`preflight`] for the bots of game `G` (`hello` names the game). Programs of an
+/// original protocol are only checked for their folder.
+pub fn preflight_game<G: crate::WireGame>(
+    bots: &[BotEntry],
+    timeouts: Timeouts,
+) -> Result<(), ConfigError> {
     for b in bots {
-        let (Some(cmd), BotSource::Program { dir, command, .. }) = (b.source.command(), &b.source)
+        let (
+            Some(cmd),
+            BotSource::Program {
+                dir,
+                command,
+                protocol,
+                ..
+            },
+        ) = (b.source.command(), &b.source)
         else {
             continue;
         };
@@ -478,6 +731,9 @@ pub fn preflight(bots: &[BotEntry], timeouts: Timeouts) -> Result<(), ConfigErro
                 dir.display()
             )));
         }
+        if *protocol != Protocol::Json {
+            continue;
+        }
         let mut cfg = JsonBotConfig::new(cmd);
         cfg.startup_timeout = timeouts.startup;
         // Started in a scratch copy of its folder: a greeting leaves no file behind.
@@ -486,7 +742,7 @@ pub fn preflight(bots: &[BotEntry], timeouts: Timeouts) -> Result<(), ConfigErro
         cfg.command.cwd = scratch
             .refresh(&koth_process::absolute(dir), 0, &b.name)
             .map_err(|e| ConfigError(format!("bot {:?}: {e}", b.name)))?;
-        let mut agent = crate::JsonAgent::<State>::new(std::sync::Arc::new(cfg));
+        let mut agent = crate::JsonAgent::<G>::new(std::sync::Arc::new(cfg));
         if let Err(f) = agent.greet() {
             let tail = f
                 .stderr_tail
@@ -589,16 +845,82 @@ pub fn coup_entrants(
                     known_builtins()
                 ))
             })?,
-            source @ BotSource::Program { .. } => {
+            source @ BotSource::Program { .. } => json_bot(b, source, timeouts, &copies)?,
+        });
+    }
+    Ok(out)
+}
+
+fn json_bot<G: crate::WireGame>(
+    b: &BotEntry,
+    source: &BotSource,
+    timeouts: Timeouts,
+    copies: &Option<std::sync::Arc<koth_process::Workspace>>,
+) -> Result<Entrant<G>, ConfigError> {
+    let Some(cmd) = source.command() else {
+        return Err(ConfigError(format!("bot {:?} is not a program", b.name)));
+    };
+    let mut cfg = JsonBotConfig::new(cmd);
+    cfg.decision_timeout = timeouts.decision;
+    cfg.game_timeout = timeouts.game;
+    cfg.startup_timeout = timeouts.startup;
+    cfg.copies = copies.clone();
+    Ok(json_entrant(b.name.clone(), cfg))
+}
+
+/// The Samurai entrants for these bots: built-ins, JSON-lines programs and programs
+/// of the original challenge (`protocol = "samurai-cli"`, whose answers recorded as W
+/// go to `notes`; `timeouts.decision` is their time from launch to answer). Names
+/// must be unique. With `copies`, every program runs in a copy of its folder per
+/// parallel slot (the original-protocol ones from a fresh copy every match).
+pub fn samurai_entrants(
+    bots_in: &[BotEntry],
+    timeouts: Timeouts,
+    copies: Option<std::sync::Arc<koth_process::Workspace>>,
+    notes: &NoteSink,
+) -> Result<Vec<Entrant<koth_samurai::State>>, ConfigError> {
+    let mut out: Vec<Entrant<koth_samurai::State>> = Vec::new();
+    for b in bots_in {
+        if out.iter().any(|e| e.name == b.name) {
+            return Err(ConfigError(format!(
+                "two bots are named {:?}\n  fix: give each bot its own name",
+                b.name
+            )));
+        }
+        out.push(match &b.source {
+            BotSource::Builtin(k) => {
+                if koth_samurai::builtin(k).is_none() {
+                    return Err(ConfigError(format!(
+                        "unknown built-in samurai {k:?}\n  fix: use one of {}",
+                        GameKind::Samurai.builtins()
+                    )));
+                }
+                let k = k.clone();
+                koth_samurai::entrant(b.name.clone(), move || {
+                    koth_samurai::builtin(&k).expect("checked above")
+                })
+            }
+            source @ BotSource::Program {
+                protocol: Protocol::Json,
+                ..
+            } => json_bot(b, source, timeouts, &copies)?,
+            source @ BotSource::Program {
+                protocol: Protocol::SamuraiCli,
+                ..
+            } => {
                 let Some(cmd) = source.command() else {
                     continue;
                 };
-                let mut cfg = JsonBotConfig::new(cmd);
-                cfg.decision_timeout = timeouts.decision;
-                cfg.game_timeout = timeouts.game;
-                cfg.startup_timeout = timeouts.startup;
-                cfg.copies = copies.clone();
-                json_entrant(b.name.clone(), cfg)
+                let (name, copies, notes) = (b.name.clone(), copies.clone(), notes.clone());
+                Entrant::new(b.name.clone(), move |slot| {
+                    let mut s = koth_samurai::ExternalSamurai::new(name.clone(), cmd.clone())
+                        .with_timeout(timeouts.decision)
+                        .with_note_sink(notes.clone());
+                    if let Some(ws) = &copies {
+                        s = s.with_copies(ws.clone(), slot);
+                    }
+                    Ok(Box::new(s) as Box<dyn koth_arena::Agent<koth_samurai::State>>)
+                })
             }
         });
     }
@@ -657,7 +979,9 @@ read = ["data"]
                 limits,
                 sandbox,
                 read_only,
+                protocol,
             } => {
+                assert_eq!(*protocol, Protocol::Json);
                 assert_eq!(command, &["python3", "bot.py"]);
                 assert_eq!(limits.tasks, Some(20));
                 assert_eq!(read_only, &[PathBuf::from("/base/data")]);
@@ -716,6 +1040,105 @@ read = ["data"]
 
         let e = parse("[tournament\n").unwrap_err().0;
         assert!(e.starts_with("t.toml:1:"), "{e}");
+    }
+
+    #[test]
+    fn samurai_files() {
+        let parse =
+            |t: &str| TournamentFile::parse_for(GameKind::Samurai, t, "s.toml", Path::new("/b"));
+        let f = parse(
+            "[tournament]\ngame = \"samurai\"\nmatches = 4\n[[bot]]\nname = \"b\"\nbuiltin = \"bower\"\n[[bot]]\nname = \"old\"\ncommand = [\"./old\"]\nprotocol = \"samurai-cli\"\n[[bot]]\nname = \"new\"\ncommand = [\"python3\", \"s.py\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (f.game, f.matches, f.games),
+            (GameKind::Samurai, Some(4), None)
+        );
+        let protocols: Vec<Option<Protocol>> = f
+            .bots
+            .iter()
+            .map(|b| match &b.source {
+                BotSource::Program { protocol, .. } => Some(*protocol),
+                BotSource::Builtin(_) => None,
+            })
+            .collect();
+        assert_eq!(
+            protocols,
+            [None, Some(Protocol::SamuraiCli), Some(Protocol::Json)]
+        );
+
+        let e = parse("[[bot]]\nname = \"a\"\nbuiltin = \"honest\"\n")
+            .unwrap_err()
+            .0;
+        assert!(
+            e.starts_with("s.toml:3: unknown built-in bot \"honest\"") && e.contains("bower"),
+            "{e}"
+        );
+        let e = parse("[tournament]\ngames = 5\n").unwrap_err().0;
+        assert!(
+            e.starts_with("s.toml:2:") && e.contains("matches = 8"),
+            "{e}"
+        );
+        let e = parse("[tournament]\nrules = \"ppcg\"\n").unwrap_err().0;
+        assert!(e.starts_with("s.toml:2: unknown rule set"), "{e}");
+        let e = parse("[[bot]]\nname = \"a\"\ncommand = [\"x\"]\nprotocol = \"ppcg\"\n")
+            .unwrap_err()
+            .0;
+        assert!(
+            e.starts_with("s.toml:4: unknown protocol \"ppcg\"") && e.contains("samurai-cli"),
+            "{e}"
+        );
+        let e = parse("[[bot]]\nname = \"a\"\nbuiltin = \"bower\"\nprotocol = \"json\"\n")
+            .unwrap_err()
+            .0;
+        assert!(e.starts_with("s.toml:4:") && e.contains("built-in"), "{e}");
+
+        // A file for one game run by the other game's command says which to use.
+        let e = TournamentFile::parse(
+            "[tournament]\ngame = \"samurai\"\n",
+            "s.toml",
+            Path::new("/b"),
+        )
+        .unwrap_err()
+        .0;
+        assert!(e.contains("koth samurai run s.toml"), "{e}");
+        let e = parse("[tournament]\ngame = \"chess\"\n").unwrap_err().0;
+        assert!(e.starts_with("s.toml:2: unknown game"), "{e}");
+        // Coup knows neither matches nor the samurai protocol.
+        let e = TournamentFile::parse("[tournament]\nmatches = 3\n", "c.toml", Path::new("/b"))
+            .unwrap_err()
+            .0;
+        assert!(
+            e.starts_with("c.toml:2:") && e.contains("games = 1000"),
+            "{e}"
+        );
+        let e = TournamentFile::parse(
+            "[[bot]]\nname = \"a\"\ncommand = [\"x\"]\nprotocol = \"samurai-cli\"\n",
+            "c.toml",
+            Path::new("/b"),
+        )
+        .unwrap_err()
+        .0;
+        assert!(e.starts_with("c.toml:4: unknown protocol"), "{e}");
+    }
+
+    #[test]
+    fn samurai_bot_args() {
+        let g = GameKind::Samurai;
+        assert_eq!(
+            parse_bot_arg_for(g, "b=builtin:bower").unwrap().source,
+            BotSource::Builtin("bower".into())
+        );
+        match parse_bot_arg_for(g, "p=cmd:node s.js").unwrap().source {
+            BotSource::Program { protocol, .. } => assert_eq!(protocol, Protocol::Json),
+            other => panic!("{other:?}"),
+        }
+        let e = parse_bot_arg_for(g, "b=builtin:honest").unwrap_err().0;
+        assert!(e.contains("bower"), "{e}");
+        // The original protocol is a samurai kind only.
+        assert!(parse_bot_arg("p=samurai-cli:./p").is_err());
+        let e = parse_bot_arg_for(g, "p").unwrap_err().0;
+        assert!(e.contains("samurai-cli:"), "{e}");
     }
 
     #[test]

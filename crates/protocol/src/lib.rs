@@ -15,7 +15,7 @@
 //! `docs/protocol.md` for the full description and a real transcript.
 //!
 //! * [`WireGame`]: what a game provides to be played over the wire (implemented for
-//!   [`koth_coup::State`]);
+//!   [`koth_coup::State`] and [`koth_samurai::State`]);
 //! * [`JsonAgent`]: the arena [`Agent`](koth_arena::Agent) that runs an external
 //!   program, restarting it after a fault and forfeiting it with a clear reason on
 //!   crashes, time-outs, garbage, over-long lines and illegal choices;
@@ -26,8 +26,10 @@ mod agent;
 pub mod config;
 pub mod conformance;
 mod coup;
+mod samurai;
 mod wire;
 
 pub use agent::{json_entrant, JsonAgent, JsonBotConfig};
 pub use coup::{CoupDecision, CoupView, PerSeat};
+pub use samurai::{SamuraiDecision, SamuraiSide, SamuraiView};
 pub use wire::{Encoder, Reply, WireGame, PROTOCOL_VERSION};

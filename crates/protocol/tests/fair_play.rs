@@ -272,3 +272,64 @@ fn the_runner_gives_each_seat_its_own_stream_and_never_the_deal() {
     assert_eq!(got, want, "each seat gets GameSeeds::seat and nothing else");
     assert!(got.iter().all(|s| !deals.contains(s)));
 }
+
+/// Samurai moves are simultaneous: while seat 1 chooses, seat 0's move of the turn
+/// is decided but must not reach seat 1 in any byte. Every line seat 1 receives is
+/// compared across all six moves seat 0 could have made, at every turn of many duels.
+#[test]
+fn a_samurai_bot_never_receives_the_move_it_answers() {
+    use koth_arena::{Game, Random};
+    use koth_samurai::{Action, Rules as SamuraiRules, State as Duel};
+    let mut rng = Rng::new(0x05A4_D0A1);
+    let mut compared = 0u64;
+    for game in 0..200u64 {
+        let mut duel = Duel::new(&SamuraiRules::default(), game);
+        let mut enc: Vec<Encoder> = (0..6).map(|_| Encoder::new()).collect();
+        for e in &mut enc {
+            e.start(&duel, 1, 5).unwrap();
+        }
+        let legal = Action::ALL.to_vec();
+        let mut id = 0;
+        while duel.to_move().is_some() {
+            let mine = legal[rng.index(6)];
+            let theirs = legal[rng.index(6)];
+            id += 1;
+            // Seat 1's decide line in six worlds that differ in seat 0's move only.
+            let lines: Vec<String> = enc
+                .iter_mut()
+                .zip(Action::ALL)
+                .map(|(e, first)| {
+                    let mut world = duel.clone();
+                    world.apply(first).unwrap();
+                    e.decide(&world, 1, &legal, id).unwrap().to_string()
+                })
+                .collect();
+            assert!(
+                lines.iter().all(|l| *l == lines[0]),
+                "game {game}: seat 1's line depends on seat 0's pending move:\n{}",
+                lines.join("\n")
+            );
+            compared += 6;
+            duel.apply(theirs).unwrap();
+            duel.apply(mine).unwrap();
+        }
+    }
+    assert!(compared > 2_000, "{compared}");
+}
+
+#[test]
+fn what_a_samurai_bot_receives_depends_only_on_what_it_sees() {
+    let r = wire_leaks::<koth_samurai::State>(
+        &koth_samurai::Rules::default(),
+        &WireBattery {
+            games: 60,
+            seed: 0x5A11_0000,
+            seats: vec![2],
+            redeal_tries: 4,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // A duel has no deal: any other seed gives the same view, and is compared.
+    assert_eq!(r.redeals, 120, "{r:?}");
+    assert!(r.lines >= 2 * r.worlds, "{r:?}");
+}

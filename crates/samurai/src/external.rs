@@ -81,6 +81,8 @@ pub struct ExternalSamurai {
     /// The original folder, the workspace and the slot, when the program runs from
     /// copies.
     copies: Option<(PathBuf, Arc<Workspace>, usize)>,
+    /// What the last launch wrote to stderr, not yet taken.
+    log: Option<String>,
 }
 
 impl ExternalSamurai {
@@ -96,6 +98,7 @@ impl ExternalSamurai {
             notes: Vec::new(),
             sink: None,
             copies: None,
+            log: None,
         }
     }
 
@@ -152,9 +155,16 @@ impl ExternalSamurai {
     /// What the program printed within the limit is its answer, whatever happens
     /// after: it may go on running until the limit (it is then killed with all it
     /// started), exit with any status or die of a signal (specs/samurai.md).
-    fn ask(&self, args: &[String]) -> Result<Action, (String, String)> {
+    fn ask(&mut self, args: &[String]) -> Result<Action, (String, String)> {
         let r = invoke(&self.command, args, self.timeout, self.max_stdout);
-        Self::judge(&r, self.timeout, self.max_stdout).map_err(|why| (why, r.stderr_tail))
+        let judged = Self::judge(&r, self.timeout, self.max_stdout);
+        match judged {
+            Ok(a) => {
+                self.log = Some(r.stderr_tail).filter(|t| !t.trim().is_empty());
+                Ok(a)
+            }
+            Err(why) => Err((why, r.stderr_tail)),
+        }
     }
 
     /// The answer in an invocation's output, or why there is none.
@@ -216,10 +226,16 @@ impl Agent<State> for ExternalSamurai {
         match self.ask(&arguments(&view)) {
             Ok(action) => Ok(action),
             Err((reason, stderr)) => {
-                self.record(seat, view.turns_played() as u32 + 1, reason, stderr);
+                self.record(seat, view.turns_played() as u32 + 1, reason, stderr.clone());
+                self.log = Some(stderr).filter(|t| !t.trim().is_empty());
                 Ok(Action::W)
             }
         }
+    }
+
+    /// What the last launch wrote to stderr (each launch is a fresh process).
+    fn take_log(&mut self) -> Option<String> {
+        self.log.take()
     }
 }
 
