@@ -11,6 +11,7 @@ use koth_coup::check::{check_game, play_check_game, CheckOptions, Step, KINDS, S
 use koth_coup::State;
 use koth_process::shell_word;
 use koth_protocol::config::{self, BotEntry, BotSource, GameKind, Timeouts, TournamentFile};
+use koth_samurai::check::Step as Step2;
 use owo_colors::Style;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -181,7 +182,7 @@ fn micros(d: Option<Duration>) -> String {
     }
 }
 
-fn print_report(r: &CheckReport, name: &str, repro: &str) {
+pub(crate) fn print_report(r: &CheckReport, name: &str, repro: &str) {
     out!(
         "{:<29} {:>7} {:>6} {:>9} {:>9}",
         "decision",
@@ -354,4 +355,168 @@ fn narrate_one(agent: &mut dyn Agent<State>, name: &str, opts: &CheckOptions, g:
         );
     }
     report.passed()
+}
+
+/// Options of `koth samurai check`.
+#[derive(Args, Debug)]
+pub struct SamuraiCheckArgs {
+    /// The samurai: a command ('python3 bots/s.py', run over the JSON-lines protocol
+    /// in the folder of its file), cmd:COMMAND, samurai-cli:COMMAND (a program of the
+    /// original challenge), builtin:NAME, NAME=KIND, or the name of a bot in --file.
+    pub bot: String,
+    /// A tournament file whose bot named BOT is checked.
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Duels to play (positions cycle through every scenario and both seats).
+    #[arg(long, default_value_t = 100)]
+    pub games: u64,
+    /// Seed of the positions, opponents and their randomness.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Time limit per answer, in milliseconds (default 1000, or the file's);
+    /// answers slower than half of it are reported as slow.
+    #[arg(long)]
+    pub timeout_ms: Option<u64>,
+    /// Narrate only check duel G, turn by turn (the command each defect names).
+    #[arg(long, value_name = "G")]
+    pub game: Option<u64>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Runs `koth samurai check`; `Ok(false)` when the samurai has a defect.
+pub fn run_samurai(a: SamuraiCheckArgs) -> Result<bool> {
+    use koth_samurai::check::{self as sc, CheckOptions as Opts};
+    if a.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let mut timeouts = Timeouts::default();
+    let entry = if let Some(file) = &a.file {
+        let t = TournamentFile::load_for(GameKind::Samurai, file)?;
+        timeouts.decision = t.decision_timeout;
+        timeouts.startup = t.startup_timeout;
+        let names: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
+        t.bots
+            .iter()
+            .find(|b| b.name == a.bot)
+            .cloned()
+            .ok_or_else(|| {
+                anyhow!(
+                    "{} has no bot named {:?}\n  fix: name one of {}",
+                    file.display(),
+                    a.bot,
+                    names.join(", ")
+                )
+            })?
+    } else {
+        parse_bot(GameKind::Samurai, &a.bot)?
+    };
+    if let Some(ms) = a.timeout_ms {
+        timeouts.decision = Duration::from_millis(ms.max(1));
+    }
+    if let BotSource::Program { dir, .. } = &entry.source {
+        if !dir.is_dir() {
+            bail!(
+                "bot {:?}: its folder {} does not exist",
+                entry.name,
+                dir.display()
+            );
+        }
+    }
+    config::preflight_game::<koth_samurai::State>(std::slice::from_ref(&entry), timeouts)?;
+    let notes: koth_samurai::NoteSink = Default::default();
+    let mut agent: Box<dyn Agent<koth_samurai::State>> =
+        (config::samurai_entrants(std::slice::from_ref(&entry), timeouts, None, &notes)?[0]
+            .factory)(0)
+        .map_err(|m| anyhow!("{m}"))?;
+    let opts = Opts {
+        games: a.games,
+        slow: timeouts.decision / 2,
+        ..Opts::new(a.seed)
+    };
+    let mut repro = format!("koth samurai check {}", shell_word(&a.bot));
+    if let Some(f) = &a.file {
+        repro += &format!(" --file {}", shell_word(&f.display().to_string()));
+    }
+    if let Some(ms) = a.timeout_ms {
+        repro += &format!(" --timeout-ms {ms}");
+    }
+    repro += &format!(" --seed {}", a.seed);
+    if let Some(g) = a.game {
+        let cg = sc::check_game(a.seed, g);
+        let names = cg.names(&entry.name);
+        let names = [names[0].as_str(), names[1].as_str()];
+        out!(
+            "{}",
+            paint(
+                &format!(
+                    "Check duel {g} (seed {}): {}; {} asked {}",
+                    a.seed,
+                    sc::SCENARIOS[cg.scenario],
+                    entry.name,
+                    if cg.seat == 0 { "first" } else { "second" }
+                ),
+                Style::new().bold()
+            )
+        );
+        let mut report = CheckReport::new(&sc::KINDS, opts.slow);
+        let mut shown = cg.state.log().len();
+        let mut logged = None;
+        let mut last = None;
+        sc::play_check_game(
+            agent.as_mut(),
+            &entry.name,
+            &opts,
+            g,
+            Some(&notes),
+            &mut report,
+            &mut |duel, step| match step {
+                Step2::Applied => {
+                    for t in &duel.log()[shown.min(duel.log().len())..] {
+                        out!("{}", koth_samurai::narrate_turn_with(t, names));
+                    }
+                    shown = duel.log().len();
+                    if koth_arena::Game::outcome(duel).is_some() && last.is_none() {
+                        last = koth_samurai::narrate_end(duel, names);
+                    }
+                }
+                Step2::Fault(f) => show_fault(&entry.name, f, logged.as_deref()),
+                Step2::Log(text) => show_log(&entry.name, text, &mut logged),
+            },
+        );
+        if let Some(end) = last {
+            out!("{end}");
+        }
+        for f in &report.findings {
+            out!(
+                "{}",
+                paint(
+                    &format!("✗ {}: {}", f.kind, f.reason),
+                    Style::new().red().bold()
+                )
+            );
+        }
+        return Ok(report.passed());
+    }
+    let what = match &entry.source {
+        BotSource::Builtin(b) => format!("built-in {b}"),
+        BotSource::Program {
+            command, protocol, ..
+        } => format!("{}, {}", command.join(" "), protocol.name()),
+    };
+    eprintln!(
+        "Checking {} ({what}) at Ultimate Samurai Showdown: {} duels from seed {}, {} ms an answer",
+        entry.name,
+        count(a.games),
+        a.seed,
+        timeouts.decision.as_millis()
+    );
+    let bar = output::Bar::new(a.games, a.quiet);
+    let report = sc::check(agent.as_mut(), &entry.name, &opts, Some(&notes), |n| {
+        bar.set_position(n)
+    });
+    bar.finish();
+    print_report(&report, &entry.name, &repro);
+    Ok(report.passed())
 }

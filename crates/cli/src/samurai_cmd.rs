@@ -38,6 +38,9 @@ enum SamuraiSub {
     /// A round robin of programs (a list file) and built-ins: the same as
     /// `koth samurai [FILE]`, in the command shape every game shares.
     Run(TournamentArgs),
+    /// Put one samurai through every kind of decision (the last turn, honour 0, the
+    /// Sword of the Gods...) and report what it does wrong (exit status 1 if anything).
+    Check(crate::check_cmd::SamuraiCheckArgs),
     /// List the built-in samurai.
     Bots,
 }
@@ -123,6 +126,12 @@ pub fn run(cmd: SamuraiCmd) -> Result<()> {
             Ok(())
         }
         Some(SamuraiSub::Run(args)) => tournament(args),
+        Some(SamuraiSub::Check(a)) => {
+            if !crate::check_cmd::run_samurai(a)? {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
         None => tournament(cmd.run),
     }
 }
@@ -446,7 +455,9 @@ fn tournament(a: TournamentArgs) -> Result<()> {
         .or(a.seed.or(file_seed))
         .unwrap_or_else(output::fresh_seed);
     let mut opts = a.run.clone();
-    if let (Some(path), None) = (&a.file, &opts.out) {
+    // A list's programs sit in folders beside it, so its run folder can too; a
+    // tournament file's bots may run in its own folder, so it gets none by default.
+    if let (Some(path), None, None) = (&a.file, &opts.out, &file) {
         let base = path.parent().unwrap_or(std::path::Path::new("."));
         opts.out = Some(base.join("koth-samurai-out").join(format!("seed-{seed}")));
     }

@@ -11,11 +11,13 @@
 //! - [`ExternalSamurai`]: a program of the original challenge, run once per turn
 //!   through `koth_process`; [`program_entrants`] makes a field of a list file.
 //! - [`narrate_turn`] and [`narrate_end`]: a duel in words.
+//! - [`check`]: one samurai through every kind of decision, rare ones included.
 #![warn(missing_docs)]
 
 mod action;
 mod bot;
 mod builtin;
+pub mod check;
 mod external;
 mod narrate;
 pub mod programs;
