@@ -377,13 +377,13 @@ mod tests {
 
     #[test]
     fn a_defect_is_found_at_its_kind_and_the_duel_named_shows_it() {
-        for k in 1..KINDS.len() {
+        for (k, label) in KINDS.iter().enumerate().skip(1) {
             let mut bot = WrongAt(k);
             let opts = CheckOptions::new(4);
             let r = check(&mut bot, "wrong", &opts, None, |_| {});
             assert!(!r.passed(), "kind {k}");
             let kinds: Vec<&str> = r.findings.iter().map(|f| f.kind).collect();
-            assert_eq!(kinds, [KINDS[k]], "kind {k}");
+            assert_eq!(kinds, [*label], "kind {k}");
             let first = r.findings[0].game;
             let mut again = CheckReport::new(&KINDS, opts.slow);
             let mut bot = WrongAt(k);
