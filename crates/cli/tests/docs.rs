@@ -35,6 +35,13 @@ fn documents() -> Vec<PathBuf> {
         .collect();
     more.sort();
     docs.extend(more);
+    // KOTH_DOCS_ONLY=samurai.md,README.md runs (or blesses) only those documents.
+    if let Ok(only) = std::env::var("KOTH_DOCS_ONLY") {
+        docs.retain(|d| {
+            let name = d.file_name().unwrap().to_string_lossy();
+            only.split(',').any(|o| o.trim() == name)
+        });
+    }
     docs
 }
 
@@ -275,7 +282,9 @@ fn every_command_in_the_docs_runs_as_shown() {
             std::fs::write(&doc, lines.join("\n") + "\n").unwrap();
         }
     }
-    assert!(ran >= 15, "only {ran} commands found: is the parser right?");
+    if std::env::var_os("KOTH_DOCS_ONLY").is_none() {
+        assert!(ran >= 15, "only {ran} commands found: is the parser right?");
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
