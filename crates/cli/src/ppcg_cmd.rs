@@ -1,11 +1,12 @@
 //! `koth ppcg`: the two-player Coup challenge of seed 000, running the original
 //! programs unchanged through the history-file protocol.
 
-use crate::output::{self, Bar};
-use anyhow::{anyhow, bail, Result};
+use crate::output;
+use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use koth_arena::programs;
 use koth_ppcg::{default_out_dir, entrants, tournament, PpcgOptions};
+use koth_protocol::config::{BotEntry, TournamentFile};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -47,6 +48,10 @@ pub struct PpcgArgs {
     /// (refuse to run without namespaces), `off` (trusted programs, faster starts).
     #[arg(long, value_name = "MODE", default_value = "auto", value_parser = output::parse_sandbox)]
     pub sandbox: koth_process::Sandbox,
+    /// Debugging: stop at the first forfeit (after the games under way) and show
+    /// that game, the reason and the program's last stderr lines.
+    #[arg(long)]
+    pub stop_on_forfeit: bool,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
@@ -101,17 +106,7 @@ pub fn run(args: PpcgArgs) -> Result<()> {
     opts.seed = seed;
     opts.threads = threads;
     let field = entrants(&list, &args.builtins, &opts).map_err(|e| anyhow!(e))?;
-    let mut t = tournament(field, &opts).map_err(|e| anyhow!(e))?;
-    if !args.quiet {
-        eprintln!(
-            "{}",
-            output::isolation_lines(
-                list.iter()
-                    .map(|p| (p.name.as_str(), koth_process::Sandbox::Auto))
-            )
-        );
-    }
-    let mut bar = Bar::new(t.total_games(), args.quiet);
+    let t = tournament(field, &opts).map_err(|e| anyhow!(e))?;
     let mut specs: Vec<serde_json::Value> = list
         .iter()
         .map(|p| serde_json::json!({ "command": p.command, "dir": p.dir }))
@@ -121,13 +116,57 @@ pub fn run(args: PpcgArgs) -> Result<()> {
             .iter()
             .map(|b| serde_json::json!({ "builtin": b })),
     );
+    let programs: Vec<(&str, koth_process::Sandbox)> = list
+        .iter()
+        .map(|p| (p.name.as_str(), args.sandbox))
+        .collect();
+    execute_and_report(
+        t,
+        &opts,
+        specs,
+        &run_opts,
+        &Show {
+            quiet: args.quiet,
+            stop_on_forfeit: args.stop_on_forfeit,
+            summary_json: args.summary_json.as_deref(),
+            programs: &programs,
+        },
+    )
+}
+
+/// How a run of the challenge is shown.
+pub(crate) struct Show<'a> {
+    pub quiet: bool,
+    pub stop_on_forfeit: bool,
+    pub summary_json: Option<&'a std::path::Path>,
+    /// The external programs and their isolation.
+    pub programs: &'a [(&'a str, koth_process::Sandbox)],
+}
+
+/// Plays the challenge `t` and prints its leaderboard, standings and forfeits.
+pub(crate) fn execute_and_report(
+    mut t: koth_arena::Tournament<koth_ppcg::PpcgGame>,
+    opts: &PpcgOptions,
+    specs: Vec<serde_json::Value>,
+    run_opts: &crate::runs::RunOpts,
+    show: &Show,
+) -> Result<()> {
+    let (seed, threads) = (opts.seed, opts.threads);
+    if !show.quiet && !show.programs.is_empty() {
+        eprintln!("{}", output::isolation_lines(show.programs.iter().copied()));
+    }
+    let mut watch = crate::run_cmd::Watch::<koth_coup::Choice>::new(
+        t.total_games(),
+        show.quiet,
+        show.stop_on_forfeit,
+    );
     let describe = crate::runs::Describe {
         game: "coup-ppcg",
         runner: "ppcg",
         specs,
     };
-    let summary = crate::runs::execute(&mut t, describe, &run_opts, &mut bar)?;
-    bar.finish();
+    let summary = crate::runs::execute(&mut t, describe, run_opts, &mut watch)?;
+    watch.bar.finish();
 
     // The seed's leaderboard: score then name, highest first.
     out!("Leaderboard");
@@ -145,9 +184,170 @@ pub fn run(args: PpcgArgs) -> Result<()> {
         scoring: t.scoring,
         seed,
         threads,
-        summary_json: args.summary_json.as_deref(),
+        summary_json: show.summary_json,
         out_dir: run_opts.out.as_deref(),
     }
     .print(&summary)?;
+    crate::run_cmd::print_forfeits(&watch.forfeits, &summary.standings);
+    if let Some(rec) = &watch.first_forfeit {
+        crate::run_cmd::show_forfeit(rec, &summary.standings, |names| {
+            if rec.choices.is_some() {
+                crate::coup_cmd::narrate_record::<koth_ppcg::PpcgGame>(
+                    &t.rules,
+                    rec,
+                    names,
+                    |g| g.state(),
+                )?;
+            } else {
+                out!("(keep every choice to see it: --records full)");
+            }
+            Ok(())
+        })?;
+        out!(
+            "\nthe game's history file and readable log are in {}",
+            opts.out_dir.display()
+        );
+    }
     Ok(())
+}
+
+/// `koth coup run FILE` with programs of the two-player challenge
+/// (`protocol = "ppcg"`): a round robin of the challenge in which the file's other
+/// bots (built-in or JSON-lines) play through the engine beside them. Games are
+/// rounded up to whole rounds of every ordered pair.
+pub(crate) fn run_file(
+    a: &crate::run_cmd::RunArgs,
+    file: &TournamentFile,
+    bots: &[BotEntry],
+) -> Result<()> {
+    use koth_protocol::config::{self, BotSource, Protocol, Timeouts};
+    let summary_json = a.summary_json.clone().or(file.summary_json.clone());
+    output::check_summary_path(summary_json.as_deref())?;
+    if file.rules != "ppcg" {
+        bail!("programs of the two-player challenge play under its rules\n  fix: add rules = \"ppcg\" to [tournament], or --rules ppcg");
+    }
+    if a.duplicate
+        || a.table_size.is_some_and(|t| t != 2)
+        || file.table_size.is_some_and(|t| t != 2)
+    {
+        bail!("the two-player challenge is a round robin of pairs: --duplicate and table sizes other than 2 do not apply");
+    }
+    let seed = a
+        .run
+        .resumed_seed(a.seed.or(file.seed))?
+        .or(a.seed.or(file.seed))
+        .unwrap_or_else(output::fresh_seed);
+    if a.seed.or(file.seed).is_some() {
+        output::note_chosen_seed(seed);
+    }
+    let mut run_opts = a.run.clone();
+    let base = a
+        .file
+        .as_deref()
+        .and_then(|f| f.parent())
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let out_dir = run_opts
+        .out
+        .get_or_insert_with(|| base.join("koth-ppcg-out").join(format!("seed-{seed}")))
+        .clone();
+    config::check_out_dir(bots, &out_dir)?;
+    let timeouts = Timeouts {
+        decision: file.decision_timeout,
+        game: file.game_timeout,
+        startup: file.startup_timeout,
+    };
+    for b in bots {
+        if let (
+            Some(cmd),
+            BotSource::Program {
+                protocol: Protocol::Ppcg,
+                dir,
+                ..
+            },
+        ) = (b.source.command(), &b.source)
+        {
+            if let Err(e) = cmd.check() {
+                bail!(
+                    "bot {:?} cannot start: {e}\n  fix: correct its command or `dir` ({})",
+                    b.name,
+                    dir.display()
+                );
+            }
+        }
+    }
+    config::preflight(bots, timeouts)?;
+    let n = bots.len() as u64;
+    let per_round = n * (n - 1);
+    let mut opts = PpcgOptions::new(out_dir.clone());
+    opts.rounds = match a.games.or(file.games) {
+        Some(g) => g.div_ceil(per_round).max(1),
+        None => 10,
+    };
+    opts.timeout = file.decision_timeout;
+    opts.seed = seed;
+    opts.threads = output::threads(a.threads.or(file.threads));
+    let workspace = koth_process::Workspace::new(Some(&out_dir.join("folders")))
+        .with_context(|| format!("cannot create {}", out_dir.join("folders").display()))?;
+    let mut field = Vec::new();
+    for b in bots {
+        field.push(match &b.source {
+            source @ BotSource::Program {
+                protocol: Protocol::Ppcg,
+                ..
+            } => koth_ppcg::program_entrant(
+                &b.name,
+                source.command().expect("a program"),
+                &opts,
+                workspace.clone(),
+            ),
+            _ => {
+                let made = config::coup_entrants(
+                    std::slice::from_ref(b),
+                    timeouts,
+                    Some(workspace.clone()),
+                )?;
+                koth_ppcg::lifted(made.into_iter().next().expect("one entrant"))
+            }
+        });
+    }
+    let t = tournament(field, &opts).map_err(|e| anyhow!(e))?;
+    eprintln!(
+        "Coup, the two-player challenge: {} bots, {} round{} of every ordered pair ({} games), seed {seed}",
+        n,
+        opts.rounds,
+        if opts.rounds == 1 { "" } else { "s" },
+        opts.rounds * per_round
+    );
+    let specs = bots
+        .iter()
+        .map(|b| match &b.source {
+            BotSource::Builtin(n) => serde_json::json!({ "builtin": n }),
+            BotSource::Program {
+                command,
+                dir,
+                protocol,
+                ..
+            } => serde_json::json!({ "command": command, "dir": dir, "protocol": protocol.name() }),
+        })
+        .collect();
+    let programs: Vec<(&str, koth_process::Sandbox)> = bots
+        .iter()
+        .filter_map(|b| match &b.source {
+            BotSource::Program { sandbox, .. } => Some((b.name.as_str(), *sandbox)),
+            BotSource::Builtin(_) => None,
+        })
+        .collect();
+    execute_and_report(
+        t,
+        &opts,
+        specs,
+        &run_opts,
+        &Show {
+            quiet: a.quiet,
+            stop_on_forfeit: a.stop_on_forfeit,
+            summary_json: summary_json.as_deref(),
+            programs: &programs,
+        },
+    )
 }

@@ -16,8 +16,9 @@ use std::path::PathBuf;
 pub struct RunArgs {
     /// Tournament file (TOML): [tournament] settings and [[bot]] entries.
     pub file: Option<PathBuf>,
-    /// A bot, repeatable: NAME=builtin:honest or 'NAME=cmd:python3 bot.py' (runs in the
-    /// current directory); added to the file's bots.
+    /// A bot, repeatable: NAME=builtin:honest, 'NAME=cmd:python3 bot.py' (JSON lines,
+    /// run in the folder of its file) or 'NAME=ppcg:python3 old.py' (a program of the
+    /// two-player challenge, under rules ppcg); added to the file's bots.
     #[arg(long = "bot", value_name = "NAME=SPEC")]
     pub bots: Vec<String>,
     /// Games to play (overrides the file; default 1000).
@@ -26,6 +27,9 @@ pub struct RunArgs {
     /// Master seed (overrides the file; random if unset anywhere).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Rule set: standard, ppcg or coupcli (overrides the file's `rules`).
+    #[arg(long)]
+    pub rules: Option<String>,
     /// Seats per game (overrides the file; default min(6, bots)).
     #[arg(long)]
     pub table_size: Option<usize>,
@@ -103,10 +107,14 @@ impl<C: Clone> Observer<C> for Watch<C> {
 
 /// Runs `koth run`.
 pub fn run(a: RunArgs) -> Result<()> {
-    let file = match &a.file {
+    let mut file = match &a.file {
         Some(p) => TournamentFile::load(p)?,
         None => TournamentFile::empty(config::GameKind::Coup),
     };
+    if let Some(r) = &a.rules {
+        crate::coup_cmd::rules_named(r)?;
+        file.rules = r.clone();
+    }
     let where_ = a
         .file
         .as_ref()
@@ -121,6 +129,17 @@ pub fn run(a: RunArgs) -> Result<()> {
             "a tournament needs at least 2 bots, got {}{where_}\n  fix: add [[bot]] entries to a tournament file or --bot NAME=builtin:honest arguments",
             bots.len()
         );
+    }
+    if bots.iter().any(|b| {
+        matches!(
+            b.source,
+            BotSource::Program {
+                protocol: config::Protocol::Ppcg,
+                ..
+            }
+        )
+    }) {
+        return crate::ppcg_cmd::run_file(&a, &file, &bots);
     }
     let rules = Rules::preset(&file.rules).expect("checked by the file parser");
     let timeouts = Timeouts {

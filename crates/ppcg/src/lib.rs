@@ -20,4 +20,6 @@ pub mod tournament;
 pub use agent::{choice_of, play, Invocation, Lifted, PpcgAgent, RunOptions};
 pub use game::{Field, GameMeta, Notes, PpcgGame, PpcgRules, MAX_INVOCATIONS};
 pub use history::{History, Move};
-pub use tournament::{default_out_dir, entrants, rust_entrant, tournament, PpcgOptions};
+pub use tournament::{
+    default_out_dir, entrants, lifted, program_entrant, rust_entrant, tournament, PpcgOptions,
+};

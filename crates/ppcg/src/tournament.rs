@@ -91,10 +91,6 @@ pub fn entrants(
         .chain(builtins.iter().cloned())
         .collect();
     let names = dedup_names(&names);
-    let run = RunOptions {
-        timeout: opts.timeout,
-        strict: opts.strict,
-    };
     // Programs run in copies of their folders, kept beside the games' files.
     let workspace =
         koth_process::Workspace::new(Some(&opts.out_dir.join("folders"))).map_err(|e| {
@@ -105,23 +101,10 @@ pub fn entrants(
         })?;
     let mut out = Vec::new();
     for (p, name) in list.iter().zip(&names) {
-        let cwd = if p.dir.is_absolute() {
-            p.dir.clone()
-        } else {
-            std::env::current_dir()
-                .map_err(|e| e.to_string())?
-                .join(&p.dir)
-        };
-        let command = Command::new(p.command.clone(), cwd)
+        let command = Command::new(p.command.clone(), koth_process::absolute(&p.dir))
             .with_limits(opts.limits.clone())
             .with_sandbox(opts.sandbox);
-        let (n, run, ws) = (name.clone(), run.clone(), workspace.clone());
-        out.push(Entrant::new(name.clone(), move |slot| {
-            Ok(Box::new(
-                PpcgAgent::new(n.clone(), command.clone(), run.clone())
-                    .with_copies(ws.clone(), slot),
-            ) as Box<dyn Agent<PpcgGame>>)
-        }));
+        out.push(program_entrant(name, command, opts, workspace.clone()));
     }
     for (b, name) in builtins.iter().zip(&names[list.len()..]) {
         let b = b.clone();
@@ -131,6 +114,37 @@ pub fn entrants(
         }));
     }
     Ok(out)
+}
+
+/// A program of the original challenge as an entrant, run with `command` (its
+/// folder, limits and sandbox) from a fresh copy of its folder in `workspace` every
+/// game, with the time limit and reading of `opts`.
+pub fn program_entrant(
+    name: &str,
+    command: Command,
+    opts: &PpcgOptions,
+    workspace: Arc<koth_process::Workspace>,
+) -> Entrant<PpcgGame> {
+    let run = RunOptions {
+        timeout: opts.timeout,
+        strict: opts.strict,
+    };
+    let n = name.to_string();
+    Entrant::new(name, move |slot| {
+        Ok(Box::new(
+            PpcgAgent::new(n.clone(), command.clone(), run.clone())
+                .with_copies(workspace.clone(), slot),
+        ) as Box<dyn Agent<PpcgGame>>)
+    })
+}
+
+/// Seats any Coup entrant (built-in, Rust, or a program over the JSON-lines
+/// protocol) at the challenge's table: it plays the same game through the engine.
+pub fn lifted(e: Entrant<koth_coup::State>) -> Entrant<PpcgGame> {
+    let make = e.factory.clone();
+    Entrant::new(e.name, move |slot| {
+        Ok(Box::new(Lifted(make(slot)?)) as Box<dyn Agent<PpcgGame>>)
+    })
 }
 
 /// Seats any `Agent<koth_coup::State>` (e.g. a Rust bot) as an entrant.

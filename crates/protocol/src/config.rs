@@ -82,6 +82,9 @@ pub enum Protocol {
     /// Ultimate Samurai Showdown's original command line (seed 002): one launch per
     /// turn, the answer is the first letter printed.
     SamuraiCli,
+    /// The two-player Coup challenge's history file (seed 000): one launch per move,
+    /// the move appended to the file. Plays under `rules = "ppcg"` only.
+    Ppcg,
 }
 
 impl Protocol {
@@ -90,6 +93,7 @@ impl Protocol {
         match self {
             Protocol::Json => "json",
             Protocol::SamuraiCli => "samurai-cli",
+            Protocol::Ppcg => "ppcg",
         }
     }
 }
@@ -147,7 +151,7 @@ impl GameKind {
 
     fn protocols(self) -> &'static [Protocol] {
         match self {
-            GameKind::Coup => &[Protocol::Json],
+            GameKind::Coup => &[Protocol::Json, Protocol::Ppcg],
             GameKind::Samurai => &[Protocol::Json, Protocol::SamuraiCli],
         }
     }
@@ -538,6 +542,12 @@ impl TournamentFile {
                             .protocol(p.get_ref())
                             .map_err(|m| at(p.span().start, m))?,
                     };
+                    if protocol == Protocol::Ppcg && rules != "ppcg" {
+                        return Err(at(
+                            b.protocol.as_ref().map_or(line, |p| p.span().start),
+                            format!("bot {bot_name:?} is a program of the two-player challenge, which plays under its rules\n  fix: add rules = \"ppcg\" to [tournament]"),
+                        ));
+                    }
                     BotSource::Program {
                         command: c.into_inner(),
                         dir,
@@ -579,7 +589,8 @@ pub fn parse_bot_arg(arg: &str) -> Result<BotEntry, ConfigError> {
 }
 
 /// [`parse_bot_arg`] for `game`. A Samurai bot may also be
-/// `NAME=samurai-cli:./challenger`: a program of the original challenge.
+/// `NAME=samurai-cli:./challenger`, a program of the original challenge; a Coup bot
+/// `NAME=ppcg:python3 bot.py`, a program of the two-player challenge.
 ///
 /// ```
 /// use koth_protocol::config::{parse_bot_arg_for, BotSource, GameKind, Protocol};
@@ -643,6 +654,11 @@ pub fn parse_bot_arg_for(game: GameKind, arg: &str) -> Result<BotEntry, ConfigEr
         .filter(|_| game == GameKind::Samurai)
     {
         program(c, Protocol::SamuraiCli)?
+    } else if let Some(c) = spec
+        .strip_prefix("ppcg:")
+        .filter(|_| game == GameKind::Coup)
+    {
+        program(c, Protocol::Ppcg)?
     } else {
         return Err(ConfigError(format!(
             "--bot {arg:?}: expected builtin:NAME or cmd:COMMAND after '='{usage}"
@@ -845,6 +861,15 @@ pub fn coup_entrants(
                     known_builtins()
                 ))
             })?,
+            BotSource::Program {
+                protocol: Protocol::Ppcg,
+                ..
+            } => {
+                return Err(ConfigError(format!(
+                    "bot {:?} is a program of the two-player challenge (protocol ppcg): it plays in tournaments under rules = \"ppcg\" (koth coup run FILE, koth ppcg LIST), not here",
+                    b.name
+                )))
+            }
             source @ BotSource::Program { .. } => json_bot(b, source, timeouts, &copies)?,
         });
     }
@@ -904,6 +929,15 @@ pub fn samurai_entrants(
                 protocol: Protocol::Json,
                 ..
             } => json_bot(b, source, timeouts, &copies)?,
+            BotSource::Program {
+                protocol: Protocol::Ppcg,
+                ..
+            } => {
+                return Err(ConfigError(format!(
+                    "bot {:?}: protocol ppcg is a Coup protocol",
+                    b.name
+                )))
+            }
             source @ BotSource::Program {
                 protocol: Protocol::SamuraiCli,
                 ..

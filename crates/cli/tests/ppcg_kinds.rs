@@ -1,0 +1,168 @@
+//! Programs of the two-player challenge as a bot kind of `koth coup run`
+//! (`protocol = "ppcg"`): they play their history-file protocol beside built-in and
+//! JSON-lines bots in one tournament file; `--stop-on-forfeit` works for the
+//! challenge's own runner too.
+
+mod common;
+
+use common::koth_all as koth;
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("koth-ppcg-kinds-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Copies example program `name` (folder `examples/ppcg/NAME`) into `d/NAME`.
+fn program(d: &Path, name: &str, file: &str) {
+    std::fs::create_dir_all(d.join(name)).unwrap();
+    std::fs::copy(
+        repo().join("examples/ppcg").join(name).join(file),
+        d.join(name).join(file),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_tournament_file_seats_challenge_programs_beside_json_and_built_in_bots() {
+    let d = scratch("mix");
+    program(&d, "Truthful", "truthful.py");
+    std::fs::create_dir_all(d.join("sdk")).unwrap();
+    for f in ["koth_bot.py", "example_bot.py"] {
+        std::fs::copy(repo().join("sdk/python").join(f), d.join("sdk").join(f)).unwrap();
+    }
+    let file = d.join("t.toml");
+    std::fs::write(
+        &file,
+        r#"[tournament]
+rules = "ppcg"
+games = 6
+seed = 9
+
+[[bot]]
+name = "Truthful"
+command = ["python3", "truthful.py"]
+dir = "Truthful"
+protocol = "ppcg"
+
+[[bot]]
+name = "py"
+command = ["python3", "example_bot.py"]
+dir = "sdk"
+
+[[bot]]
+name = "honest"
+builtin = "honest"
+"#,
+    )
+    .unwrap();
+    let out = d.join("out");
+    let (code, stdout, err) = koth(&[
+        "coup",
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, Some(0), "{stdout}{err}");
+    assert!(
+        err.contains("3 bots, 1 round of every ordered pair (6 games)"),
+        "{err}"
+    );
+    for name in ["Truthful", "py", "honest"] {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.contains(&format!("┆ {name} ")) && l.contains("┆     4 ┆")),
+            "{name} plays 4 games\n{stdout}"
+        );
+    }
+    assert!(stdout.contains("forfeits: none"), "{stdout}");
+    // Every game is filed as the arbiter names it, the JSON bot's too.
+    let files: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".txt") && n.contains('_'))
+        .collect();
+    assert_eq!(files.len(), 6, "{files:?}");
+    assert!(
+        files.iter().any(|f| f.starts_with("Truthful_py_0_")),
+        "{files:?}"
+    );
+    // The history file is the program's protocol: it holds the moves as written.
+    let (_, replay, _) = koth(&["replay", out.to_str().unwrap(), "--game", "0"]);
+    assert!(replay.contains("(as recorded)"), "{replay}");
+}
+
+#[test]
+fn challenge_programs_need_the_challenge_s_rules() {
+    let d = scratch("rules");
+    program(&d, "Truthful", "truthful.py");
+    let file = d.join("t.toml");
+    std::fs::write(
+        &file,
+        "[[bot]]\nname = \"Truthful\"\ncommand = [\"python3\", \"truthful.py\"]\ndir = \"Truthful\"\nprotocol = \"ppcg\"\n[[bot]]\nname = \"h\"\nbuiltin = \"honest\"\n",
+    )
+    .unwrap();
+    let (code, _, err) = koth(&["coup", "run", file.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("t.toml:5:") && err.contains("rules = \"ppcg\""),
+        "{err}"
+    );
+    // From the command line, --rules ppcg says it.
+    let bot = format!("T=ppcg:python3 {}/Truthful/truthful.py", d.display());
+    let (code, _, err) = koth(&["coup", "run", "--bot", &bot, "--bot", "h=builtin:honest"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--rules ppcg"), "{err}");
+    // A challenge program cannot sit at a table of the 2-6 player game.
+    let (code, _, err) = koth(&["coup", "play", "--bot", &bot, "--bots", "honest"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("two-player challenge"), "{err}");
+}
+
+#[test]
+fn the_challenge_runner_stops_at_the_first_forfeit_and_shows_the_game() {
+    let d = scratch("stop");
+    program(&d, "Junk", "junk.py");
+    program(&d, "Truthful", "truthful.py");
+    std::fs::write(
+        d.join("players.txt"),
+        "Junk python3 junk.py\nTruthful python3 truthful.py\n",
+    )
+    .unwrap();
+    let (code, out, err) = koth(&[
+        "ppcg",
+        d.join("players.txt").to_str().unwrap(),
+        "--rounds",
+        "5",
+        "--seed",
+        "1",
+        "--threads",
+        "1",
+        "--strict",
+        "--stop-on-forfeit",
+        "-q",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("stopped at the first forfeit: game "), "{out}");
+    assert!(out.contains("Junk forfeited after "), "{out}");
+    assert!(
+        out.contains("history file and readable log are in"),
+        "{out}"
+    );
+    // Stopped early: fewer than the 10 games of 5 rounds.
+    let games: u64 = out
+        .lines()
+        .filter(|l| l.contains("┆ Junk "))
+        .map(|l| l.split('┆').nth(3).unwrap().trim().parse::<u64>().unwrap())
+        .sum();
+    assert!(games < 10, "{games}\n{out}");
+}
