@@ -82,7 +82,7 @@ fn entry_of(a: &CheckArgs) -> Result<(BotEntry, Timeouts)> {
 /// after its program file (`python3 bots/my_bot.py` is `my_bot`).
 pub(crate) fn parse_bot(game: GameKind, arg: &str) -> Result<BotEntry> {
     let arg = arg.trim();
-    const KINDS: [&str; 3] = ["builtin:", "cmd:", "samurai-cli:"];
+    const KINDS: [&str; 5] = ["builtin:", "cmd:", "samurai-cli:", "ppcg:", "coup-cli:"];
     let has_kind = |s: &str| KINDS.iter().any(|k| s.starts_with(k));
     if let Some((name, kind)) = arg.split_once('=') {
         if !name.contains(char::is_whitespace) && has_kind(kind) {

@@ -22,8 +22,13 @@ fn copy(from: &Path, to: &Path) {
 }
 
 /// The coup-cli bots of `tests/coup-cli/bots`, copied to a folder of their own, and
-/// a tournament file seating each through the adapter.
+/// a tournament file seating each through the adapter: named in the command, or
+/// with `protocol = "coup-cli"` (the adapter built into koth).
 fn coup_cli_field(name: &str, rules: &str, games: u64) -> PathBuf {
+    coup_cli_field_as(name, rules, games, false)
+}
+
+fn coup_cli_field_as(name: &str, rules: &str, games: u64, by_protocol: bool) -> PathBuf {
     let d = tmp(name);
     copy(&here().join("tests/coup-cli/bots"), &d.join("field/bots"));
     let adapter = here().join("../../sdk/coup-cli/adapter.js");
@@ -31,10 +36,14 @@ fn coup_cli_field(name: &str, rules: &str, games: u64) -> PathBuf {
     let mut toml =
         format!("[tournament]\ngames = {games}\nseed = 21\ntable_size = 3\nrules = \"{rules}\"\n");
     for bot in ["Namer", "Grudge", "Sloppy"] {
-        toml.push_str(&format!(
-            "\n[[bot]]\nname = \"{bot}\"\ncommand = [\"node\", \"{}\", \"bots/{bot}\"]\ndir = \"field\"\n",
-            adapter.display()
-        ));
+        toml.push_str(&if by_protocol {
+            format!("\n[[bot]]\nname = \"{bot}\"\ncommand = [\"bots/{bot}\"]\nprotocol = \"coup-cli\"\ndir = \"field\"\n")
+        } else {
+            format!(
+                "\n[[bot]]\nname = \"{bot}\"\ncommand = [\"node\", \"{}\", \"bots/{bot}\"]\ndir = \"field\"\n",
+                adapter.display()
+            )
+        });
     }
     std::fs::write(d.join("t.toml"), toml).unwrap();
     d
@@ -110,7 +119,8 @@ fn coup_cli_bots_run_unchanged_and_agree_with_coup_cli() {
 
 #[test]
 fn under_standard_rules_illegal_actions_forfeit() {
-    let d = coup_cli_field("standard", "standard", 60);
+    // Seated with `protocol = "coup-cli"`: koth runs its own copy of the adapter.
+    let d = coup_cli_field_as("standard", "standard", 60, true);
     let s = summary(&d, &[]);
     assert!(row(&s, "Sloppy")["forfeits"].as_u64().unwrap() > 10);
     assert_eq!(row(&s, "Namer")["forfeits"], 0);
@@ -327,4 +337,34 @@ fn the_adapter_passes_coup_cli_parameters_and_history() {
             .any(|k| k == "counterer"),
         "{c}"
     );
+}
+
+/// A coup-cli bot folder named on the command line (`coup-cli:PATH`) can be checked
+/// and watched like any bot.
+#[test]
+fn a_coup_cli_bot_folder_is_checked_and_played_from_the_command_line() {
+    let d = coup_cli_field("cli-kind", "coupcli", 1);
+    let namer = d.join("field/bots/Namer");
+    let spec = format!("coup-cli:{}", namer.display());
+    let (ok, out, err) = koth(&["coup", "check", &spec, "--games", "20", "-q"]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("Namer passed: 20 games"), "{out}");
+    // Sloppy's illegal actions are found, at the action.
+    let sloppy = format!("coup-cli:{}", d.join("field/bots/Sloppy").display());
+    let (ok, out, _) = koth(&["coup", "check", &sloppy, "--games", "20", "-q"]);
+    assert!(!ok, "{out}");
+    assert!(out.contains("✗ action: "), "{out}");
+    // Played at a table, its console.log lines show as its stderr.
+    let (ok, out, err) = koth(&[
+        "coup",
+        "play",
+        "--bots",
+        "honest",
+        "--bot",
+        &format!("namer={spec}"),
+        "--seed",
+        "3",
+    ]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("namer stderr | "), "{out}");
 }

@@ -85,6 +85,70 @@ pub enum Protocol {
     /// The two-player Coup challenge's history file (seed 000): one launch per move,
     /// the move appended to the file. Plays under `rules = "ppcg"` only.
     Ppcg,
+    /// A coup-cli bot folder (seed 004), run unchanged through koth's bundled
+    /// adapter, which speaks JSON lines: `command` names the folder.
+    CoupCli,
+}
+
+impl Protocol {
+    /// Whether the program speaks JSON lines to koth (itself or through an adapter).
+    pub fn is_json(self) -> bool {
+        matches!(self, Protocol::Json | Protocol::CoupCli)
+    }
+}
+
+const ADAPTER_FILES: [(&str, &str); 3] = [
+    (
+        "adapter.js",
+        include_str!("../../../sdk/coup-cli/adapter.js"),
+    ),
+    (
+        "constants.js",
+        include_str!("../../../sdk/coup-cli/constants.js"),
+    ),
+    ("helper.js", include_str!("../../../sdk/coup-cli/helper.js")),
+];
+
+/// The path of koth's coup-cli adapter (`sdk/coup-cli/adapter.js`, built into the
+/// binary), written with its two helper files into the user's cache folder
+/// (`$XDG_CACHE_HOME` or `~/.cache`, `koth/coup-cli-<version>`) and checked byte for
+/// byte on every call, so a changed or stale copy is rewritten.
+pub fn coup_cli_adapter() -> Result<PathBuf, ConfigError> {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    let dir = cache
+        .join("koth")
+        .join(format!("coup-cli-{}", env!("CARGO_PKG_VERSION")));
+    let fail = |e: std::io::Error| {
+        ConfigError(format!(
+            "cannot write koth's coup-cli adapter to {}: {e}\n  fix: set XDG_CACHE_HOME to a writable folder",
+            dir.display()
+        ))
+    };
+    std::fs::create_dir_all(&dir).map_err(fail)?;
+    for (name, text) in ADAPTER_FILES {
+        let path = dir.join(name);
+        if std::fs::read(&path).ok().as_deref() != Some(text.as_bytes()) {
+            // Written aside then renamed: a run reading it meanwhile sees a whole file.
+            let tmp = dir.join(format!(".{name}.{}", std::process::id()));
+            std::fs::write(&tmp, text).map_err(fail)?;
+            std::fs::rename(&tmp, &path).map_err(fail)?;
+        }
+    }
+    Ok(dir.join("adapter.js"))
+}
+
+/// The command that runs coup-cli bot folder `folder` (relative to the working
+/// folder) through the bundled adapter.
+fn coup_cli_command(folder: &str) -> Result<Vec<String>, ConfigError> {
+    let adapter = coup_cli_adapter()?;
+    Ok(vec![
+        "node".to_string(),
+        adapter.display().to_string(),
+        folder.to_string(),
+    ])
 }
 
 impl Protocol {
@@ -94,6 +158,7 @@ impl Protocol {
             Protocol::Json => "json",
             Protocol::SamuraiCli => "samurai-cli",
             Protocol::Ppcg => "ppcg",
+            Protocol::CoupCli => "coup-cli",
         }
     }
 }
@@ -151,7 +216,7 @@ impl GameKind {
 
     fn protocols(self) -> &'static [Protocol] {
         match self {
-            GameKind::Coup => &[Protocol::Json, Protocol::Ppcg],
+            GameKind::Coup => &[Protocol::Json, Protocol::Ppcg, Protocol::CoupCli],
             GameKind::Samurai => &[Protocol::Json, Protocol::SamuraiCli],
         }
     }
@@ -542,6 +607,16 @@ impl TournamentFile {
                             .protocol(p.get_ref())
                             .map_err(|m| at(p.span().start, m))?,
                     };
+                    let mut command = c.into_inner();
+                    if protocol == Protocol::CoupCli {
+                        if command.len() != 1 {
+                            return Err(at(
+                                b.protocol.as_ref().map_or(line, |p| p.span().start),
+                                format!("bot {bot_name:?}: a coup-cli bot's `command` names its folder, and only that\n  fix: command = [\"bots/myBot\"] (the folder holding index.js, relative to `dir`)"),
+                            ));
+                        }
+                        command = coup_cli_command(&command[0])?;
+                    }
                     if protocol == Protocol::Ppcg && rules != "ppcg" {
                         return Err(at(
                             b.protocol.as_ref().map_or(line, |p| p.span().start),
@@ -549,7 +624,7 @@ impl TournamentFile {
                         ));
                     }
                     BotSource::Program {
-                        command: c.into_inner(),
+                        command,
                         dir,
                         env: b.env.into_iter().collect(),
                         limits,
@@ -590,7 +665,9 @@ pub fn parse_bot_arg(arg: &str) -> Result<BotEntry, ConfigError> {
 
 /// [`parse_bot_arg`] for `game`. A Samurai bot may also be
 /// `NAME=samurai-cli:./challenger`, a program of the original challenge; a Coup bot
-/// `NAME=ppcg:python3 bot.py`, a program of the two-player challenge.
+/// `NAME=ppcg:python3 bot.py`, a program of the two-player challenge, or
+/// `NAME=coup-cli:path/to/bots/myBot`, a coup-cli bot folder (run from the folder two
+/// levels up, a coup-cli checkout's root).
 ///
 /// ```
 /// use koth_protocol::config::{parse_bot_arg_for, BotSource, GameKind, Protocol};
@@ -659,6 +736,29 @@ pub fn parse_bot_arg_for(game: GameKind, arg: &str) -> Result<BotEntry, ConfigEr
         .filter(|_| game == GameKind::Coup)
     {
         program(c, Protocol::Ppcg)?
+    } else if let Some(folder) = spec
+        .strip_prefix("coup-cli:")
+        .filter(|_| game == GameKind::Coup)
+    {
+        // The bot's folder runs from its parent's parent (a coup-cli checkout's root,
+        // whose `bots/` ALLBOTS() reads), or the current folder.
+        let folder = Path::new(folder.trim());
+        let root = folder
+            .parent()
+            .and_then(Path::parent)
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let rel = folder.strip_prefix(&root).unwrap_or(folder);
+        BotSource::Program {
+            command: coup_cli_command(&rel.display().to_string())?,
+            dir: root,
+            env: Vec::new(),
+            limits: Limits::standard(),
+            sandbox: Sandbox::Auto,
+            read_only: Vec::new(),
+            protocol: Protocol::CoupCli,
+        }
     } else {
         return Err(ConfigError(format!(
             "--bot {arg:?}: expected builtin:NAME or cmd:COMMAND after '='{usage}"
@@ -747,7 +847,7 @@ pub fn preflight_game<G: crate::WireGame>(
                 dir.display()
             )));
         }
-        if *protocol != Protocol::Json {
+        if !protocol.is_json() {
             continue;
         }
         let mut cfg = JsonBotConfig::new(cmd);
@@ -929,6 +1029,15 @@ pub fn samurai_entrants(
                 protocol: Protocol::Json,
                 ..
             } => json_bot(b, source, timeouts, &copies)?,
+            BotSource::Program {
+                protocol: Protocol::CoupCli,
+                ..
+            } => {
+                return Err(ConfigError(format!(
+                    "bot {:?}: protocol coup-cli is a Coup protocol",
+                    b.name
+                )))
+            }
             BotSource::Program {
                 protocol: Protocol::Ppcg,
                 ..
