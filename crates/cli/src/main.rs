@@ -41,7 +41,7 @@ enum Cmd {
     /// Ultimate Samurai Showdown: play a duel, run a round robin of any samurai, check a bot.
     Samurai(Box<samurai_cmd::SamuraiCmd>),
     /// Coup, the two-player challenge edition: run seed-000 programs unchanged.
-    Ppcg(ppcg_cmd::PpcgArgs),
+    Ppcg(Box<ppcg_cmd::PpcgCmd>),
     /// Test a candidate against a pool until a sequential test (SPRT) decides.
     Gauntlet(gauntlet_cmd::GauntletArgs),
     /// Combine the shards of one tournament (`--shard I/N` runs) into one run.
@@ -82,7 +82,7 @@ fn main() {
         Cmd::Coup(c) => coup_cmd::run(c),
         Cmd::Samurai(c) => samurai_cmd::run(*c),
         Cmd::Run(a) => run_cmd::run(a),
-        Cmd::Ppcg(a) => ppcg_cmd::run(a),
+        Cmd::Ppcg(a) => ppcg_cmd::run_cmd(*a),
         Cmd::Gauntlet(a) => gauntlet_cmd::run(a),
         Cmd::Report { dir, replays } => report::run(&dir, replays),
         Cmd::Merge { dirs, out } => records_cmd::merge(&dirs, &out),

@@ -10,12 +10,45 @@ use koth_protocol::config::{BotEntry, TournamentFile};
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// `koth ppcg`: a run of the challenge, or one of its subcommands.
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct PpcgCmd {
+    #[command(subcommand)]
+    sub: Option<PpcgSub>,
+    #[command(flatten)]
+    run: PpcgArgs,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum PpcgSub {
+    /// Run the programs of a list (the same as `koth ppcg LIST`, in the command shape
+    /// every game shares).
+    Run(PpcgArgs),
+    /// List the built-in bots that may join (`--builtin`).
+    Bots,
+}
+
+/// Runs a `koth ppcg` command.
+pub fn run_cmd(cmd: PpcgCmd) -> Result<()> {
+    match cmd.sub {
+        Some(PpcgSub::Run(a)) => run(a),
+        Some(PpcgSub::Bots) => {
+            for (name, about) in koth_coup::bots::BUILTINS {
+                out!("{name:<12} {about}");
+            }
+            Ok(())
+        }
+        None => run(cmd.run),
+    }
+}
+
 /// Options of `koth ppcg`.
 #[derive(Args, Debug)]
 pub struct PpcgArgs {
     /// The program list: one `Name command...` a line, each program in the folder
     /// `<list dir>/<Name>`, which is its working directory.
-    pub file: PathBuf,
+    pub file: Option<PathBuf>,
     /// Rounds; in each, every program plays every other going first and second.
     #[arg(long, default_value_t = 10)]
     pub rounds: u64,
@@ -64,7 +97,11 @@ pub struct PpcgArgs {
 /// Runs `koth ppcg`.
 pub fn run(args: PpcgArgs) -> Result<()> {
     output::check_summary_path(args.summary_json.as_deref())?;
-    let list = programs::load(&args.file).map_err(|e| anyhow!("{e}"))?;
+    let Some(file) = args.file.clone() else {
+        bail!("koth ppcg needs the program list\n  fix: koth ppcg run examples/ppcg/players.txt (one `Name command...` a line)");
+    };
+    output::check_not_a_typo(&file, "koth ppcg", &["run", "bots"])?;
+    let list = programs::load(&file).map_err(|e| anyhow!("{e}"))?;
     let seed = args
         .run
         .resumed_seed(args.seed)?
@@ -76,7 +113,7 @@ pub fn run(args: PpcgArgs) -> Result<()> {
     let mut run_opts = args.run.clone();
     let out_dir = run_opts
         .out
-        .get_or_insert_with(|| default_out_dir(&args.file).join(format!("seed-{seed}")))
+        .get_or_insert_with(|| default_out_dir(&file).join(format!("seed-{seed}")))
         .clone();
     koth_protocol::config::check_out_dir_of(
         list.iter().map(|p| (p.name.as_str(), p.dir.as_path())),
@@ -90,7 +127,7 @@ pub fn run(args: PpcgArgs) -> Result<()> {
                 "program {:?} (line {} of {}) cannot start: {e}\n  fix: correct its command or folder, or install its interpreter",
                 p.name,
                 p.line,
-                args.file.display()
+                file.display()
             );
         }
     }

@@ -372,6 +372,9 @@ fn field_of(a: &TournamentArgs) -> Result<Field> {
         bots: Vec::new(),
         file: None,
     };
+    if let Some(f) = &a.file {
+        output::check_not_a_typo(f, "koth samurai", &["play", "run", "check", "bots"])?;
+    }
     match &a.file {
         Some(f) if f.extension().is_some_and(|e| e == "toml") => {
             let t = TournamentFile::load_for(GameKind::Samurai, f)?;

@@ -138,8 +138,10 @@ fn the_challenge_runner_stops_at_the_first_forfeit_and_shows_the_game() {
         "Junk python3 junk.py\nTruthful python3 truthful.py\n",
     )
     .unwrap();
+    // `koth ppcg run LIST` is `koth ppcg LIST` in the shape every game shares.
     let (code, out, err) = koth(&[
         "ppcg",
+        "run",
         d.join("players.txt").to_str().unwrap(),
         "--rounds",
         "5",
@@ -165,4 +167,17 @@ fn the_challenge_runner_stops_at_the_first_forfeit_and_shows_the_game() {
         .map(|l| l.split('┆').nth(3).unwrap().trim().parse::<u64>().unwrap())
         .sum();
     assert!(games < 10, "{games}\n{out}");
+}
+
+#[test]
+fn a_misspelt_subcommand_is_named() {
+    let (code, _, err) = koth(&["ppcg", "bts"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("did you mean `koth ppcg bots`?"), "{err}");
+    let (code, out, _) = koth(&["ppcg", "bots"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("honest"), "{out}");
+    let (code, _, err) = koth(&["ppcg"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("needs the program list"), "{err}");
 }

@@ -347,6 +347,14 @@ fn bad_samurai_arguments_get_clear_errors() {
         err.contains("did not start") || err.contains("no-such-program"),
         "{err}"
     );
+    for (typo, meant) in [("bot", "bots"), ("chek", "check"), ("ply", "play")] {
+        let (code, _, err) = koth(&["samurai", typo]);
+        assert_eq!(code, Some(2));
+        assert!(
+            err.contains(&format!("did you mean `koth samurai {meant}`?")),
+            "{err}"
+        );
+    }
     let (code, _, err) = koth(&["samurai", "check", "bower", "--games", "0"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("--games must be at least 1"), "{err}");
