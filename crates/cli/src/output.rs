@@ -632,6 +632,29 @@ pub fn table_schedule(
     }
 }
 
+/// A missing FILE argument that looks like a misspelt subcommand (`koth samurai
+/// bot`): the error says which command was meant.
+pub fn check_not_a_typo(
+    file: &std::path::Path,
+    command: &str,
+    subcommands: &[&str],
+) -> anyhow::Result<()> {
+    let word = file.to_string_lossy();
+    if file.exists() || word.contains(['/', '.']) {
+        return Ok(());
+    }
+    let near = subcommands
+        .iter()
+        .filter(|s| strsim::levenshtein(s, &word) <= 2 || s.starts_with(word.as_ref()))
+        .min_by_key(|s| strsim::levenshtein(s, &word));
+    match near {
+        Some(s) => anyhow::bail!(
+            "{word}: no such file, and not a subcommand\n  fix: did you mean `{command} {s}`?"
+        ),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -753,28 +776,5 @@ mod tests {
             "{}",
             mean_text(&r, 4)
         );
-    }
-}
-
-/// A missing FILE argument that looks like a misspelt subcommand (`koth samurai
-/// bot`): the error says which command was meant.
-pub fn check_not_a_typo(
-    file: &std::path::Path,
-    command: &str,
-    subcommands: &[&str],
-) -> anyhow::Result<()> {
-    let word = file.to_string_lossy();
-    if file.exists() || word.contains(['/', '.']) {
-        return Ok(());
-    }
-    let near = subcommands
-        .iter()
-        .filter(|s| strsim::levenshtein(s, &word) <= 2 || s.starts_with(word.as_ref()))
-        .min_by_key(|s| strsim::levenshtein(s, &word));
-    match near {
-        Some(s) => anyhow::bail!(
-            "{word}: no such file, and not a subcommand\n  fix: did you mean `{command} {s}`?"
-        ),
-        None => Ok(()),
     }
 }
