@@ -19,7 +19,9 @@ pub enum GameName {
 /// Options of `koth gauntlet`.
 #[derive(Args, Debug)]
 pub struct GauntletArgs {
-    /// The bot under test: a built-in name, or for Coup NAME=builtin:X or 'NAME=cmd:python3 bot.py'.
+    /// The bot under test: a built-in name, NAME=builtin:X, 'NAME=cmd:python3 bot.py'
+    /// (JSON lines), or another kind of the game ('NAME=samurai-cli:./old',
+    /// 'NAME=coup-cli:bots/x').
     #[arg(long)]
     candidate: String,
     /// Its opponents, comma-separated, in the same forms.
@@ -54,27 +56,21 @@ pub struct GauntletArgs {
     threads: Option<usize>,
 }
 
-fn coup_entrants(specs: &[String]) -> Result<Vec<Entrant<koth_coup::State>>> {
+/// The bots `specs` name, with unique names.
+fn bot_entries(
+    game: koth_protocol::config::GameKind,
+    specs: &[String],
+) -> Result<Vec<koth_protocol::config::BotEntry>> {
     let mut bots = Vec::new();
     for s in specs {
-        let spec = if s.contains('=') {
-            s.clone()
-        } else {
-            format!("{s}=builtin:{s}")
-        };
-        bots.push(koth_protocol::config::parse_bot_arg(&spec)?);
+        bots.push(crate::check_cmd::parse_bot(game, s)?);
     }
     let names =
         koth_arena::runner::dedup_names(&bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>());
     for (b, n) in bots.iter_mut().zip(names) {
         b.name = n;
     }
-    let copies = koth_process::Workspace::new(None)?;
-    Ok(koth_protocol::config::coup_entrants(
-        &bots,
-        Default::default(),
-        Some(copies),
-    )?)
+    Ok(bots)
 }
 
 /// Runs `koth gauntlet`.
@@ -96,9 +92,15 @@ pub fn run(a: GauntletArgs) -> Result<()> {
     };
     let seed = a.seed.unwrap_or_else(output::fresh_seed);
     let threads = output::threads(a.threads);
+    use koth_protocol::config::{self, GameKind};
+    let copies = koth_process::Workspace::new(None)?;
     match a.game {
         GameName::Coup => gauntlet(
-            coup_entrants(&specs)?,
+            config::coup_entrants(
+                &bot_entries(GameKind::Coup, &specs)?,
+                Default::default(),
+                Some(copies),
+            )?,
             koth_coup::Rules::standard(),
             Scoring::ZeroSum,
             test,
@@ -107,7 +109,12 @@ pub fn run(a: GauntletArgs) -> Result<()> {
             threads,
         ),
         GameName::Samurai => {
-            let e = koth_samurai::entrants(&specs).map_err(anyhow::Error::msg)?;
+            let e = config::samurai_entrants(
+                &bot_entries(GameKind::Samurai, &specs)?,
+                Default::default(),
+                Some(copies),
+                &Default::default(),
+            )?;
             gauntlet(
                 e,
                 koth_samurai::Rules::default(),

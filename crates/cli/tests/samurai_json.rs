@@ -359,3 +359,30 @@ fn bad_samurai_arguments_get_clear_errors() {
     assert_eq!(code, Some(2));
     assert!(err.contains("--games must be at least 1"), "{err}");
 }
+
+#[test]
+fn a_json_samurai_runs_a_gauntlet() {
+    let d = bot_folder("gauntlet");
+    let cand = format!("py=cmd:python3 {}/samurai_bot.py", d.display());
+    let (code, out, err) = koth(&[
+        "gauntlet",
+        "--game",
+        "samurai",
+        "--candidate",
+        &cand,
+        "--pool",
+        "waiter,copycat",
+        "--max-games",
+        "400",
+        "--batch",
+        "100",
+        "--seed",
+        "2",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        err.contains("gauntlet: py against waiter, copycat"),
+        "{err}"
+    );
+    assert!(out.contains("verdict: better"), "{out}");
+}
