@@ -42,15 +42,20 @@ pub struct PlayArgs {
     /// shown only your own cards). Repeatable.
     #[arg(long = "bot", value_name = "NAME=KIND")]
     pub bot: Vec<String>,
-    /// Time limit per decision for programs, in milliseconds.
-    #[arg(long, default_value_t = 1000)]
-    pub timeout_ms: u64,
+    /// A tournament file: `--bot NAME` seats its bot NAME (its folder, limits and
+    /// time limit); without --bot or --bots, its bots take the seats (six at most).
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Time limit per decision for programs, in milliseconds (default 1000, or the file's).
+    #[arg(long)]
+    pub timeout_ms: Option<u64>,
     /// Seed of the deal and the bots' randomness (random if left out).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Rule set: standard, ppcg, or coupcli (coup-cli's engine: 0 coins, Coup forced above 10, illegal choices penalised).
-    #[arg(long, default_value = "standard")]
-    pub rules: String,
+    /// Rule set: standard, ppcg, or coupcli (coup-cli's engine: 0 coins, Coup forced
+    /// above 10, illegal choices penalised); default standard, or the file's.
+    #[arg(long)]
+    pub rules: Option<String>,
     /// Hide the players' face-down cards (show only what a player at the table sees).
     #[arg(long)]
     pub hide_cards: bool,
@@ -250,14 +255,24 @@ fn run_loop(a: LoopArgs) -> Result<()> {
 }
 
 fn play(a: PlayArgs) -> Result<()> {
-    use koth_protocol::config::{self, BotEntry, BotSource};
-    let rules = rules_named(&a.rules)?;
-    let builtins: Vec<String> = match (&a.bots, a.bot.is_empty()) {
-        (Some(b), _) => b.clone(),
-        (None, true) => ["honest", "counter", "bluffer", "economist"]
+    use koth_protocol::config::{self, BotEntry, BotSource, TournamentFile};
+    let file = match &a.file {
+        Some(f) => Some(TournamentFile::load(f)?),
+        None => None,
+    };
+    let rules_name = a
+        .rules
+        .clone()
+        .or(file.as_ref().map(|f| f.rules.clone()))
+        .unwrap_or_else(|| "standard".into());
+    let rules = rules_named(&rules_name)?;
+    let from_file = a.bots.is_none() && a.bot.is_empty();
+    let builtins: Vec<String> = match (&a.bots, a.bot.is_empty(), &file) {
+        (Some(b), _, _) => b.clone(),
+        (None, true, None) => ["honest", "counter", "bluffer", "economist"]
             .map(String::from)
             .to_vec(),
-        (None, false) => Vec::new(),
+        _ => Vec::new(),
     };
     check_bots(&builtins)?;
     let mut entries: Vec<BotEntry> = dedup_names(&builtins)
@@ -268,16 +283,33 @@ fn play(a: PlayArgs) -> Result<()> {
             source: BotSource::Builtin(b.clone()),
         })
         .collect();
+    if let (Some(f), true) = (&file, from_file) {
+        entries.extend(f.bots.iter().take(rules.max_seats as usize).cloned());
+    }
     // A person at this terminal: `NAME=human`.
     let mut humans = Vec::new();
     for arg in &a.bot {
-        match arg.split_once('=') {
-            Some((name, "human")) if !name.trim().is_empty() => {
+        let in_file = file
+            .as_ref()
+            .and_then(|f| f.bots.iter().find(|b| b.name == *arg));
+        match (arg.split_once('='), in_file) {
+            (_, Some(b)) => entries.push(b.clone()),
+            (Some((name, "human")), _) if !name.trim().is_empty() => {
                 humans.push(name.trim().to_string());
                 entries.push(BotEntry {
                     name: name.trim().to_string(),
                     source: BotSource::Builtin("human".into()),
                 });
+            }
+            (None, None) if file.is_some() => {
+                let names: Vec<&str> = file
+                    .iter()
+                    .flat_map(|f| f.bots.iter().map(|b| b.name.as_str()))
+                    .collect();
+                bail!(
+                    "--bot {arg:?}: the file has no bot of that name\n  fix: name one of {}",
+                    names.join(", ")
+                );
             }
             _ => entries.push(config::parse_bot_arg(arg)?),
         }
@@ -296,15 +328,19 @@ fn play(a: PlayArgs) -> Result<()> {
     if n < rules.min_seats as usize || n > rules.max_seats as usize {
         bail!(
             "the {} rules seat {} to {} players, got {n} bots",
-            a.rules,
+            rules_name,
             rules.min_seats,
             rules.max_seats
         );
     }
-    let timeouts = config::Timeouts {
-        decision: std::time::Duration::from_millis(a.timeout_ms),
-        ..Default::default()
-    };
+    let mut timeouts = config::Timeouts::default();
+    if let Some(f) = &file {
+        timeouts.decision = f.decision_timeout;
+        timeouts.startup = f.startup_timeout;
+    }
+    if let Some(ms) = a.timeout_ms {
+        timeouts.decision = std::time::Duration::from_millis(ms.max(1));
+    }
     // Every program starts and greets before the game, or the error names it.
     config::preflight(&entries, timeouts)?;
     let seed = a.seed.unwrap_or_else(output::fresh_seed);
@@ -332,7 +368,11 @@ fn play(a: PlayArgs) -> Result<()> {
     out!(
         "{}",
         paint(
-            &format!("Coup, {} rules, seed {seed}: {}", a.rules, names.join(", ")),
+            &format!(
+                "Coup, {} rules, seed {seed}: {}",
+                rules_name,
+                names.join(", ")
+            ),
             Style::new().bold()
         )
     );
@@ -406,7 +446,7 @@ fn play(a: PlayArgs) -> Result<()> {
         agent.finish(&game, s);
     }
     // What the bots log on `end` (their summaries) comes a moment later.
-    if !a.bot.is_empty() {
+    if !a.bot.is_empty() || a.file.is_some() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     drain(&mut agents, &mut logged, &mut quiet);

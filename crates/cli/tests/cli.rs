@@ -755,3 +755,44 @@ fn game_run_commands_and_their_old_names_agree() {
         assert!(!a.is_empty() && a == b, "{new}:\n{a}\n{old}:\n{b}");
     }
 }
+
+/// `koth coup play --file FILE` seats a tournament file's bots (all of them, or
+/// those named with --bot), with the file's folders and limits.
+#[test]
+fn coup_play_seats_the_bots_of_a_tournament_file() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let file = root.join("examples/coup-tournament.toml");
+    let file = file.to_str().unwrap();
+    let (ok, out, err) = koth(&["coup", "play", "--file", file, "--seed", "3"]);
+    assert!(ok, "{out}{err}");
+    assert!(
+        out.starts_with(
+            "Coup, standard rules, seed 3: my-python-bot, my-js-bot, honest, counter, bluffer"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("\nWinner: "), "{out}");
+    let (ok, out, err) = koth(&[
+        "coup",
+        "play",
+        "--file",
+        file,
+        "--bot",
+        "my-js-bot",
+        "--bots",
+        "honest",
+        "--seed",
+        "3",
+    ]);
+    assert!(ok, "{out}{err}");
+    assert!(
+        out.starts_with("Coup, standard rules, seed 3: honest, my-js-bot"),
+        "{out}"
+    );
+    let (ok, _, err) = koth(&["coup", "play", "--file", file, "--bot", "nobody"]);
+    assert!(!ok);
+    assert!(
+        err.contains("fix: name one of my-python-bot, my-js-bot"),
+        "{err}"
+    );
+}
