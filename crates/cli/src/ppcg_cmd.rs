@@ -25,14 +25,164 @@ enum PpcgSub {
     /// Run the programs of a list (the same as `koth ppcg LIST`, in the command shape
     /// every game shares).
     Run(PpcgArgs),
+    /// Put one program through every kind of decision, against built-in bots, and
+    /// report what it does wrong (exit status 1 if anything).
+    Check(PpcgCheckArgs),
     /// List the built-in bots that may join (`--builtin`).
     Bots,
+}
+
+/// Options of `koth ppcg check`.
+#[derive(Args, Debug)]
+pub struct PpcgCheckArgs {
+    /// The program's command ('python3 bots/me/bot.py'), run in the folder of its
+    /// file from a scratch copy, as in a tournament.
+    pub bot: String,
+    /// Games to play (seats alternate, opponents vary; each move is a launch).
+    #[arg(long, default_value_t = 30)]
+    pub games: u64,
+    /// Seed of the deals and opponents.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Time limit of one invocation, in milliseconds (answers over half of it are slow).
+    #[arg(long, default_value_t = 10_000)]
+    pub timeout_ms: u64,
+    /// Forfeit anything but exactly one legal move (as `koth ppcg --strict`).
+    #[arg(long)]
+    pub strict: bool,
+    /// Narrate only check game G (the command each defect names).
+    #[arg(long, value_name = "G")]
+    pub game: Option<u64>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Runs `koth ppcg check`; `Ok(false)` when the program has a defect.
+fn check(a: PpcgCheckArgs) -> Result<bool> {
+    use koth_ppcg::check::{self as pc, CheckOptions};
+    use koth_protocol::config::GameKind;
+    if a.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let spec = if a.bot.starts_with("ppcg:") || a.bot.contains("=ppcg:") {
+        a.bot.clone()
+    } else {
+        format!("ppcg:{}", a.bot)
+    };
+    let entry = crate::check_cmd::parse_bot(GameKind::Coup, &spec)?;
+    let Some(cmd) = entry.source.command() else {
+        bail!("{:?} is not a program", a.bot);
+    };
+    if let Err(e) = cmd.check() {
+        bail!(
+            "{} cannot start: {e}\n  fix: correct the command, or install its interpreter",
+            a.bot
+        );
+    }
+    let scratch = koth_process::ScratchDir::new("ppcg-check-files")?;
+    let workspace = koth_process::Workspace::new(None)?;
+    let timeout = Duration::from_millis(a.timeout_ms.max(1));
+    let mut agent = koth_ppcg::PpcgAgent::new(
+        entry.name.clone(),
+        cmd,
+        koth_ppcg::RunOptions {
+            timeout,
+            strict: a.strict,
+        },
+    )
+    .with_copies(workspace, 0);
+    let opts = CheckOptions {
+        games: a.games,
+        slow: timeout / 2,
+        ..CheckOptions::new(a.seed)
+    };
+    let mut repro = format!("koth ppcg check {}", koth_process::shell_word(&a.bot));
+    if a.strict {
+        repro += " --strict";
+    }
+    if a.timeout_ms != 10_000 {
+        repro += &format!(" --timeout-ms {}", a.timeout_ms);
+    }
+    repro += &format!(" --seed {}", a.seed);
+    if let Some(g) = a.game {
+        let (seat, opponent, _) = pc::check_game(a.seed, g);
+        let mut names = vec![opponent.to_string(), opponent.to_string()];
+        names[seat] = entry.name.clone();
+        out!(
+            "Check game {g} (seed {}): {} against {opponent}, {} asked {}",
+            a.seed,
+            entry.name,
+            entry.name,
+            if seat == 0 { "first" } else { "second" }
+        );
+        let mut report = koth_arena::check::CheckReport::new(&pc::KINDS, opts.slow);
+        let (mut shown, mut last, mut quiet) = (0, String::new(), Vec::new());
+        let mut end = None;
+        pc::play_check_game(
+            &mut agent,
+            &entry.name,
+            &opts,
+            g,
+            scratch.path(),
+            &mut report,
+            &mut |game, step| {
+                match step {
+                    pc::Step::Applied => {
+                        shown = crate::coup_cmd::narrate(
+                            game.state(),
+                            &names,
+                            shown,
+                            false,
+                            &mut last,
+                            &mut quiet,
+                        );
+                    }
+                    pc::Step::Fault(f) => crate::coup_cmd::show_fault(&entry.name, f, None),
+                }
+                if koth_arena::Game::outcome(game).is_some() {
+                    end = Some(game.history().canonical().to_string());
+                }
+            },
+        );
+        if let Some(file) = end {
+            out!("\nthe history file at the end:\n{}", file.trim_end());
+        }
+        for f in &report.findings {
+            out!("✗ {}: {}", f.kind, f.reason);
+        }
+        return Ok(report.passed());
+    }
+    eprintln!(
+        "Checking {} ({}) at the two-player challenge: {} games from seed {}, {} ms an invocation{}",
+        entry.name,
+        entry
+            .source
+            .command()
+            .map(|c| c.program.join(" "))
+            .unwrap_or_default(),
+        a.games,
+        a.seed,
+        timeout.as_millis(),
+        if a.strict { ", strict" } else { "" }
+    );
+    let bar = output::Bar::new(a.games, a.quiet);
+    let report = pc::check(&mut agent, &entry.name, &opts, |n| bar.set_position(n))?;
+    bar.finish();
+    crate::check_cmd::print_report(&report, &entry.name, &repro);
+    Ok(report.passed())
 }
 
 /// Runs a `koth ppcg` command.
 pub fn run_cmd(cmd: PpcgCmd) -> Result<()> {
     match cmd.sub {
         Some(PpcgSub::Run(a)) => run(a),
+        Some(PpcgSub::Check(a)) => {
+            if !check(a)? {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
         Some(PpcgSub::Bots) => {
             for (name, about) in koth_coup::bots::BUILTINS {
                 out!("{name:<12} {about}");

@@ -181,3 +181,38 @@ fn a_misspelt_subcommand_is_named() {
     assert_eq!(code, Some(2));
     assert!(err.contains("needs the program list"), "{err}");
 }
+
+#[test]
+fn check_finds_a_challenge_program_s_defects_and_passes_a_sound_one() {
+    let d = scratch("check");
+    program(&d, "Junk", "junk.py");
+    program(&d, "Truthful", "truthful.py");
+    let junk = format!("python3 {}/Junk/junk.py", d.display());
+    let (code, out, err) = koth(&["ppcg", "check", &junk, "--games", "4", "--strict", "-q"]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.contains("✗ action: illegal move \"xT\""), "{out}");
+    assert!(out.contains("the file's last line: \"\""), "{out}");
+    assert!(
+        out.contains(&format!(
+            "see it: koth ppcg check '{junk}' --strict --seed 1 --game 0"
+        )),
+        "{out}"
+    );
+    // Read as the original reads it (the default), its junk passes where the
+    // original accepts it.
+    let (_, out, _) = koth(&["ppcg", "check", &junk, "--games", "2", "-q"]);
+    assert!(!out.contains("✗ action: illegal move \"xT\""), "{out}");
+    // The game a finding names is narrated, with the history file at its end.
+    let (code, out, _) = koth(&["ppcg", "check", &junk, "--strict", "--game", "0"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("Junk forfeits: illegal move \"xT\"")
+            || out.contains("junk forfeits: illegal move \"xT\""),
+        "{out}"
+    );
+    let truthful = format!("python3 {}/Truthful/truthful.py", d.display());
+    let (code, out, err) = koth(&["ppcg", "check", &truthful, "--games", "4", "-q"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("truthful passed: 4 games"), "{out}");
+    assert!(out.contains("reveal or end of turn"), "{out}");
+}

@@ -1,0 +1,224 @@
+//! `koth ppcg check`: one program of the two-player challenge against built-in
+//! opponents, game after game, through the history-file protocol exactly as a
+//! tournament runs it, with every kind of decision tallied (the engine's kinds, and
+//! the moves only the arbiter asks for: a reveal, the newline that ends a turn) and
+//! every defect reported once with the game that shows it.
+//!
+//! ```no_run
+//! use koth_ppcg::check::{check, CheckOptions};
+//! use koth_ppcg::{PpcgAgent, RunOptions};
+//! use koth_process::Command;
+//!
+//! let mut bot = PpcgAgent::new("mine", Command::new(["python3", "bot.py"], "bots/mine"), RunOptions::default());
+//! let report = check(&mut bot, "mine", &CheckOptions::new(1), |_| {}).unwrap();
+//! assert!(report.passed());
+//! ```
+
+use crate::agent::Lifted;
+use crate::game::PpcgGame;
+use koth_arena::check::CheckReport;
+use koth_arena::rng::{derive, Stream};
+use koth_arena::{Agent, Fault, Game, GameSeeds, Random, Rng, Seat};
+use koth_coup::check::{describe_position, kind_of, OPPONENTS};
+use koth_coup::{bots, BotAgent, Rules};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// The decision kinds a check tells apart: the engine's, then the arbiter's own.
+pub const KINDS: [&str; 12] = [
+    "start of a game",
+    "action",
+    "action, forced coup",
+    "challenge an action",
+    "block",
+    "block after a lost challenge",
+    "challenge a block",
+    "exchange, two cards",
+    "exchange, one card",
+    "lose influence, two cards",
+    "lose influence, last card",
+    "reveal or end of turn",
+];
+
+/// How to check.
+#[derive(Clone, Debug)]
+pub struct CheckOptions {
+    /// Games to play.
+    pub games: u64,
+    /// Seed of the deals, seats and opponents.
+    pub seed: u64,
+    /// Answers slower than this count as slow.
+    pub slow: Duration,
+}
+
+impl CheckOptions {
+    /// 100 games, answers over 5 s slow (half the default invocation limit).
+    pub fn new(seed: u64) -> Self {
+        CheckOptions {
+            games: 100,
+            seed,
+            slow: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Check game `g`: the program's seat, its opponent and the deal's seed.
+pub fn check_game(seed: u64, g: u64) -> (Seat, &'static str, u64) {
+    let mut rng = Rng::new(derive(seed, Stream::Check, g));
+    let opponent = OPPONENTS[rng.index(OPPONENTS.len())];
+    let deal = GameSeeds::of(derive(seed, Stream::Check, g), 0).deal;
+    ((g % 2) as usize, opponent, deal)
+}
+
+/// Plays `opts.games` check games with `bot` (whose history files go to a scratch
+/// folder), calling `progress` after each.
+pub fn check(
+    bot: &mut dyn Agent<PpcgGame>,
+    name: &str,
+    opts: &CheckOptions,
+    mut progress: impl FnMut(u64),
+) -> std::io::Result<CheckReport> {
+    let scratch = koth_process::ScratchDir::new("ppcg-check")?;
+    let mut report = CheckReport::new(&KINDS, opts.slow);
+    for g in 0..opts.games {
+        play_check_game(
+            bot,
+            name,
+            opts,
+            g,
+            scratch.path(),
+            &mut report,
+            &mut |_, _| {},
+        );
+        report.games += 1;
+        progress(g + 1);
+    }
+    Ok(report)
+}
+
+/// A step of a check game, for narration.
+#[derive(Debug)]
+pub enum Step<'a> {
+    /// A choice was applied.
+    Applied,
+    /// The program's answer was a fault.
+    Fault(&'a Fault),
+}
+
+/// Plays check game `g` with the game's files in `dir`, adding what the program did
+/// to `report`; `watch` sees the game after every step.
+pub fn play_check_game(
+    bot: &mut dyn Agent<PpcgGame>,
+    name: &str,
+    opts: &CheckOptions,
+    g: u64,
+    dir: &Path,
+    report: &mut CheckReport,
+    watch: &mut dyn FnMut(&PpcgGame, Step),
+) {
+    let (me, opponent, deal) = check_game(opts.seed, g);
+    let mut names = [opponent, opponent];
+    names[me] = name;
+    let mut game = PpcgGame::standalone(
+        Rules::ppcg(),
+        deal,
+        names,
+        dir.to_path_buf(),
+        &format!("check_{g}"),
+    );
+    let mut other = bots::builtin(opponent).map(|b| Lifted(Box::new(BotAgent(b))));
+    let seeds = GameSeeds::of(derive(opts.seed, Stream::Check, g), 0);
+    bot.seat_names(&names);
+    if let Err(f) = bot.start(&game, me, seeds.seat(me)) {
+        report.fault(0, g, &f, "the start of the game".into());
+        watch(&game, Step::Fault(&f));
+        game.forfeit(me);
+    } else {
+        report.accepted(0);
+    }
+    if let Some(o) = other.as_mut() {
+        let _ = o.start(&game, 1 - me, seeds.seat(1 - me));
+    }
+    watch(&game, Step::Applied);
+    let mut legal = Vec::new();
+    while let Some(seat) = game.to_move() {
+        legal.clear();
+        game.legal_choices(&mut legal);
+        if seat != me {
+            let choice = other
+                .as_mut()
+                .and_then(|o| o.decide(&game, seat, &legal).ok())
+                .filter(|c| legal.contains(c));
+            match choice {
+                Some(c) if game.apply(c).is_ok() => {}
+                _ => game.forfeit(seat),
+            }
+            watch(&game, Step::Applied);
+            continue;
+        }
+        let kind = if game.history().owed().is_some() {
+            KINDS.len() - 1
+        } else {
+            kind_of(game.state(), me)
+        };
+        let mut position = describe_position(game.state(), me, &legal);
+        if let Some(call) = game.next_call() {
+            let last = call.raw.rsplit('\n').next().unwrap_or_default();
+            position.push_str(&format!("; the file's last line: {last:?}"));
+        }
+        let t0 = Instant::now();
+        let answer = bot.decide(&game, me, &legal);
+        let took = t0.elapsed();
+        let fault = match answer {
+            Ok(c) if legal.contains(&c) && game.apply(c).is_ok() => {
+                report.answered(kind, took);
+                watch(&game, Step::Applied);
+                continue;
+            }
+            Ok(c) => Fault::illegal_choice(format!("illegal choice {c:?}")),
+            Err(f) => f,
+        };
+        report.fault(kind, g, &fault, position);
+        watch(&game, Step::Fault(&fault));
+        game.forfeit(me);
+        watch(&game, Step::Applied);
+    }
+    bot.finish(&game, me);
+    if let Some(o) = other.as_mut() {
+        o.finish(&game, 1 - me);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_built_in_bot_reaches_the_arbiter_s_own_moves_and_passes() {
+        let scratch = koth_process::ScratchDir::new("ppcg-check-test").unwrap();
+        let mut bot = Lifted(bots::builtin_agent("random").unwrap());
+        let opts = CheckOptions {
+            games: 60,
+            ..CheckOptions::new(3)
+        };
+        let mut report = CheckReport::new(&KINDS, opts.slow);
+        for g in 0..opts.games {
+            play_check_game(
+                &mut bot,
+                "random",
+                &opts,
+                g,
+                scratch.path(),
+                &mut report,
+                &mut |_, _| {},
+            );
+        }
+        assert!(report.passed(), "{:?}", report.findings);
+        for k in ["action", "challenge an action", "reveal or end of turn"] {
+            let t = report.kinds.iter().find(|t| t.label == k).unwrap();
+            assert!(t.asked > 0, "{k} never asked");
+        }
+        // Both seats are played.
+        assert_ne!(check_game(3, 0).0, check_game(3, 1).0);
+    }
+}
