@@ -25,11 +25,151 @@ enum PpcgSub {
     /// Run the programs of a list (the same as `koth ppcg LIST`, in the command shape
     /// every game shares).
     Run(PpcgArgs),
+    /// Narrate one game between two bots: programs of a list, commands, built-ins.
+    Play(PpcgPlayArgs),
     /// Put one program through every kind of decision, against built-in bots, and
     /// report what it does wrong (exit status 1 if anything).
     Check(PpcgCheckArgs),
     /// List the built-in bots that may join (`--builtin`).
     Bots,
+}
+
+/// Options of `koth ppcg play`.
+#[derive(Args, Debug)]
+pub struct PpcgPlayArgs {
+    /// The first player: a program of --list by name, a command ('python3 bot.py'
+    /// or ppcg:COMMAND, run in the folder of its file), cmd:COMMAND (a JSON-lines
+    /// bot) or a built-in (honest, builtin:honest).
+    pub a: String,
+    /// The second player, as the first.
+    pub b: String,
+    /// The program list whose names A and B may be.
+    #[arg(long, value_name = "LIST")]
+    pub list: Option<PathBuf>,
+    /// Seed of the deal (random if left out).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Time limit of one invocation, in milliseconds.
+    #[arg(long, default_value_t = 10_000)]
+    pub timeout_ms: u64,
+    /// Forfeit anything but exactly one legal move.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// Runs `koth ppcg play`.
+fn play(a: PpcgPlayArgs) -> Result<()> {
+    use koth_protocol::config::{self, BotSource, GameKind, Protocol};
+    let list = match &a.list {
+        Some(l) => programs::load(l).map_err(|e| anyhow!("{e}"))?,
+        None => Vec::new(),
+    };
+    let timeout = Duration::from_millis(a.timeout_ms.max(1));
+    let run = koth_ppcg::RunOptions {
+        timeout,
+        strict: a.strict,
+    };
+    let workspace = koth_process::Workspace::new(None)?;
+    let seat = |arg: &str| -> Result<(String, Box<dyn koth_arena::Agent<koth_ppcg::PpcgGame>>)> {
+        if let Some(p) = list.iter().find(|p| p.name == arg) {
+            let cmd = koth_process::Command::new(p.command.clone(), koth_process::absolute(&p.dir));
+            let agent = koth_ppcg::PpcgAgent::new(p.name.clone(), cmd, run.clone())
+                .with_copies(workspace.clone(), 0);
+            return Ok((p.name.clone(), Box::new(agent)));
+        }
+        let mut entry = crate::check_cmd::parse_bot(GameKind::Coup, arg)?;
+        // A bare command is a program of the challenge here.
+        if let BotSource::Program { protocol, .. } = &mut entry.source {
+            if !arg.contains("cmd:") && !arg.contains("coup-cli:") {
+                *protocol = Protocol::Ppcg;
+            }
+        }
+        match &entry.source {
+            source @ BotSource::Program {
+                protocol: Protocol::Ppcg,
+                ..
+            } => {
+                let cmd = source.command().expect("a program");
+                if let Err(e) = cmd.check() {
+                    bail!("{arg} cannot start: {e}");
+                }
+                let agent = koth_ppcg::PpcgAgent::new(entry.name.clone(), cmd, run.clone())
+                    .with_copies(workspace.clone(), 0);
+                Ok((entry.name.clone(), Box::new(agent)))
+            }
+            _ => {
+                let timeouts = config::Timeouts {
+                    decision: timeout,
+                    ..Default::default()
+                };
+                config::preflight(std::slice::from_ref(&entry), timeouts)?;
+                let made = config::coup_entrants(std::slice::from_ref(&entry), timeouts, None)?;
+                let agent = (made[0].factory)(0).map_err(|m| anyhow!("{m}"))?;
+                Ok((entry.name.clone(), Box::new(koth_ppcg::Lifted(agent))))
+            }
+        }
+    };
+    let (na, mut pa) = seat(&a.a)?;
+    let (nb, mut pb) = seat(&a.b)?;
+    let names = koth_arena::runner::dedup_names(&[na, nb]);
+    let seed = a.seed.unwrap_or_else(output::fresh_seed);
+    let scratch = koth_process::ScratchDir::new("ppcg-play")?;
+    let mut game = koth_ppcg::PpcgGame::standalone(
+        koth_coup::Rules::ppcg(),
+        koth_arena::GameSeeds::of(seed, 0).deal,
+        [names[0].as_str(), names[1].as_str()],
+        scratch.path().to_path_buf(),
+        "game",
+    );
+    out!(
+        "Coup, the two-player challenge, seed {seed}: {} (first) vs {}",
+        names[0],
+        names[1]
+    );
+    let seeds = koth_arena::GameSeeds::of(seed, 0);
+    let refs = [names[0].as_str(), names[1].as_str()];
+    let mut agents: [&mut dyn koth_arena::Agent<koth_ppcg::PpcgGame>; 2] =
+        [pa.as_mut(), pb.as_mut()];
+    for (s, agent) in agents.iter_mut().enumerate() {
+        agent.seat_names(&refs);
+        if let Err(f) = agent.start(&game, s, seeds.seat(s)) {
+            crate::coup_cmd::show_fault(&names[s], &f, None);
+            koth_arena::Game::forfeit(&mut game, s);
+        }
+    }
+    let (mut shown, mut last, mut quiet) = (0, String::new(), Vec::new());
+    let mut legal = Vec::new();
+    while let Some(s) = koth_arena::Game::to_move(&game) {
+        legal.clear();
+        koth_arena::Game::legal_choices(&game, &mut legal);
+        match agents[s].decide(&game, s, &legal) {
+            Ok(c) if legal.contains(&c) && koth_arena::Game::apply(&mut game, c).is_ok() => {}
+            Ok(c) => {
+                out!("{} answered an illegal choice {c:?} and forfeits", names[s]);
+                koth_arena::Game::forfeit(&mut game, s);
+            }
+            Err(f) => {
+                crate::coup_cmd::show_fault(&names[s], &f, None);
+                koth_arena::Game::forfeit(&mut game, s);
+            }
+        }
+        shown = crate::coup_cmd::narrate(game.state(), &names, shown, false, &mut last, &mut quiet);
+    }
+    for (s, agent) in agents.iter_mut().enumerate() {
+        agent.finish(&game, s);
+    }
+    crate::coup_cmd::flush_quiet(&mut quiet);
+    match koth_arena::Game::outcome(&game) {
+        Some(o) if o.winners.len() == 1 => {
+            out!("\nWinner: {}", names[o.winners.iter().next().unwrap_or(0)])
+        }
+        _ => out!("\nNo winner: the invocation cap was reached"),
+    }
+    out!(
+        "\nthe history file:\n{}",
+        game.history().canonical().trim_end()
+    );
+    Ok(())
 }
 
 /// Options of `koth ppcg check`.
@@ -177,6 +317,7 @@ fn check(a: PpcgCheckArgs) -> Result<bool> {
 pub fn run_cmd(cmd: PpcgCmd) -> Result<()> {
     match cmd.sub {
         Some(PpcgSub::Run(a)) => run(a),
+        Some(PpcgSub::Play(a)) => play(a),
         Some(PpcgSub::Check(a)) => {
             if !check(a)? {
                 std::process::exit(1);

@@ -216,3 +216,48 @@ fn check_finds_a_challenge_program_s_defects_and_passes_a_sound_one() {
     assert!(out.contains("truthful passed: 4 games"), "{out}");
     assert!(out.contains("reveal or end of turn"), "{out}");
 }
+
+#[test]
+fn play_narrates_one_game_of_any_two_players_and_shows_the_history_file() {
+    let d = scratch("play");
+    program(&d, "Truthful", "truthful.py");
+    std::fs::write(d.join("players.txt"), "Truthful python3 truthful.py\n").unwrap();
+    let list = d.join("players.txt");
+    let (code, out, err) = koth(&[
+        "ppcg",
+        "play",
+        "Truthful",
+        "honest",
+        "--list",
+        list.to_str().unwrap(),
+        "--seed",
+        "4",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        out.starts_with("Coup, the two-player challenge, seed 4: Truthful (first) vs honest"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nWinner: ") || out.contains("No winner"),
+        "{out}"
+    );
+    let file = out.split("the history file:\n").nth(1).expect(&out);
+    // The file as the arbiter writes it: lines of moves.
+    assert!(
+        !file.trim().is_empty() && file.lines().all(|l| l.len() <= 4),
+        "{file}"
+    );
+    // A JSON-lines bot plays the challenge too, through the engine.
+    let sdk = repo().join("sdk/python/example_bot.py");
+    let (code, out, err) = koth(&[
+        "ppcg",
+        "play",
+        &format!("cmd:python3 {}", sdk.display()),
+        "honest",
+        "--seed",
+        "4",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("example_bot (first) vs honest"), "{out}");
+}
