@@ -248,7 +248,7 @@ pub(crate) fn print_report(r: &CheckReport, name: &str, repro: &str) {
         out!(
             "never asked in {} games: {} (try more --games or another --seed)",
             count(r.games),
-            unreached.join(", ")
+            unreached.join("; ")
         );
     }
     if r.slow() > 0 {
