@@ -71,8 +71,7 @@ enum Cmd {
         #[arg(long, default_value = "auto", value_name = "N|all|forfeits|auto")]
         replays: report::Replays,
     },
-    /// Run a Coup tournament file (built-in and external bots over the JSON-lines
-    /// protocol); also `koth coup run`.
+    /// The old name of `koth coup run` (kept for this release).
     Run(run_cmd::RunArgs),
 }
 
@@ -81,7 +80,10 @@ fn main() {
     let result = match cli.cmd {
         Cmd::Coup(c) => coup_cmd::run(c),
         Cmd::Samurai(c) => samurai_cmd::run(*c),
-        Cmd::Run(a) => run_cmd::run(a),
+        Cmd::Run(a) => {
+            output::old_name("koth run", "koth coup run");
+            run_cmd::run(a)
+        }
         Cmd::Ppcg(a) => ppcg_cmd::run_cmd(*a),
         Cmd::Gauntlet(a) => gauntlet_cmd::run(a),
         Cmd::Report { dir, replays } => report::run(&dir, replays),

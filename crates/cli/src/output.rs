@@ -655,6 +655,11 @@ pub fn check_not_a_typo(
     }
 }
 
+/// Says on stderr that a command has a new name (the old one works for this release).
+pub fn old_name(old: &str, new: &str) {
+    eprintln!("note: `{old}` is now `{new}`; the old name works until the next release");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

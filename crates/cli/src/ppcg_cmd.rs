@@ -330,7 +330,12 @@ pub fn run_cmd(cmd: PpcgCmd) -> Result<()> {
             }
             Ok(())
         }
-        None => run(cmd.run),
+        None => {
+            if cmd.run.file.is_some() {
+                output::old_name("koth ppcg LIST", "koth ppcg run LIST");
+            }
+            run(cmd.run)
+        }
     }
 }
 

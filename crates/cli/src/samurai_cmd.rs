@@ -132,7 +132,12 @@ pub fn run(cmd: SamuraiCmd) -> Result<()> {
             }
             Ok(())
         }
-        None => tournament(cmd.run),
+        None => {
+            if cmd.run.file.is_some() {
+                output::old_name("koth samurai FILE", "koth samurai run FILE");
+            }
+            tournament(cmd.run)
+        }
     }
 }
 

@@ -749,10 +749,18 @@ fn game_run_commands_and_their_old_names_agree() {
             let words: Vec<&str> = command.split(' ').chain(args.split(' ')).collect();
             let (ok, out, err) = koth(&words);
             assert!(ok, "koth {command}: {err}");
-            table(&out)
+            (table(&out), err)
         };
-        let (a, b) = (run(new), run(old));
+        let ((a, new_err), (b, old_err)) = (run(new), run(old));
         assert!(!a.is_empty() && a == b, "{new}:\n{a}\n{old}:\n{b}");
+        // The old name says what the new one is; the new one says nothing of it.
+        assert!(!new_err.contains("is now"), "{new_err}");
+        if old == "run" {
+            assert!(
+                old_err.contains("note: `koth run` is now `koth coup run`"),
+                "{old_err}"
+            );
+        }
     }
 }
 
