@@ -54,6 +54,10 @@ pub struct GauntletArgs {
     /// Worker threads (default: every core).
     #[arg(long)]
     threads: Option<usize>,
+    /// The run's folder (--out DIR) keeps every game for `koth replay` and
+    /// `koth report`; --resume continues an interrupted gauntlet where it stopped.
+    #[command(flatten)]
+    run: crate::runs::RunOpts,
 }
 
 /// The bots `specs` name, with unique names.
@@ -90,7 +94,11 @@ pub fn run(a: GauntletArgs) -> Result<()> {
         alpha: a.alpha,
         beta: a.beta,
     };
-    let seed = a.seed.unwrap_or_else(output::fresh_seed);
+    let seed = a
+        .run
+        .resumed_seed(a.seed)?
+        .or(a.seed)
+        .unwrap_or_else(output::fresh_seed);
     let threads = output::threads(a.threads);
     use koth_protocol::config::{self, GameKind};
     let copies = koth_process::Workspace::new(None)?;
@@ -136,8 +144,11 @@ fn gauntlet<G: Game>(
     a: &GauntletArgs,
     seed: u64,
     threads: usize,
-) -> Result<()> {
-    let t = Tournament {
+) -> Result<()>
+where
+    G::Rules: serde::Serialize,
+{
+    let mut t = Tournament {
         rules,
         entrants,
         schedule: Schedule::Gauntlet {
@@ -165,10 +176,46 @@ fn gauntlet<G: Game>(
     let mut done = 0;
     let mut verdict = Verdict::Undecided;
     let stop = output::ctrl_c_flag();
+    let specs: Vec<serde_json::Value> = std::iter::once(&a.candidate)
+        .chain(&a.pool)
+        .map(|s| serde_json::json!({ "spec": s }))
+        .collect();
+    let game = match a.game {
+        GameName::Coup => "coup",
+        GameName::Samurai => "samurai",
+    };
+    let mut opts = a.run.clone();
+    let mut first = true;
     while done < a.max_games && verdict == Verdict::Undecided && !stop.load(Ordering::Relaxed) {
-        let end = (done + a.batch.max(1)).min(a.max_games);
-        let part = t.run_range(done..end, &mut Quiet, stop);
-        standings.merge(&part.standings);
+        let describe = crate::runs::Describe {
+            game,
+            runner: "gauntlet",
+            specs: specs.clone(),
+        };
+        // Recorded runs are played a batch at a time into one folder, each batch
+        // resuming the last; the standings returned hold every game so far.
+        let part = if opts.out.is_some() {
+            let part = crate::runs::execute_part(
+                &mut t,
+                describe,
+                &opts,
+                &mut Quiet,
+                Some(a.batch.max(1)),
+                first,
+            )?;
+            opts.resume = true;
+            standings = part.standings.clone();
+            part
+        } else {
+            let end = (done + a.batch.max(1)).min(a.max_games);
+            let part = t.run_range(done..end, &mut Quiet, stop);
+            standings.merge(&part.standings);
+            part
+        };
+        first = false;
+        if part.played.end == done {
+            break;
+        }
         done = part.played.end;
         let c = &standings.entrants[0];
         verdict = test.verdict(c.wins, c.draws, c.losses);

@@ -94,6 +94,23 @@ pub fn execute<G: Game>(
 where
     G::Rules: Serialize,
 {
+    execute_part(t, what, opts, inner, None, true)
+}
+
+/// [`execute`], playing at most `limit` more games (a gauntlet's batch: the run
+/// folder holds the whole schedule, played a batch at a time, resumed between
+/// batches); `announce` says so when a run is resumed.
+pub fn execute_part<G: Game>(
+    t: &mut Tournament<G>,
+    what: Describe<'_>,
+    opts: &RunOpts,
+    inner: &mut dyn Observer<G::Choice>,
+    limit: Option<u64>,
+    announce: bool,
+) -> Result<RunSummary>
+where
+    G::Rules: Serialize,
+{
     let total = t.total_games();
     let (range, shard) = match &opts.shard {
         Some(s) => {
@@ -104,7 +121,8 @@ where
     };
     let names = t.names();
     let Some(dir) = opts.out.as_deref() else {
-        let summary = t.run_range(range, inner, crate::output::ctrl_c_flag());
+        let end = limit.map_or(range.end, |l| (range.start + l).min(range.end));
+        let summary = t.run_range(range.start..end, inner, crate::output::ctrl_c_flag());
         return Ok(summary);
     };
     t.records = match opts.records {
@@ -156,12 +174,14 @@ where
         }
         prior = records::standings_of(&info, &done);
         start = range.start + done.len() as u64;
-        eprintln!(
-            "resuming {}: {} of {} games already played",
-            dir.display(),
-            done.len(),
-            range.end - range.start
-        );
+        if announce {
+            eprintln!(
+                "resuming {}: {} of {} games already played",
+                dir.display(),
+                done.len(),
+                range.end - range.start
+            );
+        }
     } else {
         if has_games(dir) {
             if !dir.join(records::RUN_FILE).exists() {
@@ -179,8 +199,9 @@ where
         }
         records::write_info(dir, &info)?;
     }
+    let end = limit.map_or(range.end, |l| (start + l).min(range.end));
     let mut writer = RecordWriter::append(dir, inner)?;
-    let mut summary = t.run_range(start..range.end, &mut writer, crate::output::ctrl_c_flag());
+    let mut summary = t.run_range(start..end, &mut writer, crate::output::ctrl_c_flag());
     writer.flush()?;
     if let Some(e) = writer.error.take() {
         return Err(e).context("game records could not be written");

@@ -651,3 +651,66 @@ fn a_duplicate_run_cut_mid_deal_resumes_and_merges_to_the_same_standings() {
     );
     std::fs::remove_dir_all(&base).ok();
 }
+
+/// `koth gauntlet --out DIR` keeps every game; an interrupted gauntlet resumed with
+/// --resume ends exactly as one that was never interrupted.
+#[test]
+fn a_gauntlet_is_recorded_and_resumes_to_the_same_verdict() {
+    let dir = std::env::temp_dir().join(format!("koth-gauntlet-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.join("g");
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = [
+            "gauntlet",
+            "--candidate",
+            "counter",
+            "--pool",
+            "honest,bluffer",
+            "--max-games",
+            "600",
+            "--batch",
+            "100",
+            "--seed",
+            "8",
+            "--threads",
+            "2",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let run = |extra: &[&str]| {
+        let a = args(extra);
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        let (ok, stdout, stderr) = common::koth(&refs);
+        assert!(ok, "{stdout}{stderr}");
+        stdout
+    };
+    let plain = run(&[]);
+    let recorded = run(&["--out", out.to_str().unwrap()]);
+    assert_eq!(plain, recorded);
+    let games = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    let n = games.lines().count();
+    assert!(n >= 100 && n % 100 == 0 || n == 600, "{n}");
+    // Cut the run short, as an interruption would, and resume it.
+    let kept: String = games
+        .lines()
+        .take(n / 2)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(out.join("games.jsonl"), kept).unwrap();
+    let resumed = run(&["--out", out.to_str().unwrap(), "--resume"]);
+    assert_eq!(resumed, plain);
+    assert_eq!(
+        std::fs::read_to_string(out.join("games.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        n
+    );
+    // The recorded games replay.
+    let (ok, replay, _) = common::koth(&["replay", out.to_str().unwrap(), "--game", "0"]);
+    assert!(ok && replay.contains("(as recorded)"), "{replay}");
+}
