@@ -39,7 +39,7 @@ enum PpcgSub {
 pub struct PpcgPlayArgs {
     /// The first player: a program of --list by name, a command ('python3 bot.py'
     /// or ppcg:COMMAND, run in the folder of its file), cmd:COMMAND (a JSON-lines
-    /// bot) or a built-in (honest, builtin:honest).
+    /// bot), a built-in (honest, builtin:honest), or NAME=human (you, at this terminal).
     pub a: String,
     /// The second player, as the first.
     pub b: String,
@@ -71,6 +71,10 @@ fn play(a: PpcgPlayArgs) -> Result<()> {
     };
     let workspace = koth_process::Workspace::new(None)?;
     let seat = |arg: &str| -> Result<(String, Box<dyn koth_arena::Agent<koth_ppcg::PpcgGame>>)> {
+        if let Some((name, "human")) = arg.split_once('=') {
+            let agent = koth_ppcg::Lifted(Box::new(crate::human::HumanAgent::new()));
+            return Ok((name.trim().to_string(), Box::new(agent)));
+        }
         if let Some(p) = list.iter().find(|p| p.name == arg) {
             let cmd = koth_process::Command::new(p.command.clone(), koth_process::absolute(&p.dir));
             let agent = koth_ppcg::PpcgAgent::new(p.name.clone(), cmd, run.clone())
@@ -109,6 +113,8 @@ fn play(a: PpcgPlayArgs) -> Result<()> {
             }
         }
     };
+    // A person sees only their own cards.
+    let hide = [&a.a, &a.b].iter().any(|x| x.ends_with("=human"));
     let (na, mut pa) = seat(&a.a)?;
     let (nb, mut pb) = seat(&a.b)?;
     let names = koth_arena::runner::dedup_names(&[na, nb]);
@@ -138,22 +144,30 @@ fn play(a: PpcgPlayArgs) -> Result<()> {
         }
     }
     let (mut shown, mut last, mut quiet) = (0, String::new(), Vec::new());
+    let mut logged: [Option<String>; 2] = [None, None];
     let mut legal = Vec::new();
     while let Some(s) = koth_arena::Game::to_move(&game) {
         legal.clear();
         koth_arena::Game::legal_choices(&game, &mut legal);
-        match agents[s].decide(&game, s, &legal) {
+        let answer = agents[s].decide(&game, s, &legal);
+        for (k, agent) in agents.iter_mut().enumerate() {
+            if let Some(text) = agent.take_log() {
+                crate::coup_cmd::flush_quiet(&mut quiet);
+                crate::coup_cmd::show_log(&names[k], &text, &mut logged[k]);
+            }
+        }
+        match answer {
             Ok(c) if legal.contains(&c) && koth_arena::Game::apply(&mut game, c).is_ok() => {}
             Ok(c) => {
                 out!("{} answered an illegal choice {c:?} and forfeits", names[s]);
                 koth_arena::Game::forfeit(&mut game, s);
             }
             Err(f) => {
-                crate::coup_cmd::show_fault(&names[s], &f, None);
+                crate::coup_cmd::show_fault(&names[s], &f, logged[s].as_deref());
                 koth_arena::Game::forfeit(&mut game, s);
             }
         }
-        shown = crate::coup_cmd::narrate(game.state(), &names, shown, false, &mut last, &mut quiet);
+        shown = crate::coup_cmd::narrate(game.state(), &names, shown, hide, &mut last, &mut quiet);
     }
     for (s, agent) in agents.iter_mut().enumerate() {
         agent.finish(&game, s);
@@ -522,6 +536,7 @@ pub(crate) fn execute_and_report(
     }
     .print(&summary)?;
     crate::run_cmd::print_forfeits(&watch.forfeits, &summary.standings);
+    crate::run_cmd::show_stops(&summary, run_opts)?;
     if let Some(rec) = &watch.first_forfeit {
         crate::run_cmd::show_forfeit(rec, &summary.standings, |names| {
             if rec.choices.is_some() {

@@ -281,12 +281,21 @@ pub fn run(a: RunArgs) -> Result<()> {
             crate::coup_cmd::narrate_record::<koth_coup::State>(&rules, rec, names, |g| g).map(drop)
         })?;
     }
-    // A bot that logged STOP (coup-cli's debugging stop) ended the run: show its game.
+    show_stops(&summary, &a.run)?;
+    Ok(())
+}
+
+/// A bot that asked to stop (the SDKs' `stop()`, coup-cli's logged STOP) ended the
+/// run: who, why, and its game, replayed when the run was recorded in full.
+pub(crate) fn show_stops(
+    summary: &koth_arena::RunSummary,
+    run: &crate::runs::RunOpts,
+) -> Result<()> {
     for (k, e, text) in summary.stops.iter().take(1) {
         let name = &summary.standings.entrants[*e].name;
         out!("\nstopped: {name} asked to stop in game {k}: {text}");
-        match a.run.out.as_deref() {
-            Some(dir) if a.run.records == crate::runs::Records::Full => {
+        match run.out.as_deref() {
+            Some(dir) if run.records == crate::runs::Records::Full => {
                 out!("");
                 crate::records_cmd::replay(dir, *k)?;
             }

@@ -663,6 +663,7 @@ fn tournament(a: TournamentArgs) -> Result<()> {
         // JSON-lines programs forfeit a match on a crash, a time-out or garbage.
         print_forfeits(&archive.watch.forfeits, &summary.standings);
     }
+    crate::run_cmd::show_stops(&summary, &opts)?;
     if let Some(rec) = &archive.watch.first_forfeit {
         show_forfeit(rec, &summary.standings, |names| {
             let names = [names[0].as_str(), names[1].as_str()];

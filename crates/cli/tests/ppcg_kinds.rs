@@ -261,3 +261,29 @@ fn play_narrates_one_game_of_any_two_players_and_shows_the_history_file() {
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(out.contains("example_bot (first) vs honest"), "{out}");
 }
+
+#[test]
+fn a_person_plays_the_challenge_seeing_only_their_cards() {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["ppcg", "play", "me=human", "honest", "--seed", "4"])
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"tax\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains(">> me: your turn. You hold Assassin and Duke"),
+        "{text}"
+    );
+    assert!(text.contains("Steal honest"), "{text}");
+    assert!(text.contains("me claims a Duke: Tax"), "{text}");
+    // The other hand stays hidden.
+    assert!(!text.contains("honest: Contessa"), "{text}");
+    assert!(text.contains("me forfeits: the player left"), "{text}");
+}

@@ -490,8 +490,17 @@ impl Agent<PpcgGame> for PpcgAgent {
 pub struct Lifted(pub Box<dyn Agent<State>>);
 
 impl Agent<PpcgGame> for Lifted {
+    fn seat_names(&mut self, names: &[&str]) {
+        self.0.seat_names(names);
+    }
     fn start(&mut self, game: &PpcgGame, seat: Seat, seed: u64) -> Result<(), Fault> {
         self.0.start(game.state(), seat, seed)
+    }
+    fn take_log(&mut self) -> Option<String> {
+        self.0.take_log()
+    }
+    fn take_stop(&mut self) -> Option<String> {
+        self.0.take_stop()
     }
     fn decide(&mut self, game: &PpcgGame, seat: Seat, legal: &[Choice]) -> Result<Choice, Fault> {
         if game.history().owed().is_some() {
