@@ -386,3 +386,42 @@ fn a_json_samurai_runs_a_gauntlet() {
     );
     assert!(out.contains("verdict: better"), "{out}");
 }
+
+/// The SDK's `stop()` ends a samurai run after the matches under way and shows the
+/// match it was asked in (coup-cli's STOP, for every game).
+#[test]
+fn a_samurai_asking_to_stop_ends_the_run_and_its_match_is_shown() {
+    let d = bot_folder("stopper");
+    let out = d.with_extension("out");
+    let _ = std::fs::remove_dir_all(&out);
+    let bot = format!(
+        "asker=cmd:python3 {}/buggy_samurai.py stops-at-turn-5",
+        d.display()
+    );
+    let (code, stdout, err) = koth(&[
+        "samurai",
+        "run",
+        "--bot",
+        &bot,
+        "--builtin",
+        "bower,waiter,guardian",
+        "--matches",
+        "4",
+        "--seed",
+        "2",
+        "--threads",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, Some(0), "{stdout}{err}");
+    assert!(
+        stdout.contains("stopped: asker asked to stop in game 0: odd position at turn 5"),
+        "{stdout}"
+    );
+    // The match is replayed from the record.
+    assert!(stdout.contains("turn 5: "), "{stdout}");
+    let played: u64 = rows(&stdout).iter().map(|r| r.1).sum::<u64>() / 2;
+    assert!(played < 24, "{played}\n{stdout}");
+}

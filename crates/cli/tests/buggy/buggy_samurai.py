@@ -34,6 +34,9 @@ class Buggy(Bot):
         if BUG == "crash-in-second-match" and self.matches == 2 and turn == 3:
             log("second match, turn 3: about to fail")
             raise KeyError("history")
+        if BUG == "stops-at-turn-5" and turn == 5:
+            log("something looks odd: stopping the run")
+            self.stop("odd position at turn 5")
         last = enemy["history"][-1:]
         if me["honour"] <= 0:
             return "B"
