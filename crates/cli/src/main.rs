@@ -11,6 +11,7 @@ macro_rules! out {
     }};
 }
 
+mod bench_cmd;
 mod check_cmd;
 mod coup_cmd;
 mod gauntlet_cmd;
@@ -71,6 +72,9 @@ enum Cmd {
         #[arg(long, default_value = "auto", value_name = "N|all|forfeits|auto")]
         replays: report::Replays,
     },
+    /// Measure koth against the `coup` crate on this machine: games/s, decisions/s,
+    /// scaling by thread count, memory.
+    Bench(bench_cmd::BenchArgs),
     /// The old name of `koth coup run` (kept for this release).
     Run(run_cmd::RunArgs),
 }
@@ -86,6 +90,7 @@ fn main() {
         }
         Cmd::Ppcg(a) => ppcg_cmd::run_cmd(*a),
         Cmd::Gauntlet(a) => gauntlet_cmd::run(a),
+        Cmd::Bench(a) => bench_cmd::run(a),
         Cmd::Report { dir, replays } => report::run(&dir, replays),
         Cmd::Merge { dirs, out } => records_cmd::merge(&dirs, &out),
         Cmd::Replay { dir, game } => records_cmd::replay(&dir, game),

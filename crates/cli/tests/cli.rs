@@ -804,3 +804,34 @@ fn coup_play_seats_the_bots_of_a_tournament_file() {
         "{err}"
     );
 }
+
+/// `koth bench` measures koth and the coup crate in one run and prints every figure
+/// (the figures themselves are the machine's: only their presence is checked).
+#[test]
+fn bench_prints_koth_and_the_coup_crate_side_by_side() {
+    let (ok, out, err) = koth(&[
+        "bench",
+        "--games",
+        "400",
+        "--crate-seconds",
+        "0.2",
+        "--threads",
+        "2",
+    ]);
+    assert!(ok, "{out}{err}");
+    for needle in [
+        "six players (seed 003's lineup",
+        "koth, 2 threads:",
+        "koth, 1 thread :",
+        "(1.00x one thread)",
+        "coup crate 1.1.1:",
+        "ratio: ",
+        "x per core",
+        "peak memory: ",
+        "two players (static, honest)",
+    ] {
+        assert!(out.contains(needle), "{needle:?} missing:\n{out}");
+    }
+    let (ok, _, err) = koth(&["bench", "--games", "2"]);
+    assert!(!ok && err.contains("--games must be at least 4"), "{err}");
+}

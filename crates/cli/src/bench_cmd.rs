@@ -1,0 +1,220 @@
+//! `koth bench`: the seed-003 lineup through koth and through the `coup` crate 1.1.1
+//! in the same process, so anyone can check the speed figures on their machine.
+
+use crate::output::{self, count};
+use anyhow::{bail, Result};
+use clap::Args;
+use koth_arena::{Quiet, RecordLevel, Schedule, Scoring, Tournament};
+use koth_coup::{builtin_entrant, Rules, State};
+use std::time::{Duration, Instant};
+
+/// Options of `koth bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Games koth plays at the six-player table (and for each other measurement, a
+    /// quarter of it).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub games: u64,
+    /// Seconds the `coup` crate plays each table (it is far slower; 0 skips it).
+    #[arg(long, default_value_t = 5.0)]
+    pub crate_seconds: f64,
+    /// Most worker threads to measure (default: every core); scaling is shown for
+    /// 1, 2, 4... up to it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+const SIX: [&str; 6] = ["static", "static", "honest", "honest", "random", "random"];
+
+struct Measure {
+    games: u64,
+    decisions: u64,
+    elapsed: Duration,
+}
+
+impl Measure {
+    fn games_per_s(&self) -> f64 {
+        self.games as f64 / self.elapsed.as_secs_f64()
+    }
+    fn decisions_per_s(&self) -> f64 {
+        self.decisions as f64 / self.elapsed.as_secs_f64()
+    }
+}
+
+fn koth(names: &[&str], games: u64, threads: usize) -> Measure {
+    let shown = koth_arena::runner::dedup_names(names);
+    let t = Tournament::<State> {
+        rules: Rules::standard(),
+        entrants: names
+            .iter()
+            .zip(shown)
+            .map(|(b, s)| builtin_entrant(b, s).expect("a built-in"))
+            .collect(),
+        schedule: Schedule::RandomTables {
+            games,
+            table: names.len(),
+        },
+        scoring: Scoring::ZeroSum,
+        seed: 2026,
+        threads,
+        records: RecordLevel::None,
+        duplicate: false,
+    };
+    let run = t.run(&mut Quiet);
+    Measure {
+        games: run.played.end - run.played.start,
+        decisions: run.standings.decisions,
+        elapsed: run.elapsed,
+    }
+}
+
+type CrateTable = fn() -> Vec<Box<dyn coup::bot::BotInterface>>;
+
+fn crate_six() -> Vec<Box<dyn coup::bot::BotInterface>> {
+    use coup::bots::{HonestBot, RandomBot, StaticBot};
+    vec![
+        Box::new(StaticBot),
+        Box::new(StaticBot),
+        Box::new(HonestBot),
+        Box::new(HonestBot),
+        Box::new(RandomBot),
+        Box::new(RandomBot),
+    ]
+}
+
+fn crate_two() -> Vec<Box<dyn coup::bot::BotInterface>> {
+    use coup::bots::{HonestBot, StaticBot};
+    vec![Box::new(StaticBot), Box::new(HonestBot)]
+}
+
+/// The crate's own loop mode for `budget`, its score board (printed after every
+/// game) sent to /dev/null: games/s and games played.
+fn coup_crate(make: CrateTable, budget: Duration) -> Result<(f64, u64)> {
+    use std::os::fd::AsRawFd;
+    let devnull = std::fs::OpenOptions::new().write(true).open("/dev/null")?;
+    std::io::Write::flush(&mut std::io::stdout())?;
+    // SAFETY: plain descriptor calls; stdout is restored before returning.
+    let saved = unsafe { libc::dup(1) };
+    if saved < 0 {
+        bail!("cannot silence stdout for the coup crate");
+    }
+    unsafe { libc::dup2(devnull.as_raw_fd(), 1) };
+    let start = Instant::now();
+    let mut games = 0u64;
+    let mut batch = 10u64;
+    while start.elapsed() < budget {
+        let mut c = coup::Coup::new(make());
+        c.looping(batch);
+        games += batch;
+        batch = (batch * 2).min(2_000);
+    }
+    let secs = start.elapsed().as_secs_f64();
+    unsafe {
+        libc::dup2(saved, 1);
+        libc::close(saved);
+    }
+    Ok((games as f64 / secs, games))
+}
+
+fn peak_rss_mib() -> f64 {
+    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage fills the struct it is given.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut r) };
+    r.ru_maxrss as f64 / 1024.0
+}
+
+/// Runs `koth bench`.
+pub fn run(a: BenchArgs) -> Result<()> {
+    if a.games < 4 {
+        bail!("--games must be at least 4");
+    }
+    let max = output::threads(a.threads);
+    let budget = Duration::from_secs_f64(a.crate_seconds.max(0.0));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into());
+    out!(
+        "koth {} bench: {cores} cores, load {load} at the start; koth {} games a measurement (a quarter for scaling), the coup crate {:.0} s a table",
+        env!("CARGO_PKG_VERSION"),
+        count(a.games),
+        budget.as_secs_f64()
+    );
+    out!("\nsix players (seed 003's lineup: 2 static, 2 honest, 2 random)");
+    let crate6 = if budget.is_zero() {
+        None
+    } else {
+        Some(coup_crate(crate_six, budget)?)
+    };
+    let warm = koth(&SIX, a.games / 10, max);
+    let rss_tenth = peak_rss_mib();
+    let full = koth(&SIX, a.games, max);
+    let rss_full = peak_rss_mib();
+    out!(
+        "  koth, {max} thread{}: {:>10} games/s, {:>12} decisions/s ({} games in {:.2} s)",
+        if max == 1 { "" } else { "s" },
+        count(full.games_per_s() as u64),
+        count(full.decisions_per_s() as u64),
+        count(full.games),
+        full.elapsed.as_secs_f64()
+    );
+    let mut scaling = Vec::new();
+    let mut n = 1;
+    while n <= max {
+        let m = koth(&SIX, a.games / 4, n);
+        scaling.push((n, m.games_per_s()));
+        n *= 2;
+    }
+    if scaling.last().map(|s| s.0) != Some(max) {
+        let m = koth(&SIX, a.games / 4, max);
+        scaling.push((max, m.games_per_s()));
+    }
+    let one = scaling[0].1;
+    for (n, g) in &scaling {
+        out!(
+            "  koth, {n} thread{}: {:>10} games/s  ({:.2}x one thread)",
+            if *n == 1 { " " } else { "s" },
+            count(*g as u64),
+            g / one
+        );
+    }
+    if let Some((c, played)) = crate6 {
+        out!(
+            "  coup crate 1.1.1: {:>10.0} games/s ({} games, one thread: it has no parallel mode)",
+            c,
+            count(played)
+        );
+        out!(
+            "  ratio: {:.0}x per core (koth on 1 thread / the crate), {:.0}x on {max} threads",
+            one / c,
+            full.games_per_s() / c
+        );
+    }
+    out!(
+        "  1,000,000 games would take {:.1} s on {max} threads",
+        1e6 / full.games_per_s()
+    );
+    out!(
+        "  peak memory: {rss_tenth:.1} MiB after {} games, {rss_full:.1} MiB after {} more",
+        count(warm.games),
+        count(full.games)
+    );
+
+    out!("\ntwo players (static, honest)");
+    let two = koth(&["static", "honest"], a.games / 4, max);
+    out!(
+        "  koth, {max} thread{}: {:>10} games/s",
+        if max == 1 { "" } else { "s" },
+        count(two.games_per_s() as u64)
+    );
+    if !budget.is_zero() {
+        let (c, played) = coup_crate(crate_two, budget)?;
+        out!(
+            "  coup crate 1.1.1: {c:>10.0} games/s ({} games); ratio {:.0}x",
+            count(played),
+            two.games_per_s() / c
+        );
+    }
+    Ok(())
+}
