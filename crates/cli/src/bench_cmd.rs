@@ -4,9 +4,8 @@
 use crate::output::{self, count};
 use anyhow::{bail, Result};
 use clap::Args;
-use koth_arena::{Quiet, RecordLevel, Schedule, Scoring, Tournament};
-use koth_coup::{builtin_entrant, Rules, State};
-use std::time::{Duration, Instant};
+use koth_coup::versus::{coup_crate, crate_six, crate_two, koth, peak_rss_mib, SIX};
+use std::time::Duration;
 
 /// Options of `koth bench`.
 #[derive(Args, Debug)]
@@ -22,105 +21,6 @@ pub struct BenchArgs {
     /// 1, 2, 4... up to it.
     #[arg(long)]
     pub threads: Option<usize>,
-}
-
-const SIX: [&str; 6] = ["static", "static", "honest", "honest", "random", "random"];
-
-struct Measure {
-    games: u64,
-    decisions: u64,
-    elapsed: Duration,
-}
-
-impl Measure {
-    fn games_per_s(&self) -> f64 {
-        self.games as f64 / self.elapsed.as_secs_f64()
-    }
-    fn decisions_per_s(&self) -> f64 {
-        self.decisions as f64 / self.elapsed.as_secs_f64()
-    }
-}
-
-fn koth(names: &[&str], games: u64, threads: usize) -> Measure {
-    let shown = koth_arena::runner::dedup_names(names);
-    let t = Tournament::<State> {
-        rules: Rules::standard(),
-        entrants: names
-            .iter()
-            .zip(shown)
-            .map(|(b, s)| builtin_entrant(b, s).expect("a built-in"))
-            .collect(),
-        schedule: Schedule::RandomTables {
-            games,
-            table: names.len(),
-        },
-        scoring: Scoring::ZeroSum,
-        seed: 2026,
-        threads,
-        records: RecordLevel::None,
-        duplicate: false,
-    };
-    let run = t.run(&mut Quiet);
-    Measure {
-        games: run.played.end - run.played.start,
-        decisions: run.standings.decisions,
-        elapsed: run.elapsed,
-    }
-}
-
-type CrateTable = fn() -> Vec<Box<dyn coup::bot::BotInterface>>;
-
-fn crate_six() -> Vec<Box<dyn coup::bot::BotInterface>> {
-    use coup::bots::{HonestBot, RandomBot, StaticBot};
-    vec![
-        Box::new(StaticBot),
-        Box::new(StaticBot),
-        Box::new(HonestBot),
-        Box::new(HonestBot),
-        Box::new(RandomBot),
-        Box::new(RandomBot),
-    ]
-}
-
-fn crate_two() -> Vec<Box<dyn coup::bot::BotInterface>> {
-    use coup::bots::{HonestBot, StaticBot};
-    vec![Box::new(StaticBot), Box::new(HonestBot)]
-}
-
-/// The crate's own loop mode for `budget`, its score board (printed after every
-/// game) sent to /dev/null: games/s and games played.
-fn coup_crate(make: CrateTable, budget: Duration) -> Result<(f64, u64)> {
-    use std::os::fd::AsRawFd;
-    let devnull = std::fs::OpenOptions::new().write(true).open("/dev/null")?;
-    std::io::Write::flush(&mut std::io::stdout())?;
-    // SAFETY: plain descriptor calls; stdout is restored before returning.
-    let saved = unsafe { libc::dup(1) };
-    if saved < 0 {
-        bail!("cannot silence stdout for the coup crate");
-    }
-    unsafe { libc::dup2(devnull.as_raw_fd(), 1) };
-    let start = Instant::now();
-    let mut games = 0u64;
-    let mut batch = 10u64;
-    while start.elapsed() < budget {
-        let mut c = coup::Coup::new(make());
-        c.looping(batch);
-        games += batch;
-        batch = (batch * 2).min(2_000);
-    }
-    let secs = start.elapsed().as_secs_f64();
-    unsafe {
-        libc::dup2(saved, 1);
-        libc::close(saved);
-    }
-    Ok((games as f64 / secs, games))
-}
-
-fn peak_rss_mib() -> f64 {
-    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage fills the struct it is given.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut r) };
-    r.ru_maxrss as f64 / 1024.0
 }
 
 /// Runs `koth bench`.

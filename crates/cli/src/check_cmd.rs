@@ -50,30 +50,37 @@ pub struct CheckArgs {
 
 /// The bot an argument names, and the time limits for it.
 fn entry_of(a: &CheckArgs) -> Result<(BotEntry, Timeouts)> {
-    let mut timeouts = Timeouts::default();
-    let entry = if let Some(file) = &a.file {
-        let t = TournamentFile::load(file)?;
-        timeouts.decision = t.decision_timeout;
-        timeouts.startup = t.startup_timeout;
-        let names: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
-        t.bots
-            .iter()
-            .find(|b| b.name == a.bot)
-            .cloned()
-            .ok_or_else(|| {
-                anyhow!(
-                    "{} has no bot named {:?}\n  fix: name one of {}",
-                    file.display(),
-                    a.bot,
-                    names.join(", ")
-                )
-            })?
-    } else {
-        parse_bot(GameKind::Coup, &a.bot)?
+    let (entry, mut timeouts) = match &a.file {
+        Some(file) => bot_of_file(GameKind::Coup, file, &a.bot)?,
+        None => (parse_bot(GameKind::Coup, &a.bot)?, Timeouts::default()),
     };
     if let Some(ms) = a.timeout_ms {
         timeouts.decision = Duration::from_millis(ms);
     }
+    Ok((entry, timeouts))
+}
+
+/// Bot `name` of tournament file `file`, with the file's time limits.
+fn bot_of_file(game: GameKind, file: &std::path::Path, name: &str) -> Result<(BotEntry, Timeouts)> {
+    let t = TournamentFile::load_for(game, file)?;
+    let timeouts = Timeouts {
+        decision: t.decision_timeout,
+        startup: t.startup_timeout,
+        ..Timeouts::default()
+    };
+    let names: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
+    let entry = t
+        .bots
+        .iter()
+        .find(|b| b.name == name)
+        .cloned()
+        .ok_or_else(|| {
+            anyhow!(
+                "{} has no bot named {name:?}\n  fix: name one of {}",
+                file.display(),
+                names.join(", ")
+            )
+        })?;
     Ok((entry, timeouts))
 }
 
@@ -391,26 +398,9 @@ pub fn run_samurai(a: SamuraiCheckArgs) -> Result<bool> {
     if a.games == 0 {
         bail!("--games must be at least 1");
     }
-    let mut timeouts = Timeouts::default();
-    let entry = if let Some(file) = &a.file {
-        let t = TournamentFile::load_for(GameKind::Samurai, file)?;
-        timeouts.decision = t.decision_timeout;
-        timeouts.startup = t.startup_timeout;
-        let names: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
-        t.bots
-            .iter()
-            .find(|b| b.name == a.bot)
-            .cloned()
-            .ok_or_else(|| {
-                anyhow!(
-                    "{} has no bot named {:?}\n  fix: name one of {}",
-                    file.display(),
-                    a.bot,
-                    names.join(", ")
-                )
-            })?
-    } else {
-        parse_bot(GameKind::Samurai, &a.bot)?
+    let (entry, mut timeouts) = match &a.file {
+        Some(file) => bot_of_file(GameKind::Samurai, file, &a.bot)?,
+        None => (parse_bot(GameKind::Samurai, &a.bot)?, Timeouts::default()),
     };
     if let Some(ms) = a.timeout_ms {
         timeouts.decision = Duration::from_millis(ms.max(1));

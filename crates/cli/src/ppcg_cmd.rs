@@ -667,18 +667,7 @@ pub(crate) fn run_file(
         if opts.rounds == 1 { "" } else { "s" },
         opts.rounds * per_round
     );
-    let specs = bots
-        .iter()
-        .map(|b| match &b.source {
-            BotSource::Builtin(n) => serde_json::json!({ "builtin": n }),
-            BotSource::Program {
-                command,
-                dir,
-                protocol,
-                ..
-            } => serde_json::json!({ "command": command, "dir": dir, "protocol": protocol.name() }),
-        })
-        .collect();
+    let specs = bots.iter().map(BotEntry::spec_json).collect();
     let programs: Vec<(&str, koth_process::Sandbox)> = bots
         .iter()
         .filter_map(|b| match &b.source {

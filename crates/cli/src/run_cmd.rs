@@ -241,15 +241,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         // Keep every choice, so the game can be shown.
         t.records = RecordLevel::Full;
     }
-    let specs = bots
-        .iter()
-        .map(|b| match &b.source {
-            BotSource::Builtin(n) => serde_json::json!({ "builtin": n }),
-            BotSource::Program { command, dir, .. } => {
-                serde_json::json!({ "command": command, "dir": dir })
-            }
-        })
-        .collect();
+    let specs = bots.iter().map(config::BotEntry::spec_json).collect();
     let describe = crate::runs::Describe {
         game: "coup",
         runner: "run",

@@ -533,15 +533,7 @@ fn tournament(a: TournamentArgs) -> Result<()> {
     let specs: Vec<serde_json::Value> = programs
         .iter()
         .map(|p| serde_json::json!({ "command": p.command, "dir": p.dir, "protocol": "samurai-cli" }))
-        .chain(bots.iter().map(|b| match &b.source {
-            BotSource::Builtin(n) => serde_json::json!({ "builtin": n }),
-            BotSource::Program {
-                command,
-                dir,
-                protocol,
-                ..
-            } => serde_json::json!({ "command": command, "dir": dir, "protocol": protocol.name() }),
-        }))
+        .chain(bots.iter().map(BotEntry::spec_json))
         .collect();
     let out_dir = opts.out.clone();
     let names: Vec<String> = field.iter().map(|e| e.name.clone()).collect();

@@ -29,6 +29,8 @@ mod hand;
 pub mod narrate;
 mod rules;
 mod state;
+#[cfg(feature = "versus")]
+pub mod versus;
 mod view;
 
 pub use action::{Action, ActionKind};

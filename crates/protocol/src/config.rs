@@ -272,6 +272,22 @@ pub struct BotEntry {
     pub source: BotSource,
 }
 
+impl BotEntry {
+    /// How the bot is played, for a run's `run.json`: `{"builtin": ...}` or the
+    /// program's command, folder and protocol.
+    pub fn spec_json(&self) -> serde_json::Value {
+        match &self.source {
+            BotSource::Builtin(n) => serde_json::json!({ "builtin": n }),
+            BotSource::Program {
+                command,
+                dir,
+                protocol,
+                ..
+            } => serde_json::json!({ "command": command, "dir": dir, "protocol": protocol.name() }),
+        }
+    }
+}
+
 /// A parsed tournament file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TournamentFile {

@@ -1,0 +1,120 @@
+//! koth against the `coup` crate 1.1.1 (seeds 003's engine) in one process: the
+//! measurements behind `koth bench` and the `versus_coup_crate` benchmark.
+//! Enabled by the `versus` feature.
+
+use crate::{builtin_entrant, Rules, State};
+use koth_arena::{Quiet, RecordLevel, Schedule, Scoring, Tournament};
+use std::time::{Duration, Instant};
+
+/// Seed 003's lineup: two static, two honest, two random bots at one table.
+pub const SIX: [&str; 6] = ["static", "static", "honest", "honest", "random", "random"];
+
+/// A koth measurement.
+#[derive(Clone, Copy, Debug)]
+pub struct Measure {
+    /// Games played.
+    pub games: u64,
+    /// Decisions taken.
+    pub decisions: u64,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+impl Measure {
+    /// Games a second.
+    pub fn games_per_s(&self) -> f64 {
+        self.games as f64 / self.elapsed.as_secs_f64()
+    }
+    /// Decisions a second.
+    pub fn decisions_per_s(&self) -> f64 {
+        self.decisions as f64 / self.elapsed.as_secs_f64()
+    }
+}
+
+/// `games` games of the built-ins `names` at one table, on `threads` workers.
+pub fn koth(names: &[&str], games: u64, threads: usize) -> Measure {
+    let shown = koth_arena::runner::dedup_names(names);
+    let t = Tournament::<State> {
+        rules: Rules::standard(),
+        entrants: names
+            .iter()
+            .zip(shown)
+            .map(|(b, s)| builtin_entrant(b, s).expect("a built-in"))
+            .collect(),
+        schedule: Schedule::RandomTables {
+            games,
+            table: names.len(),
+        },
+        scoring: Scoring::ZeroSum,
+        seed: 2026,
+        threads,
+        records: RecordLevel::None,
+        duplicate: false,
+    };
+    let run = t.run(&mut Quiet);
+    Measure {
+        games: run.played.end - run.played.start,
+        decisions: run.standings.decisions,
+        elapsed: run.elapsed,
+    }
+}
+
+/// A table of the crate's bots.
+pub type CrateTable = fn() -> Vec<Box<dyn coup::bot::BotInterface>>;
+
+/// The crate's seed-003 lineup.
+pub fn crate_six() -> Vec<Box<dyn coup::bot::BotInterface>> {
+    use coup::bots::{HonestBot, RandomBot, StaticBot};
+    vec![
+        Box::new(StaticBot),
+        Box::new(StaticBot),
+        Box::new(HonestBot),
+        Box::new(HonestBot),
+        Box::new(RandomBot),
+        Box::new(RandomBot),
+    ]
+}
+
+/// The crate's two-player table: static against honest.
+pub fn crate_two() -> Vec<Box<dyn coup::bot::BotInterface>> {
+    use coup::bots::{HonestBot, StaticBot};
+    vec![Box::new(StaticBot), Box::new(HonestBot)]
+}
+
+/// The crate's own loop mode for `budget` (one thread: it has no parallel mode), its
+/// score board, which it prints after every game, sent to /dev/null: games/s and
+/// games played.
+pub fn coup_crate(make: CrateTable, budget: Duration) -> std::io::Result<(f64, u64)> {
+    use std::os::fd::AsRawFd;
+    let devnull = std::fs::OpenOptions::new().write(true).open("/dev/null")?;
+    std::io::Write::flush(&mut std::io::stdout())?;
+    // SAFETY: plain descriptor calls; stdout is restored before returning.
+    let saved = unsafe { libc::dup(1) };
+    if saved < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    unsafe { libc::dup2(devnull.as_raw_fd(), 1) };
+    let start = Instant::now();
+    let mut games = 0u64;
+    let mut batch = 10u64;
+    while start.elapsed() < budget {
+        let mut c = coup::Coup::new(make());
+        c.looping(batch);
+        games += batch;
+        batch = (batch * 2).min(2_000);
+    }
+    let secs = start.elapsed().as_secs_f64();
+    unsafe {
+        libc::dup2(saved, 1);
+        libc::close(saved);
+    }
+    Ok((games as f64 / secs, games))
+}
+
+/// This process's peak resident memory, in MiB.
+pub fn peak_rss_mib() -> f64 {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut r) };
+    r.ru_maxrss as f64 / 1024.0
+}
