@@ -5,29 +5,21 @@
 mod common;
 
 use common::koth_all as koth;
-use std::path::{Path, PathBuf};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::repo;
+use std::path::PathBuf;
 
 /// A contestant's folder: the buggy bots beside copies of the SDK files.
 fn bot_folder(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("koth-check-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    let r = repo();
-    for f in [
-        "crates/cli/tests/buggy/buggy_bot.py",
-        "crates/cli/tests/buggy/buggy_bot.js",
-        "sdk/python/koth_bot.py",
-        "sdk/python/example_bot.py",
-        "sdk/js/koth_bot.js",
-    ] {
-        let p = r.join(f);
-        std::fs::copy(&p, d.join(p.file_name().unwrap())).unwrap();
-    }
-    d
+    common::contestant_folder(
+        &format!("check-{tag}"),
+        &[
+            "crates/cli/tests/buggy/buggy_bot.py",
+            "crates/cli/tests/buggy/buggy_bot.js",
+            "sdk/python/koth_bot.py",
+            "sdk/python/example_bot.py",
+            "sdk/js/koth_bot.js",
+        ],
+    )
 }
 
 /// The defects a check printed, as (kind, reason) pairs.

@@ -7,31 +7,22 @@ mod common;
 
 use common::koth_all as koth;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// A contestant's folder: the test samurai beside copies of the SDK files.
 fn bot_folder(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("koth-samurai-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    let r = repo();
-    for f in [
-        "crates/cli/tests/buggy/buggy_samurai.py",
-        "crates/cli/tests/buggy/old_samurai.sh",
-        "sdk/python/koth_bot.py",
-        "sdk/python/samurai_bot.py",
-        "sdk/js/koth_bot.js",
-        "sdk/js/samurai_bot.js",
-    ] {
-        let p = r.join(f);
-        std::fs::copy(&p, d.join(p.file_name().unwrap())).unwrap();
-    }
-    d
+    common::contestant_folder(
+        &format!("samurai-{tag}"),
+        &[
+            "crates/cli/tests/buggy/buggy_samurai.py",
+            "crates/cli/tests/buggy/old_samurai.sh",
+            "sdk/python/koth_bot.py",
+            "sdk/python/samurai_bot.py",
+            "sdk/js/koth_bot.js",
+            "sdk/js/samurai_bot.js",
+        ],
+    )
 }
 
 /// The rows of a leaderboard: (bot, games, wins, draws, losses).

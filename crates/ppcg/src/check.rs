@@ -19,26 +19,22 @@ use crate::game::PpcgGame;
 use koth_arena::check::CheckReport;
 use koth_arena::rng::{derive, Stream};
 use koth_arena::{Agent, Fault, Game, GameSeeds, Random, Rng, Seat};
-use koth_coup::check::{describe_position, kind_of, OPPONENTS};
+use koth_coup::check::{describe_position, kind_of, KINDS as COUP_KINDS, OPPONENTS};
 use koth_coup::{bots, BotAgent, Rules};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// The decision kinds a check tells apart: the engine's, then the arbiter's own.
-pub const KINDS: [&str; 12] = [
-    "start of a game",
-    "action",
-    "action, forced coup",
-    "challenge an action",
-    "block",
-    "block after a lost challenge",
-    "challenge a block",
-    "exchange, two cards",
-    "exchange, one card",
-    "lose influence, two cards",
-    "lose influence, last card",
-    "reveal or end of turn",
-];
+/// The decision kinds a check tells apart: the engine's (those of the Coup check),
+/// then the arbiter's own moves.
+pub const KINDS: [&str; 12] = {
+    let mut k = ["reveal or end of turn"; 12];
+    let mut i = 0;
+    while i < COUP_KINDS.len() {
+        k[i] = COUP_KINDS[i];
+        i += 1;
+    }
+    k
+};
 
 /// How to check.
 #[derive(Clone, Debug)]
@@ -220,5 +216,7 @@ mod tests {
         }
         // Both seats are played.
         assert_ne!(check_game(3, 0).0, check_game(3, 1).0);
+        assert_eq!(KINDS[..11], COUP_KINDS);
+        assert_eq!(KINDS[11], "reveal or end of turn");
     }
 }

@@ -36,3 +36,21 @@ pub fn koth_all(args: &[&str]) -> (Option<i32>, String, String) {
         String::from_utf8_lossy(&out.stderr).into(),
     )
 }
+
+/// The repository's root.
+pub fn repo() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A contestant's folder in the temp dir: copies of `files` (paths from the
+/// repository's root) side by side, as a bot built on the SDK is kept.
+pub fn contestant_folder(tag: &str, files: &[&str]) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("koth-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    for f in files {
+        let p = repo().join(f);
+        std::fs::copy(&p, d.join(p.file_name().unwrap())).unwrap();
+    }
+    d
+}
