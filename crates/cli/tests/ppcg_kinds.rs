@@ -287,3 +287,22 @@ fn a_person_plays_the_challenge_seeing_only_their_cards() {
     assert!(!text.contains("honest: Contessa"), "{text}");
     assert!(text.contains("me forfeits: the player left"), "{text}");
 }
+
+/// What a program of the challenge writes to stderr shows in `ppcg play`, where it
+/// writes it (each launch is a process of its own).
+#[test]
+fn play_shows_a_challenge_program_s_stderr_in_place() {
+    let d = scratch("talker");
+    std::fs::create_dir_all(d.join("Talker")).unwrap();
+    std::fs::write(
+        d.join("Talker/talker.py"),
+        "import sys\nlegal = sys.argv[5:]\nprint(f'thinking over {len(legal)} moves', file=sys.stderr)\nopen(sys.argv[1], 'a').write(legal[0])\n",
+    )
+    .unwrap();
+    let prog = format!("python3 {}/Talker/talker.py", d.display());
+    let (code, out, err) = koth(&["ppcg", "play", &prog, "honest", "--seed", "2"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let first = out.find("talker stderr | thinking over ").expect(&out);
+    let turn2 = out.find("Turn 2:").expect(&out);
+    assert!(first < turn2, "shown in place, before the next turn\n{out}");
+}

@@ -55,6 +55,8 @@ pub struct PpcgAgent {
     file: Option<PathBuf>,
     /// Where the program runs from: a fresh copy of its folder every game.
     copies: Option<Copies>,
+    /// What the last launches wrote to stderr, not yet taken (for `koth ppcg play`).
+    log: String,
 }
 
 /// A program's working copies: its original folder, the workspace and the slot.
@@ -76,6 +78,7 @@ impl PpcgAgent {
             invocations: Vec::new(),
             file: None,
             copies: None,
+            log: String::new(),
         }
     }
 
@@ -179,6 +182,14 @@ impl PpcgAgent {
         ];
         args.extend(legal.iter().cloned());
         let r = invoke(&self.command, &args, self.opts.timeout, 4096);
+        // Kept until taken, and only the latest few KiB (nobody may ask in a run).
+        if !r.stderr_tail.trim().is_empty() {
+            if self.log.len() > 8192 {
+                self.log.clear();
+            }
+            self.log.push_str(r.stderr_tail.trim_end());
+            self.log.push('\n');
+        }
         game.note(format!(
             "     invoke {} {:?} ({} ms)",
             self.name,
@@ -357,7 +368,13 @@ pub fn choice_of(mv: &str, pending: Pending, state: &State) -> Option<(Choice, O
 }
 
 impl Agent<PpcgGame> for PpcgAgent {
+    /// What the program's launches wrote to stderr since the last call.
+    fn take_log(&mut self) -> Option<String> {
+        (!self.log.is_empty()).then(|| std::mem::take(&mut self.log))
+    }
+
     fn start(&mut self, _game: &PpcgGame, _seat: Seat, _seed: u64) -> Result<(), Fault> {
+        self.log.clear();
         self.buffered = None;
         self.invocations.clear();
         self.file = None;
