@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::findings;
 use common::koth_all as koth;
 use common::repo;
 use std::path::PathBuf;
@@ -20,18 +21,6 @@ fn bot_folder(tag: &str) -> PathBuf {
             "sdk/js/koth_bot.js",
         ],
     )
-}
-
-/// The defects a check printed, as (kind, reason) pairs.
-fn findings(stdout: &str) -> Vec<(String, String)> {
-    stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("✗ "))
-        .map(|l| {
-            let (kind, reason) = l.split_once(": ").unwrap();
-            (kind.to_string(), reason.to_string())
-        })
-        .collect()
 }
 
 #[test]

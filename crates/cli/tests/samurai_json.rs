@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::findings;
 use common::koth_all as koth;
 use std::io::Write;
 use std::path::PathBuf;
@@ -210,17 +211,6 @@ fn a_person_plays_a_samurai_from_the_keyboard() {
     assert!(text.contains("turn 3: me parry, waiter waits"), "{text}");
     assert!(text.contains("me forfeits: the player left"), "{text}");
     assert!(text.contains("waiter wins"), "{text}");
-}
-
-fn findings(stdout: &str) -> Vec<(String, String)> {
-    stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("✗ "))
-        .map(|l| {
-            let (kind, reason) = l.split_once(": ").unwrap();
-            (kind.to_string(), reason.to_string())
-        })
-        .collect()
 }
 
 #[test]

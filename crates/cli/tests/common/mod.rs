@@ -54,3 +54,15 @@ pub fn contestant_folder(tag: &str, files: &[&str]) -> std::path::PathBuf {
     }
     d
 }
+
+/// The defects a `check` printed (`✗ KIND: REASON` lines), as (kind, reason).
+pub fn findings(stdout: &str) -> Vec<(String, String)> {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("✗ "))
+        .map(|l| {
+            let (kind, reason) = l.split_once(": ").unwrap();
+            (kind.to_string(), reason.to_string())
+        })
+        .collect()
+}
