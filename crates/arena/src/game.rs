@@ -114,7 +114,16 @@ pub struct IllegalChoice(pub String);
 /// after the other and keeps earlier answers hidden until all are in.
 pub trait Game: Clone + Send + Debug + 'static {
     /// One answer to one decision.
-    type Choice: Copy + Eq + Hash + Debug + Send + Sync + Serialize + DeserializeOwned + 'static;
+    type Choice: Copy
+        + Eq
+        + Hash
+        + Debug
+        + Send
+        + Sync
+        + Serialize
+        + DeserializeOwned
+        + crate::code::ChoiceCode
+        + 'static;
     /// The rule options that fix a variant of the game.
     type Rules: Clone + Debug + Send + Sync + Serialize + 'static;
     /// Everything one seat may see, owned and comparable (for the leak tests).

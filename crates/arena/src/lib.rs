@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 pub mod check;
+pub mod code;
 pub mod conformance;
 pub mod game;
 pub mod programs;
@@ -18,6 +19,7 @@ pub mod scoring;
 pub mod sprt;
 pub mod stats;
 
+pub use code::ChoiceCode;
 pub use game::{Ending, Game, IllegalChoice, Notice, Outcome, Seat, SeatSet, MAX_SEATS};
 pub use rng::{DealRng, GameSeeds, Random, Rng};
 pub use runner::{

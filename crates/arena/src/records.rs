@@ -3,6 +3,7 @@
 //! (`summary.json`, written by the front end). Enough to resume an interrupted run,
 //! merge shards, replay any game and build a report.
 
+use crate::code::ChoiceCode;
 use crate::game::Game;
 use crate::runner::{GameRecord, Observer, Progress, RecordLevel, Standings};
 use crate::schedule::Schedule;
@@ -145,7 +146,7 @@ pub fn read_info(dir: &Path) -> Result<RunInfo, RecordError> {
 /// Reads every complete record of `games.jsonl`. A last line cut short by a crash
 /// is ignored (and removed from the file when `repair` is set, so that appending
 /// goes on cleanly).
-pub fn read_records<C: DeserializeOwned>(
+pub fn read_records<C: DeserializeOwned + ChoiceCode>(
     dir: &Path,
     repair: bool,
 ) -> Result<Vec<GameRecord<C>>, RecordError> {
@@ -298,7 +299,7 @@ pub fn check_record<C>(info: &RunInfo, r: &GameRecord<C>) -> Result<(), String> 
 }
 
 /// [`read_records`], then [`check_records`] against the run's `info`.
-pub fn read_checked_records<C: DeserializeOwned>(
+pub fn read_checked_records<C: DeserializeOwned + ChoiceCode>(
     dir: &Path,
     info: &RunInfo,
     repair: bool,
@@ -312,7 +313,7 @@ pub fn read_checked_records<C: DeserializeOwned>(
 /// (as [`check_records`] does) and handing it to `f`: memory stays flat however
 /// many games the run holds. Records must be in index order, as runs write them.
 /// A last line cut short is left out, as on resume. Returns the number of records.
-pub fn for_each_record<C: DeserializeOwned>(
+pub fn for_each_record<C: DeserializeOwned + ChoiceCode>(
     dir: &Path,
     info: &RunInfo,
     mut f: impl FnMut(GameRecord<C>) -> Result<(), String>,
@@ -378,6 +379,8 @@ pub struct RecordWriter<'a, C> {
     pub error: Option<RecordError>,
     /// Bytes written.
     pub bytes: u64,
+    /// Whether records come as JSON lines from the workers ([`Observer::on_json`]).
+    fed: bool,
 }
 
 impl<'a, C> RecordWriter<'a, C> {
@@ -396,7 +399,17 @@ impl<'a, C> RecordWriter<'a, C> {
             inner,
             error: None,
             bytes: 0,
+            fed: false,
         })
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            self.bytes += bytes.len() as u64;
+            if let Err(e) = self.out.write_all(bytes) {
+                self.error = Some(io(&self.path)(e));
+            }
+        }
     }
 
     /// Flushes what is buffered to the file.
@@ -405,15 +418,20 @@ impl<'a, C> RecordWriter<'a, C> {
     }
 }
 
-impl<C: Serialize> Observer<C> for RecordWriter<'_, C> {
+impl<C: Serialize + ChoiceCode> Observer<C> for RecordWriter<'_, C> {
+    fn wants_json(&self) -> bool {
+        true
+    }
+    fn on_json(&mut self, lines: &[u8]) {
+        self.fed = true;
+        self.write(lines);
+    }
     fn on_record(&mut self, record: &GameRecord<C>) {
-        if self.error.is_none() {
+        // Driven by hand rather than by a tournament: serialise here.
+        if !self.fed {
             let mut line = serde_json::to_vec(record).expect("records serialize");
             line.push(b'\n');
-            self.bytes += line.len() as u64;
-            if let Err(e) = self.out.write_all(&line) {
-                self.error = Some(io(&self.path)(e));
-            }
+            self.write(&line);
         }
         self.inner.on_record(record);
     }

@@ -194,7 +194,10 @@ pub enum NoticeKind {
 
 /// One finished game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(bound(deserialize = "C: serde::de::DeserializeOwned"))]
+#[serde(bound(
+    serialize = "C: Serialize + crate::code::ChoiceCode",
+    deserialize = "C: serde::de::DeserializeOwned + crate::code::ChoiceCode"
+))]
 pub struct GameRecord<C> {
     /// The game's number in the tournament.
     pub index: u64,
@@ -219,8 +222,14 @@ pub struct GameRecord<C> {
     /// the game knows more than who won: Coup's elimination order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub places: Vec<u8>,
-    /// Every choice made, in order (with [`RecordLevel::Full`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Every choice made, in order (with [`RecordLevel::Full`]); written as one
+    /// character a choice ([`crate::code`]).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::code::serialize",
+        deserialize_with = "crate::code::deserialize"
+    )]
     pub choices: Option<Vec<C>>,
 }
 
@@ -685,6 +694,14 @@ pub struct Progress<'a> {
 pub trait Observer<C> {
     /// A game finished; called in game order.
     fn on_record(&mut self, _record: &GameRecord<C>) {}
+    /// Whether to receive each batch's records as JSON lines as well, serialised on
+    /// the worker threads (asked once, when a run starts).
+    fn wants_json(&self) -> bool {
+        false
+    }
+    /// A batch's records as JSON lines, in game order, before their
+    /// [`Observer::on_record`] calls; only if [`Observer::wants_json`].
+    fn on_json(&mut self, _lines: &[u8]) {}
     /// Called after each batch of games.
     fn on_progress(&mut self, _progress: &Progress<'_>) {}
 }
@@ -719,6 +736,8 @@ struct Chunk<C> {
     standings: Standings,
     records: Vec<GameRecord<C>>,
     stops: Vec<(u64, usize, String)>,
+    /// The records as JSON lines, when the observer wants them.
+    json: Vec<u8>,
 }
 
 impl<G: Game> Tournament<G> {
@@ -762,6 +781,7 @@ impl<G: Game> Tournament<G> {
         let mut standings = self.empty_standings();
         let mut merged = 0u64;
         let mut stops = Vec::new();
+        let json = observer.wants_json() && self.records != RecordLevel::None;
         // One worker's loop: plays chunks until none is left, handing each to `sink`.
         let work = |slot: usize, sink: &mut dyn FnMut(Chunk<G::Choice>) -> bool| {
             let mut agents: Vec<Option<Box<dyn Agent<G>>>> =
@@ -784,6 +804,7 @@ impl<G: Game> Tournament<G> {
                     standings: self.empty_standings(),
                     records: Vec::new(),
                     stops: Vec::new(),
+                    json: Vec::new(),
                 };
                 for index in lo..hi {
                     let (rec, _) = self.play_index(
@@ -798,6 +819,10 @@ impl<G: Game> Tournament<G> {
                     for n in rec.notices.iter().filter(|n| n.kind == NoticeKind::Stop) {
                         part.stops.push((index, n.entrant, n.text.clone()));
                         stop.store(true, Ordering::Relaxed);
+                    }
+                    if json {
+                        serde_json::to_writer(&mut part.json, &rec).expect("records serialize");
+                        part.json.push(b'\n');
                     }
                     if self.records != RecordLevel::None {
                         part.records.push(rec);
@@ -816,6 +841,9 @@ impl<G: Game> Tournament<G> {
                 standings.merge(&part.standings);
                 stops.extend(part.stops.iter().cloned());
                 merged += part.standings.games;
+                if json {
+                    observer.on_json(&part.json);
+                }
                 for r in &part.records {
                     observer.on_record(r);
                 }
@@ -948,6 +976,27 @@ impl<G: Game> Agent<G> for Broken {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn choices_are_written_as_codes_and_read_in_either_form() {
+        let mut r = record(vec![0, 1], 0, vec![1.0, -1.0]);
+        r.choices = Some(vec![0, 1, 2, 63]);
+        let line = serde_json::to_string(&r).unwrap();
+        assert!(line.contains(r#""choices":"ABC_""#), "{line}");
+        assert_eq!(serde_json::from_str::<GameRecord<u8>>(&line).unwrap(), r);
+        // Records written before codes existed keep a list, and still read.
+        let old = line.replace(r#""ABC_""#, "[0,1,2,63]");
+        assert_eq!(serde_json::from_str::<GameRecord<u8>>(&old).unwrap(), r);
+        // A choice without a code keeps the whole list as a list.
+        r.choices = Some(vec![0, 64]);
+        let line = serde_json::to_string(&r).unwrap();
+        assert!(line.contains(r#""choices":[0,64]"#), "{line}");
+        assert_eq!(serde_json::from_str::<GameRecord<u8>>(&line).unwrap(), r);
+        r.choices = None;
+        let line = serde_json::to_string(&r).unwrap();
+        assert!(!line.contains("choices"), "{line}");
+        assert_eq!(serde_json::from_str::<GameRecord<u8>>(&line).unwrap(), r);
+    }
 
     fn record(seats: Vec<usize>, winner: usize, scores: Vec<f64>) -> GameRecord<u8> {
         GameRecord {

@@ -48,6 +48,8 @@ enum Damage {
     Winners(u64),
     Forfeit { seat: i64, entrant: i64 },
     DropChoices(usize),
+    /// A character that is no choice's code, at this position of the choices.
+    BadChoice(usize),
     Duplicate,
     Delete,
     Garbage(Vec<u8>),
@@ -66,6 +68,7 @@ fn damage() -> impl Strategy<Value = Damage> {
         (0u64..300).prop_map(Damage::Winners),
         (-1i64..9, -1i64..9).prop_map(|(seat, entrant)| Damage::Forfeit { seat, entrant }),
         (0usize..200).prop_map(Damage::DropChoices),
+        (0usize..200).prop_map(Damage::BadChoice),
         Just(Damage::Duplicate),
         Just(Damage::Delete),
         prop::collection::vec(any::<u8>(), 1..40).prop_map(Damage::Garbage),
@@ -98,9 +101,18 @@ fn apply(lines: &mut Vec<String>, k: usize, d: &Damage) {
                 "fault": { "reason": "tampered" } }]);
         }
         Damage::DropChoices(n) => {
-            if let Some(c) = v["choices"].as_array_mut() {
+            // Choices are a string of one-character codes.
+            if let Some(c) = v["choices"].as_str() {
                 let keep = c.len().saturating_sub(*n % (c.len() + 1));
-                c.truncate(keep);
+                v["choices"] = c[..keep].into();
+            }
+        }
+        Damage::BadChoice(n) => {
+            if let Some(c) = v["choices"].as_str() {
+                let mut c = c.to_string();
+                let at = *n % c.len().max(1);
+                c.replace_range(at..(at + 1).min(c.len()), "*");
+                v["choices"] = c.into();
             }
         }
         Damage::Duplicate => {
@@ -173,7 +185,7 @@ proptest! {
 #[test]
 fn tampered_records_are_named() {
     let (sound, lines) = sound_run();
-    let cases: [(Damage, &str); 5] = [
+    let cases: [(Damage, &str); 6] = [
         (
             Damage::SetSeat { seat: 0, value: 7 },
             "seats entrant 7, but the run has 3 entrants",
@@ -200,6 +212,7 @@ fn tampered_records_are_named() {
             "game 40 is not one of this run's games 0..12",
         ),
         (Damage::Duplicate, "is recorded twice"),
+        (Damage::BadChoice(3), "choice 3 has no meaning: '*'"),
     ];
     for (i, (d, want)) in cases.iter().enumerate() {
         let mut l = lines.clone();

@@ -151,3 +151,13 @@ mod tests {
         assert!(!Action::I.beats(Action::W));
     }
 }
+
+/// In records, an action's code is its index in [`Action::ALL`].
+impl koth_arena::ChoiceCode for Action {
+    fn code(&self) -> Option<u8> {
+        Some(self.index() as u8)
+    }
+    fn from_code(code: u8) -> Option<Action> {
+        Action::ALL.get(code as usize).copied()
+    }
+}
