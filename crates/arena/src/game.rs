@@ -154,6 +154,13 @@ pub trait Game: Clone + Send + Debug + 'static {
     /// decision is pending).
     fn legal_choices(&self, out: &mut Vec<Self::Choice>);
 
+    /// Whether `choice` is among `legal`, the pending decision's legal choices; games
+    /// may answer from the rules without the scan (it runs on every decision).
+    #[inline]
+    fn is_legal_among(&self, legal: &[Self::Choice], choice: Self::Choice) -> bool {
+        legal.contains(&choice)
+    }
+
     /// Applies the pending seat's choice.
     fn apply(&mut self, choice: Self::Choice) -> Result<(), IllegalChoice>;
 

@@ -528,29 +528,27 @@ pub fn play_game<G: Game>(
         game.legal_choices(legal);
         decisions += 1;
         let agent = &mut agents[seat];
-        // One unwind guard for the answer and any stop asked with it.
+        // One unwind guard for the answer and any stop asked with it (a guard a
+        // game measured no faster); the stop is kept aside so the (large) answer
+        // is not moved again.
+        let mut stop = None;
         let answer = catch_unwind(AssertUnwindSafe(|| {
             let a = agent.decide(game, seat, legal);
-            (a, agent.take_stop())
+            stop = agent.take_stop();
+            a
         }));
-        let answer = match answer {
-            Ok((a, stop)) => {
-                if let Some(text) = stop {
-                    notices.push(NoticeRecord {
-                        seat,
-                        at: applied,
-                        entrant: entrants[seat],
-                        kind: NoticeKind::Stop,
-                        text,
-                        raw: None,
-                    });
-                }
-                Ok(a)
-            }
-            Err(p) => Err(p),
-        };
+        if let Some(text) = stop {
+            notices.push(NoticeRecord {
+                seat,
+                at: applied,
+                entrant: entrants[seat],
+                kind: NoticeKind::Stop,
+                text,
+                raw: None,
+            });
+        }
         let fault = match answer {
-            Ok(Ok(c)) if legal.contains(&c) => {
+            Ok(Ok(c)) if game.is_legal_among(legal, c) => {
                 game.apply_legal(c);
                 applied += 1;
                 if let Some(v) = choices.as_mut() {
@@ -583,6 +581,9 @@ pub fn play_game<G: Game>(
             None => {}
         }
         game.take_notices(&mut news);
+        if news.is_empty() {
+            continue; // most decisions: skip the drain
+        }
         for n in news.drain(..) {
             match n {
                 Notice::Forfeit { seat, reason } => forfeits.push(ForfeitRecord {

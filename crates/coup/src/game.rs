@@ -33,6 +33,10 @@ impl Game for State {
         State::legal_choices(self, out)
     }
     #[inline]
+    fn is_legal_among(&self, legal: &[Choice], choice: Choice) -> bool {
+        State::is_legal_among(self, legal, choice)
+    }
+    #[inline]
     fn apply(&mut self, choice: Choice) -> Result<(), IllegalChoice> {
         State::apply(self, choice)
     }

@@ -436,7 +436,27 @@ impl State {
             Phase::ChallengeAction { asker } if !self.may_block_in_challenge_round(asker) => {
                 out.extend_from_slice(&[Choice::Pass, Choice::Challenge])
             }
+            // Foreign Aid asks everyone: Pass or a Duke.
+            Phase::Block { .. } if self.action == Action::ForeignAid => {
+                out.extend_from_slice(&[Choice::Pass, Choice::Block(Card::Duke)])
+            }
             _ => self.legal_choices_slow(out),
+        }
+    }
+
+    /// Whether `choice` is among `legal` (this decision's legal choices): the yes/no
+    /// rounds answer from the phase, the same sets [`State::legal_choices`] lists.
+    #[inline]
+    pub fn is_legal_among(&self, legal: &[Choice], choice: Choice) -> bool {
+        match self.phase {
+            Phase::ChallengeBlock { .. } => matches!(choice, Choice::Pass | Choice::Challenge),
+            Phase::ChallengeAction { asker } if !self.may_block_in_challenge_round(asker) => {
+                matches!(choice, Choice::Pass | Choice::Challenge)
+            }
+            Phase::Block { .. } if self.action == Action::ForeignAid => {
+                matches!(choice, Choice::Pass | Choice::Block(Card::Duke))
+            }
+            _ => legal.contains(&choice),
         }
     }
 

@@ -699,3 +699,37 @@ fn only_the_target_may_block_steal_and_assassinate() {
     assert_eq!((g.coins(0), g.coins(1)), (5, 1));
     assert_eq!(g.pending(), Pending::Action { actor: 1 });
 }
+
+/// The runner's legality check answers some rounds from the phase, without the
+/// list: over random games under every preset and table size, it must agree with
+/// the list for every choice there is.
+#[test]
+fn the_fast_legality_check_agrees_with_the_legal_list() {
+    use koth_arena::ChoiceCode;
+    let every: Vec<Choice> = (0..64).filter_map(Choice::from_code).collect();
+    assert_eq!(every.len(), 54);
+    let mut checked = 0u64;
+    for rules in [Rules::standard(), Rules::ppcg(), Rules::coupcli()] {
+        for seats in 2..=6 {
+            for seed in 0..40u64 {
+                let mut g = State::new(rules, seats, seed);
+                let mut pick = seed;
+                while g.to_move().is_some() {
+                    let l = legal(&g);
+                    for &c in &every {
+                        assert_eq!(
+                            g.is_legal_among(&l, c),
+                            l.contains(&c),
+                            "{c:?} at {:?}, legal {l:?}",
+                            g.pending()
+                        );
+                        checked += 1;
+                    }
+                    pick = pick.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    g.apply(l[(pick >> 33) as usize % l.len()]).unwrap();
+                }
+            }
+        }
+    }
+    assert!(checked > 100_000, "{checked}");
+}
