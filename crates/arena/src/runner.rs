@@ -790,6 +790,8 @@ impl<G: Game> Tournament<G> {
             let mut seating = Vec::new();
             let mut legal = Vec::with_capacity(64);
             let mut game: Option<G> = None;
+            // The last batch's JSON size, to size the next one's buffer once.
+            let mut json_len = 0;
             loop {
                 if stop.load(Ordering::Relaxed) {
                     break;
@@ -805,7 +807,7 @@ impl<G: Game> Tournament<G> {
                     standings: self.empty_standings(),
                     records: Vec::new(),
                     stops: Vec::new(),
-                    json: Vec::new(),
+                    json: Vec::with_capacity(json_len + json_len / 8),
                 };
                 for index in lo..hi {
                     let (rec, _) = self.play_index(
@@ -829,6 +831,7 @@ impl<G: Game> Tournament<G> {
                         part.records.push(rec);
                     }
                 }
+                json_len = part.json.len();
                 if !sink(part) {
                     break;
                 }

@@ -4,7 +4,9 @@
 use crate::output::{self, count};
 use anyhow::{bail, Result};
 use clap::Args;
-use koth_coup::versus::{coup_crate, crate_six, crate_two, koth, peak_rss_mib, SIX};
+use koth_arena::records::RecordWriter;
+use koth_arena::{Quiet, RecordLevel};
+use koth_coup::versus::{coup_crate, crate_six, crate_two, koth, koth_with, peak_rss_mib, SIX};
 use std::time::Duration;
 
 /// Options of `koth bench`.
@@ -101,6 +103,8 @@ pub fn run(a: BenchArgs) -> Result<()> {
         count(full.games)
     );
 
+    records(a.games / 8, max)?;
+
     out!("\ntwo players (static, honest)");
     let two = koth(&["static", "honest"], a.games / 4, max);
     out!(
@@ -115,6 +119,60 @@ pub fn run(a: BenchArgs) -> Result<()> {
             count(played),
             two.games_per_s() / c
         );
+    }
+    Ok(())
+}
+
+/// What writing a run (`--out`) costs: the six-player table with no records, with
+/// results and with every choice, written to a scratch folder; interleaved three
+/// times and the best of each kept, as the machine's noise only slows runs down.
+fn records(games: u64, threads: usize) -> Result<()> {
+    let dir = std::env::temp_dir().join(format!("koth-bench-{}", std::process::id()));
+    let levels = [
+        ("none", RecordLevel::None),
+        ("results", RecordLevel::Results),
+        ("full", RecordLevel::Full),
+    ];
+    let mut best = [0f64; 3];
+    let mut bytes = [0u64; 3];
+    for _ in 0..3 {
+        for (i, (_, level)) in levels.iter().enumerate() {
+            let m = if *level == RecordLevel::None {
+                koth(&SIX, games, threads)
+            } else {
+                let _ = std::fs::remove_dir_all(&dir);
+                std::fs::create_dir_all(&dir)?;
+                let mut quiet = Quiet;
+                let mut w = RecordWriter::append(&dir, &mut quiet)?;
+                let m = koth_with(&SIX, games, threads, *level, &mut w);
+                w.flush()?;
+                if let Some(e) = w.error.take() {
+                    return Err(e.into());
+                }
+                bytes[i] = w.bytes;
+                m
+            };
+            best[i] = best[i].max(m.games_per_s());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    out!(
+        "\nrecords (six players, {threads} thread{}, {} games each, best of 3, files in {})",
+        if threads == 1 { "" } else { "s" },
+        count(games),
+        std::env::temp_dir().display()
+    );
+    for (i, (name, _)) in levels.iter().enumerate() {
+        let cost = if i == 0 {
+            String::new()
+        } else {
+            format!(
+                "  ({:+.1}% of the time, {} bytes a game)",
+                (best[0] / best[i] - 1.0) * 100.0,
+                count(bytes[i] / games.max(1))
+            )
+        };
+        out!("  {name:<8} {:>10} games/s{cost}", count(best[i] as u64));
     }
     Ok(())
 }

@@ -42,11 +42,23 @@ fn sound_run() -> &'static (PathBuf, Vec<String>) {
 /// One way to damage a record.
 #[derive(Debug, Clone)]
 enum Damage {
-    SetNumber { field: &'static str, value: i64 },
-    SetSeat { seat: usize, value: i64 },
-    SetScore { seat: usize, value: f64 },
+    SetNumber {
+        field: &'static str,
+        value: i64,
+    },
+    SetSeat {
+        seat: usize,
+        value: i64,
+    },
+    SetScore {
+        seat: usize,
+        value: f64,
+    },
     Winners(u64),
-    Forfeit { seat: i64, entrant: i64 },
+    Forfeit {
+        seat: i64,
+        entrant: i64,
+    },
     DropChoices(usize),
     /// A character that is no choice's code, at this position of the choices.
     BadChoice(usize),

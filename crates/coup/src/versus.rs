@@ -2,8 +2,9 @@
 //! measurements behind `koth bench` and the `versus_coup_crate` benchmark.
 //! Enabled by the `versus` feature.
 
+use crate::Choice;
 use crate::{builtin_entrant, Rules, State};
-use koth_arena::{Quiet, RecordLevel, Schedule, Scoring, Tournament};
+use koth_arena::{Observer, Quiet, RecordLevel, Schedule, Scoring, Tournament};
 use std::time::{Duration, Instant};
 
 /// Seed 003's lineup: two static, two honest, two random bots at one table.
@@ -33,6 +34,18 @@ impl Measure {
 
 /// `games` games of the built-ins `names` at one table, on `threads` workers.
 pub fn koth(names: &[&str], games: u64, threads: usize) -> Measure {
+    koth_with(names, games, threads, RecordLevel::None, &mut Quiet)
+}
+
+/// [`koth`], keeping `records` and handing them to `observer` (e.g. a
+/// [`koth_arena::records::RecordWriter`], to measure what writing a run costs).
+pub fn koth_with(
+    names: &[&str],
+    games: u64,
+    threads: usize,
+    records: RecordLevel,
+    observer: &mut dyn Observer<Choice>,
+) -> Measure {
     let shown = koth_arena::runner::dedup_names(names);
     let t = Tournament::<State> {
         rules: Rules::standard(),
@@ -48,10 +61,10 @@ pub fn koth(names: &[&str], games: u64, threads: usize) -> Measure {
         scoring: Scoring::ZeroSum,
         seed: 2026,
         threads,
-        records: RecordLevel::None,
+        records,
         duplicate: false,
     };
-    let run = t.run(&mut Quiet);
+    let run = t.run(observer);
     Measure {
         games: run.played.end - run.played.start,
         decisions: run.standings.decisions,

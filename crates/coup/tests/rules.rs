@@ -725,7 +725,9 @@ fn the_fast_legality_check_agrees_with_the_legal_list() {
                         );
                         checked += 1;
                     }
-                    pick = pick.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    pick = pick
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     g.apply(l[(pick >> 33) as usize % l.len()]).unwrap();
                 }
             }

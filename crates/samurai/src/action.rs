@@ -127,9 +127,28 @@ pub fn history_string(history: &[Action]) -> String {
     history.iter().map(|a| a.to_char()).collect()
 }
 
+/// In records, an action's code is its index in [`Action::ALL`].
+impl koth_arena::ChoiceCode for Action {
+    fn code(&self) -> Option<u8> {
+        Some(self.index() as u8)
+    }
+    fn from_code(code: u8) -> Option<Action> {
+        Action::ALL.get(code as usize).copied()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn record_codes_round_trip() {
+        use koth_arena::ChoiceCode;
+        for a in Action::ALL {
+            assert_eq!(Action::from_code(a.code().unwrap()), Some(a));
+        }
+        assert_eq!(Action::from_code(6), None);
+    }
 
     #[test]
     fn letters_round_trip() {
@@ -149,15 +168,5 @@ mod tests {
             assert!(c.beats(a) && !a.beats(c) && !a.beats(a));
         }
         assert!(!Action::I.beats(Action::W));
-    }
-}
-
-/// In records, an action's code is its index in [`Action::ALL`].
-impl koth_arena::ChoiceCode for Action {
-    fn code(&self) -> Option<u8> {
-        Some(self.index() as u8)
-    }
-    fn from_code(code: u8) -> Option<Action> {
-        Action::ALL.get(code as usize).copied()
     }
 }
