@@ -23,7 +23,8 @@
 const path = require("path");
 const util = require("util");
 const Module = require("module");
-const readline = require("readline");
+const fs = require("fs");
+const { StringDecoder } = require("string_decoder");
 
 const dir = process.argv[2];
 if (!dir) {
@@ -32,8 +33,8 @@ if (!dir) {
 }
 
 // The protocol owns stdout; the bot's printing goes to its log. As in coup-cli, a
-// logged "STOP" ends the run after this game, which koth then shows.
-const send = process.stdout.write.bind(process.stdout);
+// logged "STOP" ends the run after this game, which koth then shows. Answers go
+// straight to file descriptor 1 (fs.writeSync).
 let stopText = null;
 let stopSent = false;
 const toLog = (...args) => {
@@ -252,8 +253,8 @@ function decide(d, view, legal) {
   }
 }
 
-const rl = readline.createInterface({ input: process.stdin, terminal: false });
-rl.on("line", (line) => {
+/** Answers one line from koth. */
+function onLine(line) {
   const msg = JSON.parse(line);
   if (msg.type === "start") {
     mySeat = msg.seat;
@@ -276,5 +277,33 @@ rl.on("line", (line) => {
     reply.stop = stopText; // asked once: the run ends after this game
     stopSent = true;
   }
-  send(JSON.stringify(reply) + "\n");
-});
+  fs.writeSync(1, JSON.stringify(reply) + "\n");
+}
+
+// Synchronous reads and writes: a decision costs two system calls, no event-loop
+// trips (coup-cli bots answer synchronously too).
+const decoder = new StringDecoder("utf8");
+const buf = Buffer.alloc(1 << 16);
+let pending = "";
+for (;;) {
+  let n;
+  try {
+    n = fs.readSync(0, buf, 0, buf.length, null);
+  } catch (e) {
+    if (e.code === "EAGAIN") {
+      // stdin made non-blocking by someone else: wait a millisecond and retry.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+      continue;
+    }
+    if (e.code === "EOF") break;
+    throw e;
+  }
+  if (n === 0) break;
+  pending += decoder.write(buf.subarray(0, n));
+  let i;
+  while ((i = pending.indexOf("\n")) >= 0) {
+    const line = pending.slice(0, i);
+    pending = pending.slice(i + 1);
+    onLine(line);
+  }
+}
