@@ -1,5 +1,6 @@
 //! `koth bench`: the seed-003 lineup through koth and through the `coup` crate 1.1.1
-//! in the same process, so anyone can check the speed figures on their machine.
+//! in the same process, what writing records costs, and koth's share of an external
+//! decision, so anyone can check the speed figures on their machine.
 
 use crate::output::{self, count};
 use anyhow::{bail, Result};
@@ -23,6 +24,10 @@ pub struct BenchArgs {
     /// 1, 2, 4... up to it.
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Games six copies of a compiled external bot play, to measure koth's share of
+    /// an external decision (0 skips it).
+    #[arg(long, default_value_t = 300)]
+    pub external_games: u64,
 }
 
 /// Runs `koth bench`.
@@ -103,7 +108,10 @@ pub fn run(a: BenchArgs) -> Result<()> {
         count(full.games)
     );
 
-    records(a.games / 8, max)?;
+    records((a.games / 8).max(1), max)?;
+    if a.external_games > 0 {
+        external(a.external_games)?;
+    }
 
     out!("\ntwo players (static, honest)");
     let two = koth(&["static", "honest"], a.games / 4, max);
@@ -174,5 +182,113 @@ fn records(games: u64, threads: usize) -> Result<()> {
         };
         out!("  {name:<8} {:>10} games/s{cost}", count(best[i] as u64));
     }
+    Ok(())
+}
+
+/// `koth first-legal-bot`: the smallest JSON-lines bot, compiled (it is koth itself),
+/// so that `koth bench` measures koth and the pipe rather than an interpreter.
+pub fn first_legal_bot() -> Result<()> {
+    use std::io::{BufRead, Write};
+    let mut out = std::io::stdout().lock();
+    for line in std::io::stdin().lock().lines() {
+        let line = line?;
+        let reply = if line.starts_with(r#"{"type":"hello""#) {
+            r#"{"type":"ready","name":"first legal"}"#
+        } else if line.starts_with(r#"{"type":"decide""#) {
+            r#"{"index":0}"#
+        } else {
+            continue;
+        };
+        writeln!(out, "{reply}")?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// User and system CPU time of this process (every thread; the bots are other
+/// processes) or of this thread.
+fn cpu(who: libc::c_int) -> (Duration, Duration) {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(who, &mut r) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    (tv(r.ru_utime), tv(r.ru_stime))
+}
+
+fn cpu_since(who: libc::c_int, (u0, s0): (Duration, Duration)) -> (Duration, Duration) {
+    let (u, s) = cpu(who);
+    (u - u0, s - s0)
+}
+
+/// koth's share of an external decision: six copies of the compiled first-legal bot
+/// at one table on one thread, against bare round trips of the same program over
+/// the same kind of pipe (same sandbox), measured one after the other.
+fn external(games: u64) -> Result<()> {
+    use koth_arena::{Schedule, Scoring, Tournament};
+    use koth_process::{BotProcess, Command};
+    use koth_protocol::{json_entrant, JsonBotConfig};
+    let exe = std::env::current_exe()?;
+    let cmd = Command::new(
+        [exe.display().to_string(), "first-legal-bot".to_string()],
+        std::env::temp_dir(),
+    );
+    let t = Tournament::<koth_coup::State> {
+        rules: koth_coup::Rules::standard(),
+        entrants: (0..6)
+            .map(|i| json_entrant(format!("first{i}"), JsonBotConfig::new(cmd.clone())))
+            .collect(),
+        schedule: Schedule::RandomTables { games, table: 6 },
+        scoring: Scoring::ZeroSum,
+        seed: 2026,
+        threads: 1,
+        records: RecordLevel::None,
+        duplicate: false,
+    };
+    let c0 = cpu(libc::RUSAGE_SELF);
+    let run = t.run(&mut Quiet);
+    let (koth_user, koth_sys) = cpu_since(libc::RUSAGE_SELF, c0);
+    let decisions = run.standings.decisions.max(1) as f64;
+    let forfeits: u64 = run.standings.entrants.iter().map(|e| e.forfeits).sum();
+    if forfeits > 0 {
+        bail!("the compiled bot forfeited {forfeits} times: the measurement would be wrong");
+    }
+    // A decide line of a typical size, sent and answered the same way.
+    let line = format!(
+        r#"{{"type":"decide","id":1,"events":[],"decision":{{"kind":"action"}},"view":{{"pad":"{}"}},"legal":["pass"]}}"#,
+        "x".repeat(400)
+    );
+    let mut bot = BotProcess::spawn(&cmd)?;
+    let n = run.standings.decisions.clamp(1_000, 20_000);
+    let timeout = Duration::from_secs(5);
+    let t0 = std::time::Instant::now();
+    let c0 = cpu(libc::RUSAGE_THREAD);
+    for _ in 0..n {
+        bot.send_line(&line)?;
+        bot.read_line(timeout, 1 << 16)?;
+    }
+    let (bare_user, bare_sys) = cpu_since(libc::RUSAGE_THREAD, c0);
+    let bare_wall = t0.elapsed();
+    bot.kill();
+    let us = |d: Duration, n: f64| d.as_secs_f64() * 1e6 / n;
+    out!(
+        "\nexternal decisions (six copies of a compiled first-legal bot, 1 thread, {} games)",
+        count(run.standings.games)
+    );
+    out!(
+        "  koth:            {:>6.1} µs wall; CPU {:>5.1} µs user (koth's own work) + {:>5.1} µs system (pipes, waking the bot) a decision; {} decisions, {:.0} games/s",
+        us(run.elapsed, decisions),
+        us(koth_user, decisions),
+        us(koth_sys, decisions),
+        count(run.standings.decisions),
+        run.standings.games as f64 / run.elapsed.as_secs_f64()
+    );
+    let n = n as f64;
+    out!(
+        "  bare round trip: {:>6.1} µs wall; CPU {:>5.1} µs user + {:>5.1} µs system (the same program and pipe, {} lines)",
+        us(bare_wall, n),
+        us(bare_user, n),
+        us(bare_sys, n),
+        count(n as u64)
+    );
     Ok(())
 }

@@ -73,8 +73,11 @@ enum Cmd {
         replays: report::Replays,
     },
     /// Measure koth against the `coup` crate on this machine: games/s, decisions/s,
-    /// scaling by thread count, memory.
+    /// scaling by thread count, memory, what records cost, external decisions.
     Bench(bench_cmd::BenchArgs),
+    /// The compiled first-legal bot `koth bench` measures external decisions with.
+    #[command(hide = true)]
+    FirstLegalBot,
     /// The old name of `koth coup run` (kept for this release).
     Run(run_cmd::RunArgs),
 }
@@ -91,6 +94,7 @@ fn main() {
         Cmd::Ppcg(a) => ppcg_cmd::run_cmd(*a),
         Cmd::Gauntlet(a) => gauntlet_cmd::run(a),
         Cmd::Bench(a) => bench_cmd::run(a),
+        Cmd::FirstLegalBot => bench_cmd::first_legal_bot(),
         Cmd::Report { dir, replays } => report::run(&dir, replays),
         Cmd::Merge { dirs, out } => records_cmd::merge(&dirs, &out),
         Cmd::Replay { dir, game } => records_cmd::replay(&dir, game),

@@ -817,9 +817,15 @@ fn bench_prints_koth_and_the_coup_crate_side_by_side() {
         "0.2",
         "--threads",
         "2",
+        "--external-games",
+        "20",
     ]);
     assert!(ok, "{out}{err}");
     for needle in [
+        "records (six players, 2 threads",
+        "external decisions (six copies of a compiled first-legal bot, 1 thread, 20 games)",
+        "µs user (koth's own work)",
+        "bare round trip:",
         "six players (seed 003's lineup",
         "koth, 2 threads:",
         "koth, 1 thread :",
@@ -832,6 +838,25 @@ fn bench_prints_koth_and_the_coup_crate_side_by_side() {
     ] {
         assert!(out.contains(needle), "{needle:?} missing:\n{out}");
     }
+    // Full records keep every choice: more bytes than results, both measured.
+    let bytes = |level: &str| -> u64 {
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(level))
+            .unwrap_or_else(|| panic!("no {level} line:\n{out}"));
+        let before = line.split(" bytes a game").next().unwrap();
+        before
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .replace(',', "")
+            .parse()
+            .unwrap()
+    };
+    assert!(
+        bytes("full") > bytes("results") && bytes("results") > 50,
+        "{out}"
+    );
     let (ok, _, err) = koth(&["bench", "--games", "2"]);
     assert!(!ok && err.contains("--games must be at least 4"), "{err}");
 }
