@@ -299,6 +299,53 @@ fn replaying_a_recorded_coup_game_reproduces_it() {
     std::fs::remove_dir_all(&c).ok();
 }
 
+/// Runs recorded before choices were codes hold JSON lists: they still replay and
+/// report the same, and the codes are what the choices were.
+#[test]
+fn runs_with_choices_as_json_lists_still_replay() {
+    use koth_arena::ChoiceCode;
+    let d = tmp("old-format");
+    let run = d.to_str().unwrap();
+    assert!(koth(&["coup", "loop", "--games", "12", "--seed", "4", "-q", "--out", run]).0);
+    let games = d.join("games.jsonl");
+    let coded = std::fs::read_to_string(&games).unwrap();
+    let before: Vec<String> = [3, 11]
+        .iter()
+        .map(|k| koth(&["replay", run, "--game", &k.to_string()]).1)
+        .collect();
+    let mut old = String::new();
+    for line in coded.lines() {
+        let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let codes = v["choices"]
+            .as_str()
+            .expect("choices are codes")
+            .to_string();
+        let list: Vec<koth_coup::Choice> = codes
+            .bytes()
+            .map(|b| {
+                let c = koth_arena::code::ALPHABET
+                    .iter()
+                    .position(|&a| a == b)
+                    .unwrap();
+                koth_coup::Choice::from_code(c as u8).unwrap()
+            })
+            .collect();
+        v["choices"] = serde_json::to_value(&list).unwrap();
+        old.push_str(&v.to_string());
+        old.push('\n');
+    }
+    assert!(old.contains(r#""choices":[{"act":"#), "{old}");
+    std::fs::write(&games, old).unwrap();
+    for (k, want) in [3, 11].iter().zip(&before) {
+        let (ok, out, err) = koth(&["replay", run, "--game", &k.to_string()]);
+        assert!(ok, "{err}");
+        assert_eq!(&out, want);
+    }
+    let (ok, _, err) = koth(&["report", run]);
+    assert!(ok, "{err}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
 #[test]
 fn replaying_games_with_external_bots() {
     // Samurai: an external program (shell) against a built-in.
