@@ -303,7 +303,6 @@ fn replaying_a_recorded_coup_game_reproduces_it() {
 /// report the same, and the codes are what the choices were.
 #[test]
 fn runs_with_choices_as_json_lists_still_replay() {
-    use koth_arena::ChoiceCode;
     let d = tmp("old-format");
     let run = d.to_str().unwrap();
     assert!(koth(&["coup", "loop", "--games", "12", "--seed", "4", "-q", "--out", run]).0);
@@ -320,16 +319,7 @@ fn runs_with_choices_as_json_lists_still_replay() {
             .as_str()
             .expect("choices are codes")
             .to_string();
-        let list: Vec<koth_coup::Choice> = codes
-            .bytes()
-            .map(|b| {
-                let c = koth_arena::code::ALPHABET
-                    .iter()
-                    .position(|&a| a == b)
-                    .unwrap();
-                koth_coup::Choice::from_code(c as u8).unwrap()
-            })
-            .collect();
+        let list: Vec<koth_coup::Choice> = koth_arena::code::decode(&codes).unwrap();
         v["choices"] = serde_json::to_value(&list).unwrap();
         old.push_str(&v.to_string());
         old.push('\n');
