@@ -429,8 +429,8 @@ impl<C: Serialize + ChoiceCode> Observer<C> for RecordWriter<'_, C> {
     fn on_record(&mut self, record: &GameRecord<C>) {
         // Driven by hand rather than by a tournament: serialise here.
         if !self.fed {
-            let mut line = serde_json::to_vec(record).expect("records serialize");
-            line.push(b'\n');
+            let mut line = Vec::with_capacity(512);
+            record.write_json_line(&mut line);
             self.write(&line);
         }
         self.inner.on_record(record);

@@ -142,6 +142,9 @@ pub struct State {
     turns: u32,
     outcome: Option<Outcome>,
     log: Vec<Event>,
+    /// Seats in the order they went out (the log says it too; this spares a scan).
+    out_order: [u8; MAX_PLAYERS],
+    outs: u8,
     /// Cryptographic, so the cards a player sees never predict the others.
     rng: DealRng,
 }
@@ -178,6 +181,8 @@ impl State {
             turns: 0,
             outcome: None,
             log,
+            out_order: [0; MAX_PLAYERS],
+            outs: 0,
             rng,
         };
         for seat in 0..n {
@@ -321,21 +326,16 @@ impl State {
             out[s] = 1;
         }
         better += o.winners.len() as u8;
-        let standing: Vec<usize> = self
-            .alive
-            .iter()
-            .filter(|&s| !o.winners.contains(s))
-            .collect();
-        for &s in &standing {
+        let standing = SeatSet(self.alive.0 & !o.winners.0);
+        for s in standing.iter() {
             out[s] = better + 1;
         }
         better += standing.len() as u8;
-        for e in self.log.iter().rev() {
-            if let Event::Eliminated { player } = *e {
-                if out[player] == 0 {
-                    out[player] = better + 1;
-                    better += 1;
-                }
+        for &player in self.out_order[..self.outs as usize].iter().rev() {
+            let player = player as usize;
+            if out[player] == 0 {
+                out[player] = better + 1;
+                better += 1;
             }
         }
         // Anyone left (not in the log): behind everyone placed.
@@ -920,6 +920,8 @@ impl State {
     fn eliminate(&mut self, player: Seat) {
         self.alive.remove(player);
         self.log.push(Event::Eliminated { player });
+        self.out_order[self.outs as usize] = player as u8;
+        self.outs += 1;
         if self.alive.len() <= 1 {
             // The turn in which the game is decided was played if its action was
             // declared; `turns` counts finished turns only until then.

@@ -735,3 +735,58 @@ fn the_fast_legality_check_agrees_with_the_legal_list() {
     }
     assert!(checked > 100_000, "{checked}");
 }
+
+/// Places follow the elimination order in the public log: winners first, then the
+/// seats still standing, then the others from the last out to the first (games with
+/// forfeits and turn caps included).
+#[test]
+fn places_follow_the_order_of_elimination_in_the_log() {
+    let mut games = 0;
+    for rules in [Rules::standard(), Rules::ppcg(), Rules::coupcli()] {
+        for seats in 2..=6 {
+            for seed in 0..40u64 {
+                let mut g = State::new(rules, seats, seed);
+                let mut pick = seed;
+                while g.to_move().is_some() {
+                    pick = pick
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    if (pick >> 20) % 97 == 0 {
+                        let seat = g.to_move().unwrap();
+                        g.forfeit(seat);
+                        continue;
+                    }
+                    let l = legal(&g);
+                    g.apply(l[(pick >> 33) as usize % l.len()]).unwrap();
+                }
+                let o = g.outcome().unwrap();
+                // The reference: read the order off the log.
+                let mut expected = vec![0u8; seats];
+                let mut better = 0;
+                for s in o.winners.iter() {
+                    expected[s] = 1;
+                }
+                better += o.winners.len() as u8;
+                let standing: Vec<usize> = (0..seats)
+                    .filter(|&s| g.is_alive(s) && !o.winners.contains(s))
+                    .collect();
+                for &s in &standing {
+                    expected[s] = better + 1;
+                }
+                better += standing.len() as u8;
+                for e in g.log().iter().rev() {
+                    if let Event::Eliminated { player } = *e {
+                        assert_eq!(expected[player], 0, "seat {player} out twice");
+                        expected[player] = better + 1;
+                        better += 1;
+                    }
+                }
+                let mut places = Vec::new();
+                g.places(&mut places);
+                assert_eq!(places, expected, "{rules:?}, {seats} seats, seed {seed}");
+                games += 1;
+            }
+        }
+    }
+    assert_eq!(games, 600);
+}
