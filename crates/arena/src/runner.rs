@@ -272,12 +272,22 @@ impl<C: Serialize + crate::code::ChoiceCode> GameRecord<C> {
         });
         out.extend_from_slice(n.format(self.outcome.turns).as_bytes());
         out.extend_from_slice(b"},\"scores\":[");
+        // The text of the last score written, reused for an equal one (most seats
+        // score alike: the losers of a zero-sum game).
+        let mut last: Option<(u64, std::ops::Range<usize>)> = None;
         for (i, s) in self.scores.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            // serde_json's own float formatting, so both writers agree.
-            serde_json::to_writer(&mut *out, s).expect("a number serializes");
+            match &last {
+                Some((bits, text)) if *bits == s.to_bits() => out.extend_from_within(text.clone()),
+                _ => {
+                    let at = out.len();
+                    // serde_json's own float formatting, so both writers agree.
+                    serde_json::to_writer(&mut *out, s).expect("a number serializes");
+                    last = Some((s.to_bits(), at..out.len()));
+                }
+            }
         }
         out.extend_from_slice(b"],\"decisions\":");
         out.extend_from_slice(n.format(self.decisions).as_bytes());
@@ -901,7 +911,11 @@ impl<G: Game> Tournament<G> {
                 let mut part = Chunk {
                     id,
                     standings: self.empty_standings(),
-                    records: Vec::new(),
+                    records: if self.records == RecordLevel::None {
+                        Vec::new()
+                    } else {
+                        Vec::with_capacity((hi - lo) as usize)
+                    },
                     stops: Vec::new(),
                     json: if json {
                         let mut b = spare
@@ -1107,7 +1121,10 @@ mod tests {
             winners in proptest::prelude::any::<u8>(),
             ending in 0..3u8,
             turns in proptest::prelude::any::<u32>(),
-            scores in proptest::collection::vec(proptest::prelude::any::<f64>(), 0..8),
+            scores in proptest::collection::vec(proptest::prop_oneof![
+                proptest::prelude::any::<f64>(),
+                proptest::sample::select(vec![-0.2, 1.0, 0.0, -0.0, 0.5]),
+            ], 0..8),
             decisions in proptest::prelude::any::<u64>(),
             faults in proptest::collection::vec(("\\PC*", proptest::option::of("\\PC*"), proptest::prelude::any::<bool>()), 0..3),
             notes in proptest::collection::vec(("\\PC*", proptest::option::of("[a-z\"\\\\\n]*"), 0..3u8), 0..3),
