@@ -132,9 +132,11 @@ pub fn run(a: BenchArgs) -> Result<()> {
 }
 
 /// What writing a run (`--out`) costs: the six-player table with no records, with
-/// results and with every choice, written to a scratch folder; interleaved three
-/// times and the best of each kept, as the machine's noise only slows runs down.
+/// results and with every choice, written to a scratch folder; interleaved five
+/// times and the best of each kept, as the machine's noise only slows runs down
+/// (with three, a busy VM's figures swung by ten points from run to run).
 fn records(games: u64, threads: usize) -> Result<()> {
+    const ROUNDS: usize = 5;
     let dir = std::env::temp_dir().join(format!("koth-bench-{}", std::process::id()));
     let levels = [
         ("none", RecordLevel::None),
@@ -143,7 +145,7 @@ fn records(games: u64, threads: usize) -> Result<()> {
     ];
     let mut best = [0f64; 3];
     let mut bytes = [0u64; 3];
-    for _ in 0..3 {
+    for _ in 0..ROUNDS {
         for (i, (_, level)) in levels.iter().enumerate() {
             let m = if *level == RecordLevel::None {
                 koth(&SIX, games, threads)
@@ -165,7 +167,7 @@ fn records(games: u64, threads: usize) -> Result<()> {
     }
     let _ = std::fs::remove_dir_all(&dir);
     out!(
-        "\nrecords (six players, {threads} thread{}, {} games each, best of 3, files in {})",
+        "\nrecords (six players, {threads} thread{}, {} games each, best of {ROUNDS}, files in {})",
         if threads == 1 { "" } else { "s" },
         count(games),
         std::env::temp_dir().display()
