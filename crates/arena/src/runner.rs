@@ -256,14 +256,9 @@ impl<C: Serialize + crate::code::ChoiceCode> GameRecord<C> {
         out.extend_from_slice(n.format(self.index).as_bytes());
         out.extend_from_slice(b",\"seed\":");
         out.extend_from_slice(n.format(self.seed).as_bytes());
-        out.extend_from_slice(b",\"seats\":[");
-        for (i, s) in self.seats.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(n.format(*s).as_bytes());
-        }
-        out.extend_from_slice(b"],\"outcome\":{\"winners\":");
+        out.extend_from_slice(b",\"seats\":");
+        write_ints(out, &mut n, &self.seats);
+        out.extend_from_slice(b",\"outcome\":{\"winners\":");
         out.extend_from_slice(n.format(self.outcome.winners.0).as_bytes());
         out.extend_from_slice(match self.outcome.ending {
             Ending::Decided => b",\"ending\":\"decided\",\"turns\":".as_slice(),
@@ -301,14 +296,8 @@ impl<C: Serialize + crate::code::ChoiceCode> GameRecord<C> {
             serde_json::to_writer(&mut *out, &self.notices).expect("notices serialize");
         }
         if !self.places.is_empty() {
-            out.extend_from_slice(b",\"places\":[");
-            for (i, p) in self.places.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                out.extend_from_slice(n.format(*p).as_bytes());
-            }
-            out.push(b']');
+            out.extend_from_slice(b",\"places\":");
+            write_ints(out, &mut n, &self.places);
         }
         if let Some(choices) = &self.choices {
             out.extend_from_slice(b",\"choices\":\"");
@@ -334,6 +323,18 @@ impl<C: Serialize + crate::code::ChoiceCode> GameRecord<C> {
         }
         out.extend_from_slice(b"}\n");
     }
+}
+
+/// Appends `items` as a JSON list of integers.
+fn write_ints<T: itoa::Integer + Copy>(out: &mut Vec<u8>, n: &mut itoa::Buffer, items: &[T]) {
+    out.push(b'[');
+    for (i, &x) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(n.format(x).as_bytes());
+    }
+    out.push(b']');
 }
 
 /// Numbers for one entrant.
