@@ -1130,7 +1130,11 @@ mod tests {
             faults in proptest::collection::vec(("\\PC*", proptest::option::of("\\PC*"), proptest::prelude::any::<bool>()), 0..3),
             notes in proptest::collection::vec(("\\PC*", proptest::option::of("[a-z\"\\\\\n]*"), 0..3u8), 0..3),
             places in proptest::collection::vec(1u8..9, 0..8),
-            choices in proptest::option::of(proptest::collection::vec(0u8..70, 0..300)),
+            // All coded, or some (64 and up) without a code.
+            choices in proptest::option::of(proptest::prop_oneof![
+                proptest::collection::vec(0u8..64, 0..300),
+                proptest::collection::vec(0u8..70, 0..300),
+            ]),
         ) {
             let r = GameRecord {
                 index,
