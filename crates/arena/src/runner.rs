@@ -836,8 +836,13 @@ fn chunk_size(total: u64) -> u64 {
     (total / 256).clamp(1, 512)
 }
 
+/// A batch's record list and JSON buffer, given back to their worker.
+type Spare<C> = (Vec<GameRecord<C>>, Vec<u8>);
+
 struct Chunk<C> {
     id: u64,
+    /// The worker that played it.
+    slot: usize,
     standings: Standings,
     records: Vec<GameRecord<C>>,
     stops: Vec<(u64, usize, String)>,
@@ -883,9 +888,12 @@ impl<G: Game> Tournament<G> {
         let next = AtomicU64::new(0);
         let threads = self.threads.max(1).min(chunks.max(1) as usize);
         let (tx, rx) = mpsc::sync_channel::<Chunk<G::Choice>>(threads * 4);
-        // JSON buffers go back to the workers once written: a fresh buffer of a
-        // few hundred kB a batch costs page faults and cross-thread frees.
-        let spare: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+        // A batch's buffers go back to the worker that filled them once the
+        // observer has seen them: it drops the records there, where they were
+        // allocated, and reuses the memory (a fresh JSON buffer of a few hundred kB
+        // a batch, and frees on the main thread, cost page faults and contention).
+        let spare: Vec<Mutex<Vec<Spare<G::Choice>>>> =
+            (0..threads).map(|_| Mutex::new(Vec::new())).collect();
         let mut standings = self.empty_standings();
         let mut merged = 0u64;
         let mut stops = Vec::new();
@@ -909,27 +917,25 @@ impl<G: Game> Tournament<G> {
                 }
                 let lo = range.start + id * chunk;
                 let hi = (lo + chunk).min(range.end);
+                let (mut records, mut json_buf) = spare
+                    .get(slot)
+                    .and_then(|m| m.lock().ok()?.pop())
+                    .unwrap_or_default();
+                records.clear();
+                json_buf.clear();
+                if self.records != RecordLevel::None {
+                    records.reserve((hi - lo) as usize);
+                }
+                if json {
+                    json_buf.reserve(json_len + json_len / 8);
+                }
                 let mut part = Chunk {
                     id,
+                    slot,
                     standings: self.empty_standings(),
-                    records: if self.records == RecordLevel::None {
-                        Vec::new()
-                    } else {
-                        Vec::with_capacity((hi - lo) as usize)
-                    },
+                    records,
                     stops: Vec::new(),
-                    json: if json {
-                        let mut b = spare
-                            .lock()
-                            .map(|mut v| v.pop())
-                            .ok()
-                            .flatten()
-                            .unwrap_or_default();
-                        b.reserve(json_len + json_len / 8);
-                        b
-                    } else {
-                        Vec::new()
-                    },
+                    json: json_buf,
                 };
                 for index in lo..hi {
                     let (rec, _) = self.play_index(
@@ -968,16 +974,17 @@ impl<G: Game> Tournament<G> {
                 merged += part.standings.games;
                 if json {
                     observer.on_json(&part.json);
-                    let mut b = std::mem::take(&mut part.json);
-                    b.clear();
-                    if let Ok(mut v) = spare.lock() {
-                        if v.len() <= threads * 4 {
-                            v.push(b);
-                        }
-                    }
                 }
                 for r in &part.records {
                     observer.on_record(r);
+                }
+                if let Some(Ok(mut v)) = spare.get(part.slot).map(|m| m.lock()) {
+                    if v.len() < 4 {
+                        v.push((
+                            std::mem::take(&mut part.records),
+                            std::mem::take(&mut part.json),
+                        ));
+                    }
                 }
                 want += 1;
                 observer.on_progress(&Progress {

@@ -132,29 +132,33 @@ pub fn run(a: BenchArgs) -> Result<()> {
 }
 
 /// What writing a run (`--out`) costs: the six-player table with no records, with
-/// results and with every choice, written to a scratch folder; interleaved five
-/// times and the best of each kept, as the machine's noise only slows runs down
-/// (with three, a busy VM's figures swung by ten points from run to run).
+/// results and with every choice, written to a scratch folder, and full records on
+/// one thread for the scaling with records on; interleaved five times and the best
+/// of each kept, as the machine's noise only slows runs down (with three, a busy
+/// VM's figures swung by ten points from run to run).
 fn records(games: u64, threads: usize) -> Result<()> {
     const ROUNDS: usize = 5;
     let dir = std::env::temp_dir().join(format!("koth-bench-{}", std::process::id()));
-    let levels = [
-        ("none", RecordLevel::None),
-        ("results", RecordLevel::Results),
-        ("full", RecordLevel::Full),
+    let mut runs = vec![
+        ("none", RecordLevel::None, threads),
+        ("results", RecordLevel::Results, threads),
+        ("full", RecordLevel::Full, threads),
     ];
-    let mut best = [0f64; 3];
-    let mut bytes = [0u64; 3];
+    if threads > 1 {
+        runs.push(("full, 1 thread", RecordLevel::Full, 1));
+    }
+    let mut best = vec![0f64; runs.len()];
+    let mut bytes = vec![0u64; runs.len()];
     for _ in 0..ROUNDS {
-        for (i, (_, level)) in levels.iter().enumerate() {
-            let m = if *level == RecordLevel::None {
-                koth(&SIX, games, threads)
+        for (i, &(_, level, t)) in runs.iter().enumerate() {
+            let m = if level == RecordLevel::None {
+                koth(&SIX, games, t)
             } else {
                 let _ = std::fs::remove_dir_all(&dir);
                 std::fs::create_dir_all(&dir)?;
                 let mut quiet = Quiet;
                 let mut w = RecordWriter::append(&dir, &mut quiet)?;
-                let m = koth_with(&SIX, games, threads, *level, &mut w);
+                let m = koth_with(&SIX, games, t, level, &mut w);
                 w.flush()?;
                 if let Some(e) = w.error.take() {
                     return Err(e.into());
@@ -172,9 +176,14 @@ fn records(games: u64, threads: usize) -> Result<()> {
         count(games),
         std::env::temp_dir().display()
     );
-    for (i, (name, _)) in levels.iter().enumerate() {
-        let cost = if i == 0 {
+    for (i, &(name, _, t)) in runs.iter().enumerate() {
+        let note = if i == 0 {
             String::new()
+        } else if t != threads {
+            format!(
+                "  (full records on {threads} threads: {:.2}x this)",
+                best[2] / best[i]
+            )
         } else {
             format!(
                 "  ({:+.1}% of the time, {} bytes a game)",
@@ -182,7 +191,7 @@ fn records(games: u64, threads: usize) -> Result<()> {
                 count(bytes[i] / games.max(1))
             )
         };
-        out!("  {name:<8} {:>10} games/s{cost}", count(best[i] as u64));
+        out!("  {name:<14} {:>10} games/s{note}", count(best[i] as u64));
     }
     Ok(())
 }

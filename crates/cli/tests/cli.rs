@@ -823,6 +823,8 @@ fn bench_prints_koth_and_the_coup_crate_side_by_side() {
     assert!(ok, "{out}{err}");
     for needle in [
         "records (six players, 2 threads",
+        "full, 1 thread",
+        "(full records on 2 threads: ",
         "external decisions (six copies of a compiled first-legal bot, 1 thread, 20 games)",
         "µs user (koth's own work)",
         "bare round trip:",
