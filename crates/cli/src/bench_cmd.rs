@@ -139,6 +139,9 @@ pub fn run(a: BenchArgs) -> Result<()> {
 fn records(games: u64, threads: usize) -> Result<()> {
     const ROUNDS: usize = 5;
     let dir = std::env::temp_dir().join(format!("koth-bench-{}", std::process::id()));
+    // Index of the full-records run on every thread, which the one-thread run is
+    // compared with.
+    const FULL: usize = 2;
     let mut runs = vec![
         ("none", RecordLevel::None, threads),
         ("results", RecordLevel::Results, threads),
@@ -182,7 +185,7 @@ fn records(games: u64, threads: usize) -> Result<()> {
         } else if t != threads {
             format!(
                 "  (full records on {threads} threads: {:.2}x this)",
-                best[2] / best[i]
+                best[FULL] / best[i]
             )
         } else {
             format!(
