@@ -13,6 +13,11 @@
 // lists the table's names) and a missing `../../src/helper.js` gets koth's helper.js.
 // console.log and anything written to stdout go to stderr, the bot's log.
 //
+// It offers to play up to 64 games at once (a fresh bot object and history for
+// each), which koth then sends in one write per round: a bot that keeps state in
+// its module between games (which coup-cli, playing one game at a time, would let
+// it share) is run with env = { KOTH_GAMES_AT_ONCE = "1" } to play one at a time.
+//
 // Players go by the names the arena gives (their tournament names; "seat0",
 // "seat1", ... when it gives none). An answer coup-cli would penalise (an unknown
 // action or target, too few coins, a card the bot does not hold, a method that
@@ -253,9 +258,34 @@ function decide(d, view, legal) {
   }
 }
 
-/** Answers one line from koth. */
+// koth may play several games at once on this process (each on a numbered table):
+// each game's state is kept apart and put in place while one of its lines is read.
+// KOTH_GAMES_AT_ONCE=1 (a bot's `env`) asks for one game at a time, for a bot that
+// keeps state in its module between games as coup-cli would let it.
+const GAMES = Math.max(1, Math.min(64, Number(process.env.KOTH_GAMES_AT_ONCE) || 64));
+const tables = new Map();
+function load(t) {
+  const g = tables.get(t);
+  if (!g) return;
+  ({ names, bot, mySeat, players, history, discarded, claim, swapAfterLoss } = g);
+  constants.kothTable.names = names.slice();
+}
+function save(t) {
+  tables.set(t, { names, bot, mySeat, players, history, discarded, claim, swapAfterLoss });
+}
+
+/** Answers one line from koth: the reply, or null. */
 function onLine(line) {
   const msg = JSON.parse(line);
+  const table = msg.table ?? 0;
+  if (msg.type !== "hello" && msg.type !== "start") load(table);
+  const reply = answer(msg);
+  if (msg.type === "end") tables.delete(table);
+  else if (msg.type !== "hello") save(table);
+  return reply;
+}
+
+function answer(msg) {
   if (msg.type === "start") {
     mySeat = msg.seat;
     players = msg.players;
@@ -270,18 +300,18 @@ function onLine(line) {
   }
   for (const ev of msg.events || []) record(ev);
   let reply;
-  if (msg.type === "hello") reply = { type: "ready", name: botName };
+  if (msg.type === "hello") reply = GAMES > 1 ? { type: "ready", name: botName, games: GAMES } : { type: "ready", name: botName };
   else if (msg.type === "decide") reply = { choice: decide(msg.decision, msg.view, msg.legal), id: msg.id };
-  else return;
+  else return null;
   if (stopText !== null && !stopSent && reply.choice !== undefined) {
     reply.stop = stopText; // asked once: the run ends after this game
     stopSent = true;
   }
-  fs.writeSync(1, JSON.stringify(reply) + "\n");
+  return reply;
 }
 
-// Synchronous reads and writes: a decision costs two system calls, no event-loop
-// trips (coup-cli bots answer synchronously too).
+// Synchronous reads and writes: a round of requests costs two system calls, no
+// event-loop trips (coup-cli bots answer synchronously too).
 const decoder = new StringDecoder("utf8");
 const buf = Buffer.alloc(1 << 16);
 let pending = "";
@@ -300,10 +330,14 @@ for (;;) {
   }
   if (n === 0) break;
   pending += decoder.write(buf.subarray(0, n));
+  // Every complete line read is answered, then the answers go in one write.
+  let out = "";
   let i;
   while ((i = pending.indexOf("\n")) >= 0) {
     const line = pending.slice(0, i);
     pending = pending.slice(i + 1);
-    onLine(line);
+    const reply = onLine(line);
+    if (reply !== null) out += JSON.stringify(reply) + "\n";
   }
+  if (out) fs.writeSync(1, out);
 }

@@ -66,4 +66,4 @@ class Honest extends Bot {
   }
 }
 
-run(new Honest());
+run(Honest);

@@ -66,4 +66,4 @@ class Honest(Bot):
 
 
 if __name__ == "__main__":
-    run(Honest())
+    run(Honest)

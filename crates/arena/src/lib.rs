@@ -23,8 +23,9 @@ pub use code::ChoiceCode;
 pub use game::{Ending, Game, IllegalChoice, Notice, Outcome, Seat, SeatSet, MAX_SEATS};
 pub use rng::{DealRng, GameSeeds, Random, Rng};
 pub use runner::{
-    play_game, Agent, AgentFactory, Entrant, EntrantStats, Fault, GameRecord, NoticeKind,
-    NoticeRecord, Observer, Progress, Quiet, RecordLevel, RunSummary, Standings, Tournament,
+    play_game, Agent, AgentFactory, Entrant, EntrantStats, Fault, GameRecord, MultiAgent,
+    MultiFactory, NoticeKind, NoticeRecord, Observer, Progress, Quiet, RecordLevel, RunSummary,
+    Standings, Tournament, MAX_TABLES,
 };
 pub use schedule::Schedule;
 pub use scoring::Scoring;

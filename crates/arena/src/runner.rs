@@ -83,12 +83,49 @@ pub trait Agent<G: Game>: Send {
 /// Makes a fresh agent for one parallel slot (`slot` is the worker's number).
 pub type AgentFactory<G> = Arc<dyn Fn(usize) -> Result<Box<dyn Agent<G>>, String> + Send + Sync>;
 
+/// An agent that plays several games at once, each on its own numbered *table*
+/// (0, 1, ...): a program that takes the requests of many games in one write and
+/// answers them in one read, so a pipe's round trip is paid once for them all.
+///
+/// A worker keeps up to [`MultiAgent::tables`] games going and, on each round, asks
+/// every game's pending decision ([`MultiAgent::request`]), sends the requests
+/// ([`MultiAgent::flush`]), then takes the answers ([`MultiAgent::answer`]) in the
+/// order it asked for them. Adapters are trusted code, as for [`Agent`].
+pub trait MultiAgent<G: Game>: Send {
+    /// How many games it can play at once (it may start its program to learn it).
+    fn tables(&mut self) -> usize;
+    /// The names of the seats of the game coming on `table`.
+    fn seat_names(&mut self, _table: usize, _names: &[&str]) {}
+    /// A game begins on `table` (see [`Agent::start`]).
+    fn start(&mut self, table: usize, game: &G, seat: Seat, seed: u64) -> Result<(), Fault>;
+    /// Asks for a choice among `legal` for `seat` of the game on `table`.
+    fn request(&mut self, table: usize, game: &G, seat: Seat, legal: &[G::Choice]);
+    /// Sends what was asked since the last flush.
+    fn flush(&mut self);
+    /// The answer to the oldest request not yet answered, which was for `table`.
+    fn answer(&mut self, table: usize, legal: &[G::Choice]) -> Result<G::Choice, Fault>;
+    /// The game on `table` is over.
+    fn finish(&mut self, _table: usize, _game: &G, _seat: Seat) {}
+    /// A stop asked with the last answer for `table` (see [`Agent::take_stop`]).
+    fn take_stop(&mut self, _table: usize) -> Option<String> {
+        None
+    }
+}
+
+/// Makes a [`MultiAgent`] for one parallel slot (`slot` is the worker's number).
+pub type MultiFactory<G> =
+    Arc<dyn Fn(usize) -> Result<Box<dyn MultiAgent<G>>, String> + Send + Sync>;
+
 /// A named entrant of a tournament.
 pub struct Entrant<G: Game> {
     /// The name shown in standings (unique within a tournament).
     pub name: String,
     /// Makes the entrant's agent for a worker.
     pub factory: AgentFactory<G>,
+    /// Makes an agent that plays several games at once, when the entrant has one
+    /// (a program that can multiplex games): a tournament with such an entrant keeps
+    /// as many games going on each worker as all of them can take.
+    pub multi: Option<MultiFactory<G>>,
 }
 
 impl<G: Game> Clone for Entrant<G> {
@@ -96,6 +133,7 @@ impl<G: Game> Clone for Entrant<G> {
         Entrant {
             name: self.name.clone(),
             factory: self.factory.clone(),
+            multi: self.multi.clone(),
         }
     }
 }
@@ -109,7 +147,17 @@ impl<G: Game> Entrant<G> {
         Entrant {
             name: name.into(),
             factory: Arc::new(make),
+            multi: None,
         }
+    }
+
+    /// The same entrant, also able to play several games at once through `make`.
+    pub fn with_multi<F>(mut self, make: F) -> Self
+    where
+        F: Fn(usize) -> Result<Box<dyn MultiAgent<G>>, String> + Send + Sync + 'static,
+    {
+        self.multi = Some(Arc::new(make));
+        self
     }
 }
 
@@ -602,35 +650,19 @@ pub fn play_game<G: Game>(
     level: RecordLevel,
     legal: &mut Vec<G::Choice>,
 ) -> (GameRecord<G::Choice>, u64) {
-    let seats = game.seats();
-    let mut forfeits = Vec::new();
-    let mut choices = if level == RecordLevel::Full {
-        Some(Vec::with_capacity(256))
-    } else {
-        None
-    };
+    let mut sheet = Sheet::new(level);
     for (seat, agent) in agents.iter_mut().enumerate() {
         let r = catch_unwind(AssertUnwindSafe(|| {
             agent.start(game, seat, seeds.seat(seat))
         }));
         if let Some(fault) = fault_of(r) {
-            game.forfeit(seat);
-            forfeits.push(ForfeitRecord {
-                seat,
-                at: 0,
-                entrant: entrants[seat],
-                fault,
-            });
+            sheet.forfeit_at_start(game, seat, entrants[seat], fault);
         }
     }
-    let mut decisions = 0u64;
-    let mut applied = 0u64;
-    let mut notices = Vec::new();
-    let mut news = Vec::new();
     while let Some(seat) = game.to_move() {
         legal.clear();
         game.legal_choices(legal);
-        decisions += 1;
+        sheet.decisions += 1;
         let agent = &mut agents[seat];
         // One unwind guard for the answer and any stop asked with it (a guard a
         // game measured no faster); the stop is kept aside so the (large) answer
@@ -641,8 +673,75 @@ pub fn play_game<G: Game>(
             stop = agent.take_stop();
             a
         }));
+        sheet.settle(game, seat, entrants, legal, answer, stop);
+    }
+    for (seat, agent) in agents.iter_mut().enumerate() {
+        let _ = catch_unwind(AssertUnwindSafe(|| agent.finish(game, seat)));
+    }
+    let decisions = sheet.decisions;
+    (
+        sheet.record(game, entrants, index, seeds.deal, scoring),
+        decisions,
+    )
+}
+
+/// What a game's record keeps, gathered while it is played: the decisions asked,
+/// the choices applied, forfeits and notices.
+struct Sheet<C> {
+    level: RecordLevel,
+    forfeits: Vec<ForfeitRecord>,
+    notices: Vec<NoticeRecord>,
+    news: Vec<Notice>,
+    choices: Option<Vec<C>>,
+    decisions: u64,
+    applied: u64,
+}
+
+impl<C: Copy + std::fmt::Debug> Sheet<C> {
+    fn new(level: RecordLevel) -> Self {
+        Sheet {
+            level,
+            forfeits: Vec::new(),
+            notices: Vec::new(),
+            news: Vec::new(),
+            choices: (level == RecordLevel::Full).then(|| Vec::with_capacity(256)),
+            decisions: 0,
+            applied: 0,
+        }
+    }
+
+    /// A seat that could not begin the game forfeits it.
+    fn forfeit_at_start<G: Game<Choice = C>>(
+        &mut self,
+        game: &mut G,
+        seat: Seat,
+        entrant: usize,
+        fault: Fault,
+    ) {
+        game.forfeit(seat);
+        self.forfeits.push(ForfeitRecord {
+            seat,
+            at: 0,
+            entrant,
+            fault,
+        });
+    }
+
+    /// Applies `seat`'s answer to the pending decision, whose legal choices are
+    /// `legal`, or the penalty or forfeit it earns; then takes the game's notices.
+    #[inline(always)]
+    fn settle<G: Game<Choice = C>>(
+        &mut self,
+        game: &mut G,
+        seat: Seat,
+        entrants: &[usize],
+        legal: &[C],
+        answer: std::thread::Result<Result<C, Fault>>,
+        stop: Option<String>,
+    ) {
+        let applied = self.applied;
         if let Some(text) = stop {
-            notices.push(NoticeRecord {
+            self.notices.push(NoticeRecord {
                 seat,
                 at: applied,
                 entrant: entrants[seat],
@@ -651,52 +750,30 @@ pub fn play_game<G: Game>(
                 raw: None,
             });
         }
-        let fault = match answer {
+        match answer {
             Ok(Ok(c)) if game.is_legal_among(legal, c) => {
                 game.apply_legal(c);
-                applied += 1;
-                if let Some(v) = choices.as_mut() {
+                self.applied += 1;
+                if let Some(v) = self.choices.as_mut() {
                     v.push(c);
                 }
-                None
             }
-            Ok(Ok(c)) => Some(Fault::illegal_choice(format!("illegal choice {c:?}"))),
-            Ok(Err(f)) => Some(f),
-            Err(p) => Some(Fault::new(format!("panicked: {}", panic_message(&p)))),
-        };
-        match fault {
-            Some(fault) if fault.illegal && game.penalize(seat) => notices.push(NoticeRecord {
-                seat,
-                at: applied,
-                entrant: entrants[seat],
-                kind: NoticeKind::Penalty,
-                text: fault.reason,
-                raw: None,
-            }),
-            Some(fault) => {
-                game.forfeit(seat);
-                forfeits.push(ForfeitRecord {
-                    seat,
-                    at: applied,
-                    entrant: entrants[seat],
-                    fault,
-                });
-            }
-            None => {}
+            other => self.refuse(game, seat, entrants, other),
         }
-        game.take_notices(&mut news);
-        if news.is_empty() {
-            continue; // most decisions: skip the drain
+        game.take_notices(&mut self.news);
+        if self.news.is_empty() {
+            return; // most decisions: skip the drain
         }
-        for n in news.drain(..) {
+        let applied = self.applied;
+        for n in self.news.drain(..) {
             match n {
-                Notice::Forfeit { seat, reason } => forfeits.push(ForfeitRecord {
+                Notice::Forfeit { seat, reason } => self.forfeits.push(ForfeitRecord {
                     seat,
                     at: applied,
                     entrant: entrants[seat],
                     fault: Fault::new(reason),
                 }),
-                Notice::Warning { seat, text, raw } => notices.push(NoticeRecord {
+                Notice::Warning { seat, text, raw } => self.notices.push(NoticeRecord {
                     seat,
                     at: applied,
                     entrant: entrants[seat],
@@ -707,37 +784,81 @@ pub fn play_game<G: Game>(
             }
         }
     }
-    for (seat, agent) in agents.iter_mut().enumerate() {
-        let _ = catch_unwind(AssertUnwindSafe(|| agent.finish(game, seat)));
-    }
-    let outcome = game.outcome().unwrap_or(Outcome {
-        winners: SeatSet::EMPTY,
-        ending: Ending::Adjudicated,
-        turns: game.turns(),
-    });
-    let scores = scoring.scores(seats, &outcome)[..seats].to_vec();
-    // Kept only when records are: the standings do not use them.
-    let mut places = Vec::new();
-    if level != RecordLevel::None {
-        game.places(&mut places);
-        // Win/loss says it all: not worth the bytes.
-        if places.iter().all(|&p| p <= 2) && seats <= 2 {
-            places.clear();
+
+    /// An answer that was not a legal choice: the penalty or the forfeit it earns.
+    #[cold]
+    #[inline(never)]
+    fn refuse<G: Game<Choice = C>>(
+        &mut self,
+        game: &mut G,
+        seat: Seat,
+        entrants: &[usize],
+        answer: std::thread::Result<Result<C, Fault>>,
+    ) {
+        let fault = match answer {
+            Ok(Ok(c)) => Fault::illegal_choice(format!("illegal choice {c:?}")),
+            Ok(Err(f)) => f,
+            Err(p) => Fault::new(format!("panicked: {}", panic_message(&p))),
+        };
+        let at = self.applied;
+        if fault.illegal && game.penalize(seat) {
+            self.notices.push(NoticeRecord {
+                seat,
+                at,
+                entrant: entrants[seat],
+                kind: NoticeKind::Penalty,
+                text: fault.reason,
+                raw: None,
+            });
+        } else {
+            game.forfeit(seat);
+            self.forfeits.push(ForfeitRecord {
+                seat,
+                at,
+                entrant: entrants[seat],
+                fault,
+            });
         }
     }
-    let rec = GameRecord {
-        index,
-        seed: seeds.deal,
-        seats: entrants.to_vec(),
-        outcome,
-        scores,
-        decisions,
-        forfeits,
-        notices,
-        places,
-        choices,
-    };
-    (rec, decisions)
+
+    /// The record of the finished game.
+    fn record<G: Game<Choice = C>>(
+        self,
+        game: &G,
+        entrants: &[usize],
+        index: u64,
+        deal: u64,
+        scoring: Scoring,
+    ) -> GameRecord<C> {
+        let seats = game.seats();
+        let outcome = game.outcome().unwrap_or(Outcome {
+            winners: SeatSet::EMPTY,
+            ending: Ending::Adjudicated,
+            turns: game.turns(),
+        });
+        let scores = scoring.scores(seats, &outcome)[..seats].to_vec();
+        // Kept only when records are: the standings do not use them.
+        let mut places = Vec::new();
+        if self.level != RecordLevel::None {
+            game.places(&mut places);
+            // Win/loss says it all: not worth the bytes.
+            if places.iter().all(|&p| p <= 2) && seats <= 2 {
+                places.clear();
+            }
+        }
+        GameRecord {
+            index,
+            seed: deal,
+            seats: entrants.to_vec(),
+            outcome,
+            scores,
+            decisions: self.decisions,
+            forfeits: self.forfeits,
+            notices: self.notices,
+            places,
+            choices: self.choices,
+        }
+    }
 }
 
 fn fault_of(r: std::thread::Result<Result<(), Fault>>) -> Option<Fault> {
@@ -898,8 +1019,62 @@ impl<G: Game> Tournament<G> {
         let mut merged = 0u64;
         let mut stops = Vec::new();
         let json = observer.wants_json() && self.records != RecordLevel::None;
+        // Takes the next chunk to play, unless the run is stopping or none is left.
+        let claim = || -> Option<u64> {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let id = next.fetch_add(1, Ordering::Relaxed);
+            (id < chunks).then_some(id)
+        };
+        let bounds = |id: u64| {
+            let lo = range.start + id * chunk;
+            (lo, (lo + chunk).min(range.end))
+        };
+        // An empty batch for chunk `id`, in a worker's spare buffers when it has some.
+        let open = |slot: usize, id: u64, json_len: usize| {
+            let (lo, hi) = bounds(id);
+            let (mut records, mut json_buf) = spare
+                .get(slot)
+                .and_then(|m| m.lock().ok()?.pop())
+                .unwrap_or_default();
+            records.clear();
+            json_buf.clear();
+            if self.records != RecordLevel::None {
+                records.reserve((hi - lo) as usize);
+            }
+            if json {
+                json_buf.reserve(json_len + json_len / 8);
+            }
+            Chunk {
+                id,
+                slot,
+                standings: self.empty_standings(),
+                records,
+                stops: Vec::new(),
+                json: json_buf,
+            }
+        };
+        // Adds game `index`'s record to its batch (games in index order).
+        let add = |part: &mut Chunk<G::Choice>, index: u64, rec: GameRecord<G::Choice>| {
+            part.standings.add(&rec);
+            for n in rec.notices.iter().filter(|n| n.kind == NoticeKind::Stop) {
+                part.stops.push((index, n.entrant, n.text.clone()));
+                stop.store(true, Ordering::Relaxed);
+            }
+            if json {
+                rec.write_json_line(&mut part.json);
+            }
+            if self.records != RecordLevel::None {
+                part.records.push(rec);
+            }
+        };
+        let multi = self.entrants.iter().any(|e| e.multi.is_some());
         // One worker's loop: plays chunks until none is left, handing each to `sink`.
         let work = |slot: usize, sink: &mut dyn FnMut(Chunk<G::Choice>) -> bool| {
+            if multi {
+                return self.work_multi(slot, &claim, &bounds, &open, &add, sink);
+            }
             let mut agents: Vec<Option<Box<dyn Agent<G>>>> =
                 (0..self.entrants.len()).map(|_| None).collect();
             let mut seating = Vec::new();
@@ -907,36 +1082,9 @@ impl<G: Game> Tournament<G> {
             let mut game: Option<G> = None;
             // The last batch's JSON size, to size the next one's buffer once.
             let mut json_len = 0;
-            loop {
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let id = next.fetch_add(1, Ordering::Relaxed);
-                if id >= chunks {
-                    break;
-                }
-                let lo = range.start + id * chunk;
-                let hi = (lo + chunk).min(range.end);
-                let (mut records, mut json_buf) = spare
-                    .get(slot)
-                    .and_then(|m| m.lock().ok()?.pop())
-                    .unwrap_or_default();
-                records.clear();
-                json_buf.clear();
-                if self.records != RecordLevel::None {
-                    records.reserve((hi - lo) as usize);
-                }
-                if json {
-                    json_buf.reserve(json_len + json_len / 8);
-                }
-                let mut part = Chunk {
-                    id,
-                    slot,
-                    standings: self.empty_standings(),
-                    records,
-                    stops: Vec::new(),
-                    json: json_buf,
-                };
+            while let Some(id) = claim() {
+                let (lo, hi) = bounds(id);
+                let mut part = open(slot, id, json_len);
                 for index in lo..hi {
                     let (rec, _) = self.play_index(
                         index,
@@ -946,17 +1094,7 @@ impl<G: Game> Tournament<G> {
                         &mut legal,
                         &mut game,
                     );
-                    part.standings.add(&rec);
-                    for n in rec.notices.iter().filter(|n| n.kind == NoticeKind::Stop) {
-                        part.stops.push((index, n.entrant, n.text.clone()));
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                    if json {
-                        rec.write_json_line(&mut part.json);
-                    }
-                    if self.records != RecordLevel::None {
-                        part.records.push(rec);
-                    }
+                    add(&mut part, index, rec);
                 }
                 json_len = part.json.len();
                 if !sink(part) {
@@ -1028,6 +1166,207 @@ impl<G: Game> Tournament<G> {
         }
     }
 
+    /// Fills `seating` with the entrants of game `index`, seat by seat, and returns
+    /// the game's seeds.
+    fn seating_of(&self, index: u64, seating: &mut Vec<usize>) -> GameSeeds {
+        let n = self.entrants.len();
+        if self.duplicate {
+            let k = self.schedule.table(n).max(1) as u64;
+            let deal = index / k;
+            self.schedule.seating(n, self.seed, deal, seating);
+            seating.rotate_left((index % k) as usize);
+            // The deal's chance events; the bots' own streams stay per game.
+            GameSeeds::of(self.seed, index).with_deal(GameSeeds::of(self.seed, deal).deal)
+        } else {
+            self.schedule.seating(n, self.seed, index, seating);
+            GameSeeds::of(self.seed, index)
+        }
+    }
+
+    /// A worker's loop when some entrant plays several games at once: it keeps up to
+    /// [`MAX_TABLES`] games going (as many as every such entrant takes), asks all
+    /// their pending decisions, sends each agent its requests at once and then
+    /// takes the answers. Games are independent, so each one plays as it would
+    /// alone; batches are handed on, whole, as their last game ends.
+    fn work_multi(
+        &self,
+        slot: usize,
+        claim: &dyn Fn() -> Option<u64>,
+        bounds: &dyn Fn(u64) -> (u64, u64),
+        open: &dyn Fn(usize, u64, usize) -> Chunk<G::Choice>,
+        add: &AddRecord<'_, G::Choice>,
+        sink: &mut dyn FnMut(Chunk<G::Choice>) -> bool,
+    ) {
+        // Entrants that multiplex come first: what they take sets the tables.
+        let mut tables = MAX_TABLES;
+        let mut made: Vec<Option<Box<dyn MultiAgent<G>>>> = self
+            .entrants
+            .iter()
+            .map(|e| {
+                let make = e.multi.as_ref()?;
+                let mut agent = make(slot).unwrap_or_else(|msg| {
+                    let broken: AgentFactory<G> = Arc::new(move |_| Err(msg.clone()));
+                    Box::new(PerTable::new(broken, slot, 1))
+                });
+                tables = tables.min(agent.tables().max(1));
+                Some(agent)
+            })
+            .collect();
+        if self.duplicate {
+            // A deal's rotations are never in flight together, so no program holds
+            // one seat's cards in one game while it plays against them in another.
+            tables = 1;
+        }
+        let mut agents: Vec<Box<dyn MultiAgent<G>>> = made
+            .iter_mut()
+            .enumerate()
+            .map(|(e, m)| {
+                m.take().unwrap_or_else(|| {
+                    Box::new(PerTable::new(
+                        self.entrants[e].factory.clone(),
+                        slot,
+                        tables,
+                    ))
+                })
+            })
+            .collect();
+        let mut games: Vec<Option<G>> = (0..tables).map(|_| None).collect();
+        let mut seated: Vec<Option<Seated<G::Choice>>> = (0..tables).map(|_| None).collect();
+        let mut opened: Vec<OpenChunk<G::Choice>> = Vec::new();
+        let mut claiming = true;
+        let mut json_len = 0;
+        let mut asked: Vec<usize> = Vec::with_capacity(tables);
+        loop {
+            // A new game at every free table, in index order.
+            for t in 0..tables {
+                if seated[t].is_some() {
+                    continue;
+                }
+                let found = loop {
+                    if let Some(o) = opened.iter_mut().find(|o| o.next < o.hi) {
+                        o.next += 1;
+                        break Some((o.next - 1, o.id));
+                    }
+                    match claim().filter(|_| claiming) {
+                        Some(id) => {
+                            let (lo, hi) = bounds(id);
+                            opened.push(OpenChunk {
+                                id,
+                                lo,
+                                next: lo,
+                                hi,
+                                left: hi - lo,
+                                recs: (lo..hi).map(|_| None).collect(),
+                            });
+                        }
+                        None => {
+                            claiming = false;
+                            break None;
+                        }
+                    }
+                };
+                let Some((index, chunk)) = found else { break };
+                let mut seating = Vec::new();
+                let seeds = self.seating_of(index, &mut seating);
+                let game = match &mut games[t] {
+                    Some(g) => {
+                        g.reset(&self.rules, seating.len(), seeds.deal);
+                        g
+                    }
+                    slot @ None => slot.insert(G::new_game(&self.rules, seating.len(), seeds.deal)),
+                };
+                let names: Vec<&str> = seating
+                    .iter()
+                    .map(|&e| self.entrants[e].name.as_str())
+                    .collect();
+                let mut sheet = Sheet::new(self.records);
+                for (seat, &e) in seating.iter().enumerate() {
+                    let agent = &mut agents[e];
+                    agent.seat_names(t, &names);
+                    let r = catch_unwind(AssertUnwindSafe(|| {
+                        agent.start(t, game, seat, seeds.seat(seat))
+                    }));
+                    if let Some(fault) = fault_of(r) {
+                        sheet.forfeit_at_start(game, seat, e, fault);
+                    }
+                }
+                seated[t] = Some(Seated {
+                    index,
+                    chunk,
+                    seating,
+                    deal: seeds.deal,
+                    sheet,
+                    legal: Vec::new(),
+                });
+            }
+            if seated.iter().all(Option::is_none) {
+                break;
+            }
+            // Every game's pending decision is asked; games that are over end.
+            asked.clear();
+            for t in 0..tables {
+                let (Some(s), Some(game)) = (seated[t].as_mut(), games[t].as_mut()) else {
+                    continue;
+                };
+                if let Some(seat) = game.to_move() {
+                    s.legal.clear();
+                    game.legal_choices(&mut s.legal);
+                    s.sheet.decisions += 1;
+                    agents[s.seating[seat]].request(t, game, seat, &s.legal);
+                    asked.push(t);
+                    continue;
+                }
+                let Some(s) = seated[t].take() else { continue };
+                for (seat, &e) in s.seating.iter().enumerate() {
+                    let agent = &mut agents[e];
+                    let _ = catch_unwind(AssertUnwindSafe(|| agent.finish(t, game, seat)));
+                }
+                let rec = s
+                    .sheet
+                    .record(game, &s.seating, s.index, s.deal, self.scoring);
+                if let Some(o) = opened.iter_mut().find(|o| o.id == s.chunk) {
+                    o.recs[(s.index - o.lo) as usize] = Some(rec);
+                    o.left -= 1;
+                }
+            }
+            for agent in agents.iter_mut() {
+                agent.flush();
+            }
+            for &t in &asked {
+                let (Some(s), Some(game)) = (seated[t].as_mut(), games[t].as_mut()) else {
+                    continue;
+                };
+                let Some(seat) = game.to_move() else { continue };
+                let agent = &mut agents[s.seating[seat]];
+                let mut stop = None;
+                let answer = catch_unwind(AssertUnwindSafe(|| {
+                    let a = agent.answer(t, &s.legal);
+                    stop = agent.take_stop(t);
+                    a
+                }));
+                s.sheet
+                    .settle(game, seat, &s.seating, &s.legal, answer, stop);
+            }
+            // Batches whose games have all ended are handed on.
+            while let Some(pos) = opened.iter().position(|o| o.left == 0 && o.next == o.hi) {
+                let o = opened.remove(pos);
+                let mut part = open(slot, o.id, json_len);
+                for (k, rec) in o.recs.into_iter().enumerate() {
+                    if let Some(rec) = rec {
+                        add(&mut part, o.lo + k as u64, rec);
+                    }
+                }
+                json_len = part.json.len();
+                if !sink(part) {
+                    return;
+                }
+            }
+        }
+        for agent in agents.iter_mut() {
+            agent.flush();
+        }
+    }
+
     /// Plays game `index` of the schedule with a worker's agents. Not inlined, so
     /// the decision loop's code does not depend on what the worker does around it.
     #[inline(never)]
@@ -1040,18 +1379,7 @@ impl<G: Game> Tournament<G> {
         legal: &mut Vec<G::Choice>,
         reuse: &mut Option<G>,
     ) -> (GameRecord<G::Choice>, u64) {
-        let n = self.entrants.len();
-        let seeds = if self.duplicate {
-            let k = self.schedule.table(n).max(1) as u64;
-            let deal = index / k;
-            self.schedule.seating(n, self.seed, deal, seating);
-            seating.rotate_left((index % k) as usize);
-            // The deal's chance events; the bots' own streams stay per game.
-            GameSeeds::of(self.seed, index).with_deal(GameSeeds::of(self.seed, deal).deal)
-        } else {
-            self.schedule.seating(n, self.seed, index, seating);
-            GameSeeds::of(self.seed, index)
-        };
+        let seeds = self.seating_of(index, seating);
         let seed = seeds.deal;
         let game = match reuse {
             Some(g) => {
@@ -1100,6 +1428,116 @@ impl<G: Game> Tournament<G> {
             self.records,
             legal,
         )
+    }
+}
+
+/// Games a worker keeps going at once, at most, when entrants play several at once.
+pub const MAX_TABLES: usize = 64;
+
+/// Adds a game's record (its index given) to its batch.
+type AddRecord<'a, C> = dyn Fn(&mut Chunk<C>, u64, GameRecord<C>) + 'a;
+
+/// An agent's answer, or the panic it raised.
+type Answer<C> = std::thread::Result<Result<C, Fault>>;
+
+/// A game under way at one of a worker's tables.
+struct Seated<C> {
+    index: u64,
+    /// The batch it belongs to.
+    chunk: u64,
+    seating: Vec<usize>,
+    deal: u64,
+    sheet: Sheet<C>,
+    /// The legal choices of its pending decision.
+    legal: Vec<C>,
+}
+
+/// A batch being played by a worker that keeps several games going.
+struct OpenChunk<C> {
+    id: u64,
+    lo: u64,
+    /// The next game to begin.
+    next: u64,
+    hi: u64,
+    /// Games not yet ended.
+    left: u64,
+    /// The records of the ended games, by position in the batch.
+    recs: Vec<Option<GameRecord<C>>>,
+}
+
+/// A plain agent per table: how an entrant that plays one game at a time (a
+/// built-in bot) sits at the tables of a worker that keeps several going. Each
+/// table's agent plays its games one after another, as on a worker of its own.
+struct PerTable<G: Game> {
+    factory: AgentFactory<G>,
+    /// The slot number of table 0; table `t` is slot `first + t`.
+    first: usize,
+    agents: Vec<Option<Box<dyn Agent<G>>>>,
+    answers: Vec<Option<Answer<G::Choice>>>,
+    stops: Vec<Option<String>>,
+}
+
+impl<G: Game> PerTable<G> {
+    fn new(factory: AgentFactory<G>, slot: usize, tables: usize) -> Self {
+        PerTable {
+            factory,
+            first: slot * tables,
+            agents: Vec::new(),
+            answers: Vec::new(),
+            stops: Vec::new(),
+        }
+    }
+
+    /// Table `t`'s agent, made at its first use.
+    fn agent(&mut self, t: usize) -> &mut Box<dyn Agent<G>> {
+        if self.agents.len() <= t {
+            self.agents.resize_with(t + 1, || None);
+            self.answers.resize_with(t + 1, || None);
+            self.stops.resize_with(t + 1, || None);
+        }
+        let slot = self.first + t;
+        let factory = &self.factory;
+        self.agents[t].get_or_insert_with(|| {
+            // A factory that fails leaves a stand-in that forfeits.
+            factory(slot).unwrap_or_else(|msg| Box::new(Broken(msg)))
+        })
+    }
+}
+
+impl<G: Game> MultiAgent<G> for PerTable<G> {
+    fn tables(&mut self) -> usize {
+        usize::MAX
+    }
+    fn seat_names(&mut self, table: usize, names: &[&str]) {
+        self.agent(table).seat_names(names);
+    }
+    fn start(&mut self, table: usize, game: &G, seat: Seat, seed: u64) -> Result<(), Fault> {
+        self.agent(table).start(game, seat, seed)
+    }
+    fn request(&mut self, table: usize, game: &G, seat: Seat, legal: &[G::Choice]) {
+        let agent = self.agent(table);
+        let mut stop = None;
+        let answer = catch_unwind(AssertUnwindSafe(|| {
+            let a = agent.decide(game, seat, legal);
+            stop = agent.take_stop();
+            a
+        }));
+        self.answers[table] = Some(answer);
+        self.stops[table] = stop;
+    }
+    fn flush(&mut self) {}
+    fn answer(&mut self, table: usize, _legal: &[G::Choice]) -> Result<G::Choice, Fault> {
+        match self.answers.get_mut(table).and_then(Option::take) {
+            Some(Ok(answer)) => answer,
+            Some(Err(p)) => Err(Fault::new(format!("panicked: {}", panic_message(&p)))),
+            None => Err(Fault::new("answer taken before it was asked")),
+        }
+    }
+    fn finish(&mut self, table: usize, game: &G, seat: Seat) {
+        self.agent(table).finish(game, seat);
+    }
+    fn take_stop(&mut self, table: usize) -> Option<String> {
+        self.stops.get_mut(table).and_then(Option::take)
     }
 }
 

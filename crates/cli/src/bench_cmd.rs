@@ -200,22 +200,35 @@ fn records(games: u64, threads: usize) -> Result<()> {
 }
 
 /// `koth first-legal-bot`: the smallest JSON-lines bot, compiled (it is koth itself),
-/// so that `koth bench` measures koth and the pipe rather than an interpreter.
-pub fn first_legal_bot() -> Result<()> {
+/// so that `koth bench` measures koth and the pipe rather than an interpreter. With
+/// `games` > 1 it says it plays that many games at once and answers every request
+/// it has read in one write.
+pub fn first_legal_bot(games: usize) -> Result<()> {
     use std::io::{BufRead, Write};
-    let mut out = std::io::stdout().lock();
-    for line in std::io::stdin().lock().lines() {
-        let line = line?;
-        let reply = if line.starts_with(r#"{"type":"hello""#) {
-            r#"{"type":"ready","name":"first legal"}"#
+    let mut input = std::io::BufReader::with_capacity(1 << 16, std::io::stdin().lock());
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let ready = if games > 1 {
+        format!(r#"{{"type":"ready","name":"first legal","games":{games}}}"#)
+    } else {
+        r#"{"type":"ready","name":"first legal"}"#.to_string()
+    };
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            break;
+        }
+        if line.starts_with(r#"{"type":"hello""#) {
+            writeln!(out, "{ready}")?;
         } else if line.starts_with(r#"{"type":"decide""#) {
-            r#"{"index":0}"#
-        } else {
-            continue;
-        };
-        writeln!(out, "{reply}")?;
-        out.flush()?;
+            writeln!(out, r#"{{"index":0}}"#)?;
+        }
+        // Answers wait until every request read so far is answered.
+        if input.buffer().is_empty() {
+            out.flush()?;
+        }
     }
+    out.flush()?;
     Ok(())
 }
 
@@ -246,26 +259,36 @@ fn external(games: u64) -> Result<()> {
         [exe.display().to_string(), "first-legal-bot".to_string()],
         std::env::temp_dir(),
     );
-    let t = Tournament::<koth_coup::State> {
-        rules: koth_coup::Rules::standard(),
-        entrants: (0..6)
-            .map(|i| json_entrant(format!("first{i}"), JsonBotConfig::new(cmd.clone())))
-            .collect(),
-        schedule: Schedule::RandomTables { games, table: 6 },
-        scoring: Scoring::ZeroSum,
-        seed: 2026,
-        threads: 1,
-        records: RecordLevel::None,
-        duplicate: false,
+    // Six copies at one table on one thread: koth's wall and CPU time a decision.
+    let play = |at_once: usize, games: u64| -> Result<_> {
+        let mut cmd = cmd.clone();
+        cmd.program
+            .extend(["--games".to_string(), at_once.to_string()]);
+        let t = Tournament::<koth_coup::State> {
+            rules: koth_coup::Rules::standard(),
+            entrants: (0..6)
+                .map(|i| json_entrant(format!("first{i}"), JsonBotConfig::new(cmd.clone())))
+                .collect(),
+            schedule: Schedule::RandomTables { games, table: 6 },
+            scoring: Scoring::ZeroSum,
+            seed: 2026,
+            threads: 1,
+            records: RecordLevel::None,
+            duplicate: false,
+        };
+        let c0 = cpu(libc::RUSAGE_SELF);
+        let run = t.run(&mut Quiet);
+        let (user, sys) = cpu_since(libc::RUSAGE_SELF, c0);
+        let forfeits: u64 = run.standings.entrants.iter().map(|e| e.forfeits).sum();
+        if forfeits > 0 {
+            bail!("the compiled bot forfeited {forfeits} times: the measurement would be wrong");
+        }
+        Ok((run, user, sys))
     };
-    let c0 = cpu(libc::RUSAGE_SELF);
-    let run = t.run(&mut Quiet);
-    let (koth_user, koth_sys) = cpu_since(libc::RUSAGE_SELF, c0);
+    let (run, koth_user, koth_sys) = play(1, games)?;
     let decisions = run.standings.decisions.max(1) as f64;
-    let forfeits: u64 = run.standings.entrants.iter().map(|e| e.forfeits).sum();
-    if forfeits > 0 {
-        bail!("the compiled bot forfeited {forfeits} times: the measurement would be wrong");
-    }
+    let (many, many_user, many_sys) = play(koth_arena::MAX_TABLES, games * 10)?;
+    let many_decisions = many.standings.decisions.max(1) as f64;
     // A decide line of a typical size, sent and answered the same way.
     let line = format!(
         r#"{{"type":"decide","id":1,"events":[],"decision":{{"kind":"action"}},"view":{{"pad":"{}"}},"legal":["pass"]}}"#,
@@ -303,6 +326,17 @@ fn external(games: u64) -> Result<()> {
         us(bare_user, n),
         us(bare_sys, n),
         count(n as u64)
+    );
+    out!(
+        "  {} games at once: {:>6.1} µs wall; CPU {:>5.1} µs user + {:>5.1} µs system a decision; {} decisions, {:.0} games/s ({:.1}x one at a time)",
+        koth_arena::MAX_TABLES,
+        us(many.elapsed, many_decisions),
+        us(many_user, many_decisions),
+        us(many_sys, many_decisions),
+        count(many.standings.decisions),
+        many.standings.games as f64 / many.elapsed.as_secs_f64(),
+        (many.standings.games as f64 / many.elapsed.as_secs_f64())
+            / (run.standings.games as f64 / run.elapsed.as_secs_f64())
     );
     Ok(())
 }

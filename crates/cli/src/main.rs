@@ -77,7 +77,11 @@ enum Cmd {
     Bench(bench_cmd::BenchArgs),
     /// The compiled first-legal bot `koth bench` measures external decisions with.
     #[command(hide = true)]
-    FirstLegalBot,
+    FirstLegalBot {
+        /// Games at once it says it plays (`"games"` in ready).
+        #[arg(long, default_value_t = 1)]
+        games: usize,
+    },
     /// The old name of `koth coup run` (kept for this release).
     Run(run_cmd::RunArgs),
 }
@@ -94,7 +98,7 @@ fn main() {
         Cmd::Ppcg(a) => ppcg_cmd::run_cmd(*a),
         Cmd::Gauntlet(a) => gauntlet_cmd::run(a),
         Cmd::Bench(a) => bench_cmd::run(a),
-        Cmd::FirstLegalBot => bench_cmd::first_legal_bot(),
+        Cmd::FirstLegalBot { games } => bench_cmd::first_legal_bot(games),
         Cmd::Report { dir, replays } => report::run(&dir, replays),
         Cmd::Merge { dirs, out } => records_cmd::merge(&dirs, &out),
         Cmd::Replay { dir, game } => records_cmd::replay(&dir, game),

@@ -159,7 +159,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     .map_err(|e| anyhow::anyhow!("cannot make the bots' working folders: {e}"))?;
     let entrants = config::coup_entrants(&bots, timeouts, Some(copies))?;
     // Every external bot starts and answers before the first game, or nothing runs.
-    config::preflight(&bots, timeouts)?;
+    let at_once = config::preflight(&bots, timeouts)?.unwrap_or(1);
     let max = rules.max_seats as usize;
     let table = a
         .table_size
@@ -228,11 +228,16 @@ pub fn run(a: RunArgs) -> Result<()> {
     if external > 0 {
         eprintln!("{isolation}");
         eprintln!(
-            "limits: {} ms per decision{}, one process per external bot and thread",
+            "limits: {} ms per decision{}, one process per external bot and thread{}",
             file.decision_timeout.as_millis(),
             file.game_timeout
                 .map(|g| format!(", {} ms per game", g.as_millis()))
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            match at_once {
+                // What the runner does: see `Tournament::run_range`.
+                n if n > 1 && !t.duplicate => format!(", {n} games at once on each"),
+                _ => String::new(),
+            }
         );
     }
 

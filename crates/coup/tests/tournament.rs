@@ -297,3 +297,163 @@ fn duplicate_play_narrows_two_player_intervals() {
     let ratio = width(&dup.standings) / width(&plain.standings);
     assert!(ratio < 0.75, "duplicate/plain interval width {ratio:.2}");
 }
+
+/// A [`koth_arena::MultiAgent`] in Rust: a built-in bot per table whose answers are
+/// held until asked for, checking that the runner asks in order.
+struct Batched {
+    bot: &'static str,
+    tables: usize,
+    agents: Vec<Option<Box<dyn koth_arena::Agent<State>>>>,
+    queue: std::collections::VecDeque<(usize, koth_coup::Choice)>,
+    flushed: usize,
+    /// Panics when answering this table's 7th request (a bug in an adapter).
+    panic_at: Option<usize>,
+    asked: Vec<u32>,
+}
+
+impl Batched {
+    fn entrant(
+        bot: &'static str,
+        tables: usize,
+        panic_at: Option<usize>,
+    ) -> koth_arena::Entrant<State> {
+        builtin_entrant(bot, bot).unwrap().with_multi(move |_| {
+            Ok(Box::new(Batched {
+                bot,
+                tables,
+                agents: (0..koth_arena::MAX_TABLES).map(|_| None).collect(),
+                queue: Default::default(),
+                flushed: 0,
+                panic_at,
+                asked: vec![0; koth_arena::MAX_TABLES],
+            }) as Box<dyn koth_arena::MultiAgent<State>>)
+        })
+    }
+}
+
+impl koth_arena::MultiAgent<State> for Batched {
+    fn tables(&mut self) -> usize {
+        self.tables
+    }
+    fn start(
+        &mut self,
+        t: usize,
+        game: &State,
+        seat: usize,
+        seed: u64,
+    ) -> Result<(), koth_arena::Fault> {
+        assert!(t < self.tables, "table {t} of {}", self.tables);
+        let agent = bots::builtin_agent(self.bot).unwrap();
+        self.asked[t] = 0;
+        self.agents[t].insert(agent).start(game, seat, seed)
+    }
+    fn request(&mut self, t: usize, game: &State, seat: usize, legal: &[koth_coup::Choice]) {
+        let c = self.agents[t]
+            .as_mut()
+            .unwrap()
+            .decide(game, seat, legal)
+            .unwrap();
+        self.queue.push_back((t, c));
+    }
+    fn flush(&mut self) {
+        self.flushed = self.queue.len();
+    }
+    fn answer(
+        &mut self,
+        t: usize,
+        _: &[koth_coup::Choice],
+    ) -> Result<koth_coup::Choice, koth_arena::Fault> {
+        assert!(self.flushed > 0, "answer before flush");
+        self.flushed -= 1;
+        let (asked, c) = self.queue.pop_front().expect("a request");
+        assert_eq!(asked, t, "answers are taken in the order asked");
+        self.asked[t] += 1;
+        if self.panic_at == Some(t) && self.asked[t] == 7 {
+            panic!("adapter bug at table {t}");
+        }
+        Ok(c)
+    }
+}
+
+#[derive(Default)]
+struct Records(Vec<koth_arena::GameRecord<koth_coup::Choice>>);
+impl koth_arena::Observer<koth_coup::Choice> for Records {
+    fn on_record(&mut self, r: &koth_arena::GameRecord<koth_coup::Choice>) {
+        self.0.push(r.clone());
+    }
+}
+
+fn run_full(
+    entrants: Vec<koth_arena::Entrant<State>>,
+    threads: usize,
+) -> Vec<koth_arena::GameRecord<koth_coup::Choice>> {
+    let t = Tournament {
+        rules: Rules::standard(),
+        entrants,
+        schedule: Schedule::RandomTables {
+            games: 3_000,
+            table: 4,
+        },
+        scoring: Scoring::ZeroSum,
+        seed: 11,
+        threads,
+        records: RecordLevel::Full,
+        duplicate: false,
+    };
+    let mut r = Records::default();
+    assert!(t.run(&mut r).complete);
+    r.0
+}
+
+#[test]
+fn entrants_playing_many_games_at_once_play_each_game_as_alone() {
+    let plain = || -> Vec<_> {
+        ["honest", "random", "counter", "bluffer", "skeptic"]
+            .iter()
+            .map(|b| builtin_entrant(b, *b).unwrap())
+            .collect()
+    };
+    let sequential = run_full(plain(), 2);
+    // Two entrants take 5 and 7 games at once (so 5 tables a worker); the others
+    // sit at those tables with an agent per table.
+    let batched = || {
+        let mut e = plain();
+        e[0] = Batched::entrant("honest", 7, None);
+        e[3] = Batched::entrant("bluffer", 5, None);
+        e
+    };
+    for threads in [1, 2, 3] {
+        let many = run_full(batched(), threads);
+        assert_eq!(many.len(), sequential.len());
+        assert!(many == sequential, "{threads} threads: the games differ");
+    }
+}
+
+#[test]
+fn a_panic_in_an_agent_playing_many_games_forfeits_that_game_only() {
+    let entrants = vec![
+        Batched::entrant("honest", 4, Some(2)),
+        builtin_entrant("random", "random").unwrap(),
+        builtin_entrant("counter", "counter").unwrap(),
+        builtin_entrant("skeptic", "skeptic").unwrap(),
+    ];
+    let recs = run_full(entrants, 2);
+    let forfeits: Vec<_> = recs.iter().flat_map(|r| &r.forfeits).collect();
+    assert!(!forfeits.is_empty());
+    for f in &forfeits {
+        assert_eq!(f.entrant, 0);
+        assert!(
+            f.fault.reason.contains("panicked: adapter bug at table 2"),
+            "{:?}",
+            f.fault
+        );
+    }
+    // Only games at table 2 (of 4) that got that far: well under half the bot's.
+    let seated = recs.iter().filter(|r| r.seats.contains(&0)).count();
+    assert!(
+        forfeits.len() * 2 < seated,
+        "{} of {seated}",
+        forfeits.len()
+    );
+    assert!(recs.iter().all(|r| !r.outcome.winners.is_empty()));
+}

@@ -176,17 +176,26 @@ impl BotProcess {
     /// [`ProcessError::Timeout`] if it stopped reading for longer than the write timeout
     /// (part of the line may then have been written: treat the bot as broken).
     pub fn send_line(&mut self, line: &str) -> Result<(), ProcessError> {
-        self.wbuf.clear();
-        self.wbuf.extend_from_slice(line.as_bytes());
-        self.wbuf.push(b'\n');
+        let mut wbuf = std::mem::take(&mut self.wbuf);
+        wbuf.clear();
+        wbuf.extend_from_slice(line.as_bytes());
+        wbuf.push(b'\n');
+        let r = self.send_bytes(&wbuf);
+        self.wbuf = wbuf;
+        r
+    }
+
+    /// Writes `bytes` verbatim (several protocol lines at once, each ending in
+    /// `'\n'`), with the errors of [`BotProcess::send_line`].
+    pub fn send_bytes(&mut self, bytes: &[u8]) -> Result<(), ProcessError> {
         let Some(fd) = &self.stdin else {
             return Err(ProcessError::Closed);
         };
         let raw = fd.as_raw_fd();
         let mut off = 0;
         let mut deadline: Option<Option<Instant>> = None;
-        while off < self.wbuf.len() {
-            let rest = &self.wbuf[off..];
+        while off < bytes.len() {
+            let rest = &bytes[off..];
             // SAFETY: valid buffer and length.
             let r = unsafe { libc::write(raw, rest.as_ptr().cast(), rest.len()) };
             if r > 0 {

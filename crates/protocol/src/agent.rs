@@ -1,9 +1,9 @@
 //! [`JsonAgent`]: an external program playing over the JSON-lines protocol.
 
 use crate::wire::{Encoder, Hello, Ready, Reply, WireGame, PROTOCOL_VERSION};
-use koth_arena::{Agent, Entrant, Fault, Seat};
+use koth_arena::{Agent, Entrant, Fault, MultiAgent, Seat};
 use koth_process::{BotProcess, Command, Exit, ProcessError};
-use serde::Serialize;
+use std::collections::VecDeque;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -48,52 +48,45 @@ impl JsonBotConfig {
 /// An arena entrant played by an external program: each parallel slot gets its own
 /// process (started at its first game, restarted after a fault), in its own copy of
 /// the program's folder when [`JsonBotConfig::copies`] is set. The process sees
-/// `KOTH_SLOT` set to the slot number.
+/// `KOTH_SLOT` set to the slot number. A program that says in `ready` that it plays
+/// several games at once (`"games": n`) is given that many on its one process.
 pub fn json_entrant<G: WireGame>(name: impl Into<String>, config: JsonBotConfig) -> Entrant<G> {
     let config = Arc::new(config);
     let name = name.into();
     let label = name.clone();
-    Entrant::new(name, move |slot| {
+    let for_slot = move |slot: usize| -> Result<Arc<JsonBotConfig>, String> {
         let mut cfg = (*config).clone();
         if let Some(ws) = &cfg.copies {
             let original = koth_process::absolute(&cfg.command.cwd);
             cfg.command.cwd = ws.refresh(&original, slot, &label)?;
         }
         cfg.command = cfg.command.with_env("KOTH_SLOT", slot.to_string());
-        Ok(Box::new(JsonAgent::<G>::new(Arc::new(cfg))) as Box<dyn Agent<G>>)
+        Ok(Arc::new(cfg))
+    };
+    let for_slot = Arc::new(for_slot);
+    let single = for_slot.clone();
+    Entrant::new(name, move |slot| {
+        Ok(Box::new(JsonAgent::<G>::new(single(slot)?)) as Box<dyn Agent<G>>)
+    })
+    .with_multi(move |slot| {
+        Ok(Box::new(JsonMux::<G>::new(for_slot(slot)?)) as Box<dyn MultiAgent<G>>)
     })
 }
 
-/// An [`Agent`] that runs an external program speaking protocol version 1.
+/// An [`Agent`] that runs an external program speaking protocol version 1, one
+/// game at a time.
 ///
 /// The process is started lazily at the first game, serves every following game, and
 /// is killed on any fault (the seat forfeits with the reason and the program's stderr
 /// tail); the next game starts a fresh one.
-pub struct JsonAgent<G> {
-    cfg: Arc<JsonBotConfig>,
-    proc: Option<BotProcess>,
-    /// The name the bot gave in `ready`.
-    bot_name: Option<String>,
-    /// `decide` requests sent to the current process (the last one's `id`).
-    requests: u64,
-    games: u64,
-    /// Builds every line of a game.
-    enc: Encoder,
-    used: Duration,
-    buf: Vec<u8>,
-    /// A stop the bot asked for (`"stop"` in an answer), not yet taken.
-    stop: Option<String>,
-    /// How much of the current process's stderr `take_log` has given.
-    log_pos: u64,
-    _game: PhantomData<fn() -> G>,
-}
+pub struct JsonAgent<G>(JsonMux<G>);
 
 impl<G> std::fmt::Debug for JsonAgent<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JsonAgent")
-            .field("program", &self.cfg.command.program)
-            .field("running", &self.proc.is_some())
-            .field("games", &self.games)
+            .field("program", &self.0.cfg.command.program)
+            .field("running", &self.0.proc.is_some())
+            .field("games", &self.0.games)
             .finish_non_exhaustive()
     }
 }
@@ -101,39 +94,152 @@ impl<G> std::fmt::Debug for JsonAgent<G> {
 impl<G: WireGame> JsonAgent<G> {
     /// An agent for this configuration (nothing is started yet).
     pub fn new(cfg: Arc<JsonBotConfig>) -> Self {
-        JsonAgent {
-            cfg,
-            proc: None,
-            bot_name: None,
-            requests: 0,
-            games: 0,
-            enc: Encoder::new(),
-            used: Duration::ZERO,
-            buf: Vec::with_capacity(4096),
-            stop: None,
-            log_pos: 0,
-            _game: PhantomData,
-        }
+        JsonAgent(JsonMux::new(cfg))
     }
 
     /// The name the program announced in `ready`, if it is running and gave one.
     pub fn bot_name(&self) -> Option<&str> {
-        self.bot_name.as_deref()
+        self.0.bot_name.as_deref()
     }
 
     /// Starts the program (unless it is running) and greets it: `hello`, then its
     /// `ready`. A tournament does this for every bot before the first game, so a
     /// bot that cannot start stops the run at once instead of forfeiting every game.
     pub fn greet(&mut self) -> Result<(), Fault> {
-        self.ensure_running()
+        self.0.ensure_running()
+    }
+
+    /// How many games at once the running program said it plays (1 unless it said
+    /// more in `ready`).
+    pub fn games_at_once(&self) -> usize {
+        self.0.announced
     }
 
     /// The process id of the running program.
     pub fn pid(&self) -> Option<u32> {
-        self.proc.as_ref().map(|p| p.pid())
+        self.0.proc.as_ref().map(|p| p.pid())
+    }
+}
+
+impl<G: WireGame> Agent<G> for JsonAgent<G> {
+    fn seat_names(&mut self, names: &[&str]) {
+        self.0.seat_names(0, names);
     }
 
-    /// Kills the program (if running) and turns `reason` into a fault with its stderr tail.
+    fn start(&mut self, game: &G, seat: Seat, seed: u64) -> Result<(), Fault> {
+        MultiAgent::start(&mut self.0, 0, game, seat, seed)?;
+        self.0.flush();
+        match &self.0.proc {
+            Some(_) => Ok(()),
+            None => Err(self.0.stale(0)),
+        }
+    }
+
+    fn decide(&mut self, game: &G, seat: Seat, legal: &[G::Choice]) -> Result<G::Choice, Fault> {
+        self.0.request(0, game, seat, legal);
+        self.0.flush();
+        self.0.answer(0, legal)
+    }
+
+    fn take_stop(&mut self) -> Option<String> {
+        MultiAgent::take_stop(&mut self.0, 0)
+    }
+
+    fn take_log(&mut self) -> Option<String> {
+        let p = self.0.proc.as_ref()?;
+        Some(p.stderr_since(&mut self.0.log_pos)).filter(|s| !s.is_empty())
+    }
+
+    fn finish(&mut self, game: &G, seat: Seat) {
+        MultiAgent::finish(&mut self.0, 0, game, seat);
+        self.0.flush();
+    }
+}
+
+/// A [`MultiAgent`] that runs an external program speaking protocol version 1: one
+/// process plays as many games at once as it said in `ready` (`"games": n`, 1 when
+/// left out). Every line of such a program names its game's `table`; the requests
+/// of a round go in one write and the program answers them in the order asked.
+///
+/// A fault that kills the process (a crash, a time-out, garbage) forfeits every
+/// game it was playing; an illegal answer costs only its own game. The next game
+/// starts a fresh process.
+pub struct JsonMux<G> {
+    cfg: Arc<JsonBotConfig>,
+    proc: Option<BotProcess>,
+    /// The name the bot gave in `ready`.
+    bot_name: Option<String>,
+    /// Games at once the running program said it plays.
+    announced: usize,
+    /// Counts the processes started: a game belongs to the one it began with.
+    generation: u64,
+    /// `decide` requests sent to the current process (the last one's `id`).
+    requests: u64,
+    /// Games begun by the current process.
+    games: u64,
+    tables: Vec<TableState>,
+    /// Lines to send at the next flush, and how many of them are requests.
+    out: Vec<u8>,
+    queued: usize,
+    /// Requests sent and not yet answered, oldest first.
+    outstanding: VecDeque<Asked>,
+    /// How much of the current process's stderr `take_log` has given.
+    log_pos: u64,
+    _game: PhantomData<fn() -> G>,
+}
+
+/// One table's game, as a [`JsonMux`] sees it.
+#[derive(Default)]
+struct TableState {
+    /// Builds every line of the table's game.
+    enc: Encoder,
+    /// Time spent waiting for answers in this game.
+    used: Duration,
+    /// The process the game began with.
+    generation: u64,
+    /// A stop the bot asked for with its last answer, not yet taken.
+    stop: Option<String>,
+    /// What ended the process the game began with.
+    lost: Option<Fault>,
+}
+
+/// A request sent (or refused before sending).
+struct Asked {
+    table: usize,
+    id: u64,
+    generation: u64,
+    early: Option<Fault>,
+}
+
+impl<G: WireGame> JsonMux<G> {
+    /// An agent for this configuration (nothing is started yet).
+    pub fn new(cfg: Arc<JsonBotConfig>) -> Self {
+        JsonMux {
+            cfg,
+            proc: None,
+            bot_name: None,
+            announced: 1,
+            generation: 0,
+            requests: 0,
+            games: 0,
+            tables: Vec::new(),
+            out: Vec::with_capacity(4096),
+            queued: 0,
+            outstanding: VecDeque::new(),
+            log_pos: 0,
+            _game: PhantomData,
+        }
+    }
+
+    fn table(&mut self, t: usize) -> &mut TableState {
+        if self.tables.len() <= t {
+            self.tables.resize_with(t + 1, TableState::default);
+        }
+        &mut self.tables[t]
+    }
+
+    /// Kills the program (if running) and turns `reason` into a fault with its
+    /// stderr tail; the games it was playing get the same fault.
     fn fail(&mut self, reason: String) -> Fault {
         let Some(mut p) = self.proc.take() else {
             return Fault::new(reason);
@@ -143,10 +249,32 @@ impl<G: WireGame> JsonAgent<G> {
         p.kill();
         let tail = p.stderr_tail();
         self.bot_name = None;
-        Fault {
+        let reason = if self.announced > 1 {
+            format!(
+                "{reason} (while playing up to {} games at once)",
+                self.announced
+            )
+        } else {
+            reason
+        };
+        let fault = Fault {
             stderr_tail: (!tail.is_empty()).then_some(tail),
             ..Fault::new(reason)
+        };
+        for ts in &mut self.tables {
+            if ts.generation == self.generation {
+                ts.lost = Some(fault.clone());
+            }
         }
+        fault
+    }
+
+    /// The fault of table `t`'s game, whose process is gone.
+    fn stale(&self, t: usize) -> Fault {
+        self.tables
+            .get(t)
+            .and_then(|ts| ts.lost.clone())
+            .unwrap_or_else(|| Fault::new("not running (failed earlier)"))
     }
 
     /// A fault for an I/O error, naming how the program ended when it did.
@@ -174,11 +302,17 @@ impl<G: WireGame> JsonAgent<G> {
         self.fail(reason)
     }
 
-    fn send(&mut self, msg: &impl Serialize) -> Result<(), ProcessError> {
-        self.buf.clear();
-        serde_json::to_writer(&mut self.buf, msg).map_err(|e| ProcessError::Io(e.to_string()))?;
-        let line = std::str::from_utf8(&self.buf).map_err(|e| ProcessError::Io(e.to_string()))?;
-        transmit(&mut self.proc, &self.cfg, line)
+    /// Queues one line for the next flush (and the transcript, when kept).
+    fn queue(&mut self, line: Result<&str, String>) -> Result<(), Fault> {
+        let line = line.map_err(|e| Fault::new(format!("I/O error: {e}")))?;
+        if let Some(t) = &self.cfg.transcript {
+            if let Ok(mut t) = t.lock() {
+                t.push(format!("> {line}"));
+            }
+        }
+        self.out.extend_from_slice(line.as_bytes());
+        self.out.push(b'\n');
+        Ok(())
     }
 
     fn read(&mut self, timeout: Duration) -> Result<String, ProcessError> {
@@ -203,15 +337,27 @@ impl<G: WireGame> JsonAgent<G> {
             .map_err(|e| Fault::new(format!("cannot start: {e}")))?;
         p.set_write_timeout(self.cfg.decision_timeout.max(Duration::from_millis(100)));
         self.proc = Some(p);
+        self.generation += 1;
         self.requests = 0;
+        self.games = 0;
+        self.announced = 1;
         self.log_pos = 0;
+        self.out.clear();
+        self.queued = 0;
         let hello = Hello {
             kind: "hello",
             protocol: PROTOCOL_VERSION,
             game: G::NAME,
         };
         let t = self.cfg.startup_timeout;
-        if let Err(e) = self.send(&hello) {
+        let line = serde_json::to_string(&hello).map_err(|e| e.to_string());
+        self.queue(line.as_deref().map_err(Clone::clone))?;
+        let sent = match self.proc.as_mut() {
+            Some(p) => p.send_bytes(&self.out),
+            None => Err(ProcessError::Closed),
+        };
+        self.out.clear();
+        if let Err(e) = sent {
             return Err(self.io_fault(e, "answer to hello", t));
         }
         let line = match self.read(t) {
@@ -220,6 +366,17 @@ impl<G: WireGame> JsonAgent<G> {
         };
         match serde_json::from_str::<Ready>(&line) {
             Ok(r) if r.kind == "ready" => {
+                let games = match &r.games {
+                    None => Some(1),
+                    Some(v) => v.as_u64().filter(|&n| n >= 1),
+                };
+                let Some(games) = games else {
+                    return Err(self.fail(format!(
+                        "garbage: \"games\" in ready must be a whole number from 1, got {}",
+                        snippet(&r.games.map(|v| v.to_string()).unwrap_or_default())
+                    )));
+                };
+                self.announced = (games as usize).min(koth_arena::MAX_TABLES);
                 self.bot_name = r.name;
                 Ok(())
             }
@@ -229,38 +386,120 @@ impl<G: WireGame> JsonAgent<G> {
             ))),
         }
     }
+}
 
-    fn decide_inner(
-        &mut self,
-        game: &G,
-        seat: Seat,
-        legal: &[G::Choice],
-    ) -> Result<G::Choice, Fault> {
-        if self.proc.is_none() {
-            return Err(Fault::new("not running (failed earlier)"));
+impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
+    fn tables(&mut self) -> usize {
+        match self.ensure_running() {
+            Ok(()) => self.announced,
+            // It will forfeit its games; the others need not wait for it.
+            Err(_) => usize::MAX,
         }
-        // A line written when nothing was asked would be read as the next answer.
-        if let Some(p) = self.proc.as_mut() {
-            if let Ok(line) = p.read_line(Duration::ZERO, self.cfg.max_line) {
-                return Err(self.fail(format!(
-                    "unsolicited output: {} was written before request {} was sent (answer each decide exactly once; log to stderr)",
-                    snippet(&line),
-                    self.requests + 1
-                )));
-            }
+    }
+
+    fn seat_names(&mut self, table: usize, names: &[&str]) {
+        self.table(table).enc.set_names(names);
+    }
+
+    fn start(&mut self, table: usize, game: &G, seat: Seat, seed: u64) -> Result<(), Fault> {
+        self.ensure_running()?;
+        if table >= self.announced {
+            // Only a program restarted with a smaller number gets here.
+            return Err(Fault::new(format!(
+                "said it plays {} games at once, but game {} of those under way was asked (its earlier process said more)",
+                self.announced,
+                table + 1
+            )));
+        }
+        self.games += 1;
+        let (games, generation, multi) = (self.games, self.generation, self.announced > 1);
+        let ts = self.table(table);
+        ts.used = Duration::ZERO;
+        ts.stop = None;
+        ts.lost = None;
+        ts.generation = generation;
+        ts.enc.games = games - 1;
+        ts.enc.table = multi.then_some(table);
+        let mut enc = std::mem::take(&mut ts.enc);
+        let r = self.queue(enc.start(game, seat, seed));
+        self.tables[table].enc = enc;
+        r
+    }
+
+    fn request(&mut self, table: usize, game: &G, seat: Seat, legal: &[G::Choice]) {
+        let generation = self.generation;
+        if self.proc.is_none() || self.table(table).generation != generation {
+            let early = Some(self.stale(table));
+            self.outstanding.push_back(Asked {
+                table,
+                id: 0,
+                generation,
+                early,
+            });
+            return;
         }
         self.requests += 1;
-        let sent = match self.enc.decide(game, seat, legal, self.requests) {
-            Ok(line) => transmit(&mut self.proc, &self.cfg, line),
-            Err(e) => Err(ProcessError::Io(e)),
+        let id = self.requests;
+        let mut enc = std::mem::take(&mut self.tables[table].enc);
+        let early = self.queue(enc.decide(game, seat, legal, id)).err();
+        self.tables[table].enc = enc;
+        if early.is_none() {
+            self.queued += 1;
+        }
+        self.outstanding.push_back(Asked {
+            table,
+            id,
+            generation,
+            early,
+        });
+    }
+
+    fn flush(&mut self) {
+        if self.out.is_empty() {
+            return;
+        }
+        let Some(p) = self.proc.as_mut() else {
+            self.out.clear();
+            self.queued = 0;
+            return;
         };
+        // A line written when nothing was asked would be read as the next answer.
+        if let Ok(line) = p.read_line(Duration::ZERO, self.cfg.max_line) {
+            let asked = self.requests + 1 - self.queued as u64;
+            self.out.clear();
+            self.queued = 0;
+            self.fail(format!(
+                "unsolicited output: {} was written before request {asked} was sent (answer each decide exactly once; log to stderr)",
+                snippet(&line),
+            ));
+            return;
+        }
+        // Each request of the batch has the decision time to be read.
+        let per = self.cfg.decision_timeout.max(Duration::from_millis(100));
+        p.set_write_timeout(per.saturating_mul(self.queued.max(1) as u32));
+        let sent = p.send_bytes(&self.out);
+        self.out.clear();
+        self.queued = 0;
         if let Err(e) = sent {
-            return Err(self.io_fault(e, "answer", self.cfg.decision_timeout));
+            self.io_fault(e, "reading of its input", per);
+        }
+    }
+
+    fn answer(&mut self, table: usize, legal: &[G::Choice]) -> Result<G::Choice, Fault> {
+        let Some(asked) = self.outstanding.pop_front() else {
+            return Err(Fault::new("answer taken before it was asked"));
+        };
+        debug_assert_eq!(asked.table, table, "answers are taken in the order asked");
+        if let Some(f) = asked.early {
+            return Err(f);
+        }
+        if self.proc.is_none() || asked.generation != self.generation {
+            return Err(self.stale(table));
         }
         let mut timeout = self.cfg.decision_timeout;
         let mut game_limited = false;
         if let Some(g) = self.cfg.game_timeout {
-            let left = g.saturating_sub(self.used);
+            let left = g.saturating_sub(self.table(table).used);
             if left < timeout {
                 timeout = left;
                 game_limited = true;
@@ -268,7 +507,7 @@ impl<G: WireGame> JsonAgent<G> {
         }
         let t0 = Instant::now();
         let r = self.read(timeout);
-        self.used += t0.elapsed();
+        self.table(table).used += t0.elapsed();
         let line = match r {
             Ok(l) => l,
             Err(ProcessError::Timeout(_)) if game_limited => {
@@ -288,11 +527,11 @@ impl<G: WireGame> JsonAgent<G> {
                         .as_str()
                         .map(str::to_string)
                         .unwrap_or_else(|| t.to_string());
-                    self.stop = Some(clip(&text));
+                    self.table(table).stop = Some(clip(&text));
                 }
             }
         }
-        match parse_reply::<G>(&line, legal, self.requests) {
+        match parse_reply::<G>(&line, legal, asked.id) {
             Ok(c) => Ok(c),
             // The program answered in step: it stays for the rest of the game when
             // the rules penalise the answer, and for the next game if they forfeit it.
@@ -310,22 +549,25 @@ impl<G: WireGame> JsonAgent<G> {
             Err(Refusal(reason, false)) => Err(self.fail(reason)),
         }
     }
-}
 
-/// Writes one line to the program (and the transcript, when kept).
-fn transmit(
-    proc: &mut Option<BotProcess>,
-    cfg: &JsonBotConfig,
-    line: &str,
-) -> Result<(), ProcessError> {
-    if let Some(t) = &cfg.transcript {
-        if let Ok(mut t) = t.lock() {
-            t.push(format!("> {line}"));
+    fn finish(&mut self, table: usize, game: &G, seat: Seat) {
+        let generation = self.generation;
+        if self.proc.is_none() || self.table(table).generation != generation {
+            return;
+        }
+        let mut enc = std::mem::take(&mut self.tables[table].enc);
+        let r = self.queue(enc.end(game, seat));
+        self.tables[table].enc = enc;
+        if r.is_err() {
+            // It will be restarted for the next game; the fault shows there if it recurs.
+            if let Some(mut p) = self.proc.take() {
+                p.kill();
+            }
         }
     }
-    match proc.as_mut() {
-        Some(p) => p.send_line(line),
-        None => Err(ProcessError::Closed),
+
+    fn take_stop(&mut self, table: usize) -> Option<String> {
+        self.tables.get_mut(table).and_then(|t| t.stop.take())
     }
 }
 
@@ -449,51 +691,4 @@ fn parse_reply<G: WireGame>(
         snippet(line)
     )
     .into())
-}
-
-impl<G: WireGame> Agent<G> for JsonAgent<G> {
-    fn seat_names(&mut self, names: &[&str]) {
-        self.enc.set_names(names);
-    }
-
-    fn start(&mut self, game: &G, seat: Seat, seed: u64) -> Result<(), Fault> {
-        self.ensure_running()?;
-        self.games += 1;
-        self.used = Duration::ZERO;
-        let sent = match self.enc.start(game, seat, seed) {
-            Ok(line) => transmit(&mut self.proc, &self.cfg, line),
-            Err(e) => Err(ProcessError::Io(e)),
-        };
-        if let Err(e) = sent {
-            return Err(self.io_fault(e, "reading of start", self.cfg.decision_timeout));
-        }
-        Ok(())
-    }
-
-    fn decide(&mut self, game: &G, seat: Seat, legal: &[G::Choice]) -> Result<G::Choice, Fault> {
-        self.decide_inner(game, seat, legal)
-    }
-
-    fn take_stop(&mut self) -> Option<String> {
-        self.stop.take()
-    }
-
-    fn take_log(&mut self) -> Option<String> {
-        let p = self.proc.as_ref()?;
-        Some(p.stderr_since(&mut self.log_pos)).filter(|s| !s.is_empty())
-    }
-
-    fn finish(&mut self, game: &G, seat: Seat) {
-        let sent = match self.enc.end(game, seat) {
-            Ok(line) if self.proc.is_some() => transmit(&mut self.proc, &self.cfg, line),
-            Ok(_) => return,
-            Err(e) => Err(ProcessError::Io(e)),
-        };
-        if sent.is_err() {
-            // It will be restarted for the next game; the fault shows there if it recurs.
-            if let Some(mut p) = self.proc.take() {
-                p.kill();
-            }
-        }
-    }
 }

@@ -832,8 +832,9 @@ impl Default for Timeouts {
 /// Starts every external bot once and greets it, before any game: a bot whose
 /// folder is missing, whose program cannot start, that needs a sandbox this machine
 /// cannot give, or that does not answer `hello` stops the run here, with the bot's
-/// name, the reason, its stderr and the fix.
-pub fn preflight(bots: &[BotEntry], timeouts: Timeouts) -> Result<(), ConfigError> {
+/// name, the reason, its stderr and the fix. Returns how many games at once every
+/// JSON-lines program said it plays (the smallest; `None` without such programs).
+pub fn preflight(bots: &[BotEntry], timeouts: Timeouts) -> Result<Option<usize>, ConfigError> {
     preflight_game::<State>(bots, timeouts)
 }
 
@@ -842,7 +843,8 @@ pub fn preflight(bots: &[BotEntry], timeouts: Timeouts) -> Result<(), ConfigErro
 pub fn preflight_game<G: crate::WireGame>(
     bots: &[BotEntry],
     timeouts: Timeouts,
-) -> Result<(), ConfigError> {
+) -> Result<Option<usize>, ConfigError> {
+    let mut at_once: Option<usize> = None;
     for b in bots {
         let (
             Some(cmd),
@@ -896,8 +898,10 @@ pub fn preflight_game<G: crate::WireGame>(
                 dir.display()
             )));
         }
+        let n = agent.games_at_once();
+        at_once = Some(at_once.map_or(n, |m| m.min(n)));
     }
-    Ok(())
+    Ok(at_once)
 }
 
 /// `p` with symbolic links and `..` resolved as far as it exists (the rest, not yet

@@ -38,6 +38,9 @@ pub(crate) struct Ready {
     pub kind: String,
     #[serde(default)]
     pub name: Option<String>,
+    /// How many games the program plays at once (1 when left out).
+    #[serde(default)]
+    pub games: Option<serde_json::Value>,
 }
 
 /// `start`: a game begins.
@@ -45,6 +48,9 @@ pub(crate) struct Ready {
 struct Start<'a, R, V> {
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// The table of a program that plays several games at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<usize>,
     pub game_id: u64,
     pub seat: Seat,
     pub players: usize,
@@ -61,6 +67,9 @@ struct Start<'a, R, V> {
 struct Decide<'a, E, D, V, C> {
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// The table of a program that plays several games at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<usize>,
     /// The request's number (1, 2, ... per process); an answer may echo it.
     pub id: u64,
     pub events: E,
@@ -74,6 +83,9 @@ struct Decide<'a, E, D, V, C> {
 struct End<E, V> {
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// The table of a program that plays several games at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<usize>,
     pub events: E,
     pub winners: Vec<Seat>,
     pub ending: koth_arena::Ending,
@@ -103,7 +115,10 @@ pub struct Reply {
 /// wire-level leak battery ([`crate::conformance`]) checks that on the bytes.
 #[derive(Debug, Default)]
 pub struct Encoder {
-    games: u64,
+    /// Games begun (the next `game_id` less one).
+    pub(crate) games: u64,
+    /// The table named in every line, for a program that plays several games at once.
+    pub(crate) table: Option<usize>,
     names: Vec<String>,
     cursor: usize,
     buf: Vec<u8>,
@@ -128,6 +143,7 @@ impl Encoder {
         self.cursor = 0;
         let msg = Start {
             kind: "start",
+            table: self.table,
             game_id: self.games,
             seat,
             players: game.seats(),
@@ -150,6 +166,7 @@ impl Encoder {
         let (events, cursor) = game.events_since(seat, self.cursor);
         let msg = Decide {
             kind: "decide",
+            table: self.table,
             id,
             events,
             decision: game.decision_json(),
@@ -167,6 +184,7 @@ impl Encoder {
         let (events, _) = game.events_since(seat, self.cursor);
         let msg = End {
             kind: "end",
+            table: self.table,
             events,
             winners: outcome
                 .map(|o| o.winners.iter().collect())

@@ -382,3 +382,140 @@ fn coupcli_penalises_illegal_answers_and_forfeits_garbage() {
     let bot = &s.standings.entrants[3];
     assert!(bot.forfeits > 0 && bot.penalties == 0, "{bot:?}");
 }
+
+/// `tests/bots/mux.py MODE` beside a copy of the Python SDK (a sandboxed bot sees
+/// only its folder).
+fn mux(mode: &str, at_once: Option<&str>) -> JsonBotConfig {
+    let dir = std::env::temp_dir().join(format!(
+        "koth-mux-{}-{}",
+        std::process::id(),
+        mode.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(root().join("tests/bots/mux.py"), dir.join("mux.py")).unwrap();
+    std::fs::copy(sdk().join("koth_bot.py"), dir.join("koth_bot.py")).unwrap();
+    let mut cfg = py(mode, dir.join("mux.py"), &[mode]);
+    if let Some(n) = at_once {
+        cfg.command = cfg.command.with_env("KOTH_GAMES_AT_ONCE", n);
+    }
+    cfg
+}
+
+/// Plays `games` games among two built-ins and `extra`, with full records.
+fn full_run(extra: Vec<Entrant<State>>, games: u64, threads: usize) -> Vec<GameRecord<Choice>> {
+    let mut entrants: Vec<Entrant<State>> = ["honest", "random"]
+        .iter()
+        .map(|b| builtin_entrant(b, *b).unwrap())
+        .collect();
+    entrants.extend(extra);
+    let t = Tournament {
+        rules: Rules::standard(),
+        entrants,
+        schedule: Schedule::RandomTables { games, table: 4 },
+        scoring: Scoring::ZeroSum,
+        seed: 77,
+        threads,
+        records: RecordLevel::Full,
+        duplicate: false,
+    };
+    let mut c = Collect::default();
+    assert!(t.run(&mut c).complete);
+    assert_eq!(c.0.len() as u64, games);
+    c.0
+}
+
+#[test]
+fn programs_that_play_many_games_at_once_play_each_as_alone() {
+    // Python and JavaScript SDK bots given as classes say "games": 64 in ready;
+    // the same bots told to take one game at a time must play identical games.
+    let js = |at_once: Option<&str>| {
+        let mut cfg = node(root().join("../../sdk/js/example_bot.js"), &[]);
+        if let Some(n) = at_once {
+            cfg.command = cfg.command.with_env("KOTH_GAMES_AT_ONCE", n);
+        }
+        json_entrant("js", cfg)
+    };
+    let many = full_run(
+        vec![json_entrant("py", mux("play", None)), js(None)],
+        300,
+        2,
+    );
+    let one = full_run(
+        vec![json_entrant("py", mux("play", Some("1"))), js(Some("1"))],
+        300,
+        1,
+    );
+    assert_eq!(many, one, "the same games, whatever the games at once");
+    check_intact(&many, None);
+    assert!(many
+        .iter()
+        .all(|r| r.choices.as_ref().is_some_and(|c| c.len() > 4)));
+}
+
+#[test]
+fn a_program_playing_many_games_at_once_that_crashes_forfeits_those_games_only() {
+    let recs = full_run(vec![json_entrant("crash", mux("crash", None))], 400, 2);
+    let bad = 2;
+    let forfeits: Vec<_> = recs
+        .iter()
+        .flat_map(|r| r.forfeits.iter().map(move |f| (r.index, f)))
+        .collect();
+    // The first process dies at its 300th decision: the games it was playing
+    // forfeit, with the reason and the stderr tail; every other game is whole.
+    assert!(
+        (2..=koth_arena::MAX_TABLES).contains(&forfeits.len()),
+        "{forfeits:?}"
+    );
+    for (g, f) in &forfeits {
+        assert_eq!(f.entrant, bad, "game {g}");
+        assert!(
+            f.fault.reason.contains("crashed (exit code 3)")
+                && f.fault.reason.contains("games at once"),
+            "game {g}: {:?}",
+            f.fault.reason
+        );
+        assert!(f
+            .fault
+            .stderr_tail
+            .as_deref()
+            .is_some_and(|t| t.contains("crashing on purpose")));
+    }
+    check_intact(&recs, Some(bad));
+    // A fresh process takes the next games and plays them to the end.
+    let last = forfeits.iter().map(|(g, _)| *g).max().unwrap();
+    assert!(recs
+        .iter()
+        .any(|r| r.index > last && r.seats.contains(&bad)));
+}
+
+#[test]
+fn an_illegal_answer_costs_only_its_own_game_among_those_at_once() {
+    let recs = full_run(vec![json_entrant("illegal", mux("illegal", None))], 200, 2);
+    let mut odd = 0;
+    // The bot cheats once in the games whose seed (its own stream) is odd: those
+    // forfeit, for that reason only, and the process plays on in the others.
+    for r in recs.iter().filter(|r| r.seats.contains(&2)) {
+        if let Some(f) = r.forfeits.iter().find(|f| f.entrant == 2) {
+            odd += 1;
+            assert!(f.fault.reason.contains("illegal choice"), "{:?}", f.fault);
+            assert!(!f.fault.reason.contains("games at once"), "{:?}", f.fault);
+        }
+    }
+    let seated = recs.iter().filter(|r| r.seats.contains(&2)).count();
+    assert!(
+        odd > seated / 4 && odd < seated * 3 / 4,
+        "{odd} of {seated}"
+    );
+    check_intact(&recs, Some(2));
+}
+
+#[test]
+fn a_bad_games_count_in_ready_is_refused_with_the_reason() {
+    for bad in ["0", "\"many\"", "-3", "2.5"] {
+        let forfeits = zoo_run("bad", 12, mux(&format!("games={bad}"), None));
+        assert_reason(
+            &forfeits,
+            "\"games\" in ready must be a whole number from 1",
+        );
+    }
+}
