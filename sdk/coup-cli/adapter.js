@@ -13,10 +13,11 @@
 // lists the table's names) and a missing `../../src/helper.js` gets koth's helper.js.
 // console.log and anything written to stdout go to stderr, the bot's log.
 //
-// It offers to play up to 64 games at once (a fresh bot object and history for
-// each), which koth then sends in one write per round: a bot that keeps state in
-// its module between games (which coup-cli, playing one game at a time, would let
-// it share) is run with env = { KOTH_GAMES_AT_ONCE = "1" } to play one at a time.
+// It offers to play up to 64 games at once, each on a numbered table with a fresh
+// bot object and history, which koth then sends in one write per round. Each table
+// has its own instance of the bot's modules, so what a bot keeps in its module
+// carries from one game to the next at a table, as from one game to the next in
+// coup-cli. env = { KOTH_GAMES_AT_ONCE = "1" } plays one game at a time.
 //
 // Players go by the names the arena gives (their tournament names; "seat0",
 // "seat1", ... when it gives none). An answer coup-cli would penalise (an unknown
@@ -65,7 +66,20 @@ Module._resolveFilename = function (request, ...rest) {
   }
 };
 
-const BotClass = require(path.resolve(dir, "index.js"));
+const botDir = path.resolve(dir);
+const botFile = path.join(botDir, "index.js");
+// Each table (a sequence of games, as one coup-cli process plays them) loads its own
+// instance of the bot's modules, so state a bot keeps in its module lives on from
+// one game to the next at that table and is never shared between games under way.
+const classes = new Map([[0, require(botFile)]]);
+function botClass(t) {
+  let c = classes.get(t);
+  if (c === undefined) {
+    for (const k of Object.keys(require.cache)) if (k.startsWith(botDir + path.sep)) delete require.cache[k];
+    classes.set(t, (c = require(botFile)));
+  }
+  return c;
+}
 const botName = path.basename(path.resolve(dir));
 
 // koth action <-> coup-cli action, and the card each claims.
@@ -296,7 +310,7 @@ function answer(msg) {
     discarded = [];
     claim = null;
     swapAfterLoss = null;
-    bot = new BotClass({ name: names[mySeat] ?? botName });
+    bot = new (botClass(msg.table ?? 0))({ name: names[mySeat] ?? botName });
   }
   for (const ev of msg.events || []) record(ev);
   let reply;

@@ -23,6 +23,7 @@ Debugging: self.stop("why") in any hook makes the next answer ask koth to stop t
 run after this game and show it (as coup-cli's "STOP" log line does).
 """
 import json
+import os
 import sys
 
 CARDS = ["ambassador", "assassin", "captain", "contessa", "duke"]
@@ -104,33 +105,25 @@ class Bot:
 #: How many games at once a bot given as a class offers to play: 64 (koth's most),
 #: or KOTH_GAMES_AT_ONCE from the environment (a bot's `env` in a tournament file).
 try:
-    GAMES = max(1, min(64, int(__import__("os").environ.get("KOTH_GAMES_AT_ONCE", "64"))))
+    GAMES = max(1, min(64, int(os.environ.get("KOTH_GAMES_AT_ONCE", "64"))))
 except ValueError:
     GAMES = 64
 
 
-def _answer(bot, msg, name, games):
-    """The reply to one message for `bot`, or None."""
-    kind = msg.get("type")
-    if kind == "hello":
-        reply = {"type": "ready", "name": name}
-        if games > 1:
-            reply["games"] = games
-        return reply
-    for ev in msg.get("events", ()):
-        bot.event(ev)
-    if kind == "start":
-        bot.start(msg)
-    elif kind == "decide":
-        choice = bot.decide(msg["decision"], msg["view"], msg["legal"])
-        reply = {"index": choice} if isinstance(choice, int) else {"choice": choice}
-        reply["id"] = msg.get("id")
-        if bot._stop is not None:
-            reply["stop"], bot._stop = bot._stop, None
-        return reply
-    elif kind == "end":
-        bot.end(msg)
-    return None
+def _batches(stdin):
+    """Lists of the lines read at once: the requests of many games come in one write."""
+    if stdin is not None:
+        for line in stdin:
+            yield [line]
+        return
+    pending = b""
+    while True:
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            return
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        yield lines
 
 
 def run(bot, stdin=None, stdout=None):
@@ -147,50 +140,48 @@ def run(bot, stdin=None, stdout=None):
     games = GAMES if make else 1
     name = (make() if make else bot).name
     bots = {}  # table -> the bot of its game
-
-    def bot_for(msg):
-        if make is None:
-            return bot
-        t = msg.get("table", 0)
-        b = bots.get(t)
-        if msg.get("type") == "start" or b is None:
-            b = bots[t] = make()
-        if msg.get("type") == "end":
-            bots.pop(t, None)
-        return b
-
-    def answers(lines):
+    for lines in _batches(stdin):
         out = []
         for line in lines:
             msg = json.loads(line)
-            reply = _answer(None if msg.get("type") == "hello" else bot_for(msg), msg, name, games)
-            if reply is not None:
+            kind = msg.get("type")
+            if kind == "hello":
+                ready = {"type": "ready", "name": name}
+                if games > 1:
+                    ready["games"] = games
+                out.append(json.dumps(ready, separators=(",", ":")) + "\n")
+                continue
+            b = bot
+            if make is not None:
+                t = msg.get("table", 0)
+                b = bots.get(t)
+                if kind == "start" or b is None:
+                    b = bots[t] = make()
+                if kind == "end":
+                    bots.pop(t, None)
+            for ev in msg.get("events", ()):
+                b.event(ev)
+            if kind == "start":
+                b.start(msg)
+            elif kind == "decide":
+                choice = b.decide(msg["decision"], msg["view"], msg["legal"])
+                reply = {"index": choice} if isinstance(choice, int) else {"choice": choice}
+                reply["id"] = msg.get("id")
+                if b._stop is not None:
+                    reply["stop"], b._stop = b._stop, None
                 out.append(json.dumps(reply, separators=(",", ":")) + "\n")
-        return "".join(out)
-
-    if stdin is not None or stdout is not None:
-        stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
-        for line in stdin:
-            text = answers([line])
-            if text:
-                stdout.write(text)
-                stdout.flush()
-        return
-    # Every complete line read is answered, then the answers go in one write.
-    import os
-
-    pending = b""
-    while True:
-        chunk = os.read(0, 1 << 16)
-        if not chunk:
-            break
-        pending += chunk
-        *lines, pending = pending.split(b"\n")
-        text = answers(lines)
-        if text:
-            # What the bot printed goes first, in order (and is caught as garbage:
-            # debugging output belongs on stderr).
-            sys.stdout.flush()
-            data = text.encode()
-            while data:
-                data = data[os.write(1, data):]
+            elif kind == "end":
+                b.end(msg)
+        if not out:
+            continue
+        if stdin is not None or stdout is not None:
+            stdout = stdout or sys.stdout
+            stdout.write("".join(out))
+            stdout.flush()
+            continue
+        # What the bot printed goes first, in order (and is caught as garbage:
+        # debugging output belongs on stderr).
+        sys.stdout.flush()
+        data = "".join(out).encode()
+        while data:
+            data = data[os.write(1, data):]

@@ -206,10 +206,43 @@ fn lenient_ppcg_games_replay() {
 }
 
 /// coup-cli's debugging stop: a bot that logs "STOP" ends the run after that game,
-/// and koth shows the game.
+/// and koth shows the game. The bot counts its games in a module variable, as a
+/// coup-cli bot may: played one game at a time, its third game is the run's third.
 #[test]
 fn a_logged_stop_ends_the_run_and_shows_the_game() {
-    let d = tmp("stop");
+    let (stdout, summary) = stopper_run("1");
+    assert!(
+        stdout.contains(
+            "stopped: Stopper asked to stop in game 2: STOP: Stopper wants to see this game"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(summary["games"], 3, "{summary}");
+}
+
+/// The same bot with the adapter playing many games at once: each table has its
+/// own instance of the bot's module, so the count runs per table, and the third
+/// game at a table stops the run after the games under way.
+#[test]
+fn a_logged_stop_among_many_games_at_once_counts_games_per_table() {
+    let (stdout, summary) = stopper_run("64");
+    let games = summary["games"].as_u64().unwrap();
+    // 64 tables: a table's third game comes after the 64 first games and its own
+    // second, so not before game 65 (the first table to end two games).
+    assert!((66..300).contains(&games), "{summary}");
+    let at = stdout
+        .split("stopped: Stopper asked to stop in game ")
+        .nth(1)
+        .and_then(|r| r.split(':').next())
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!((65..games).contains(&at), "game {at}: {stdout}");
+}
+
+/// Runs the Stopper bot (adapter told `KOTH_GAMES_AT_ONCE`) against honest; checks
+/// the shown game and returns stdout and the summary.
+fn stopper_run(at_once: &str) -> (String, serde_json::Value) {
+    let d = tmp(&format!("stop{at_once}"));
     copy(
         &here().join("tests/coup-cli/stopper"),
         &d.join("field/bots"),
@@ -222,7 +255,8 @@ fn a_logged_stop_ends_the_run_and_shows_the_game() {
         d.join("t.toml"),
         format!(
             "[tournament]\ngames = 300\nseed = 4\n\n\
-             [[bot]]\nname = \"Stopper\"\ncommand = [\"node\", \"{}\", \"bots/Stopper\"]\ndir = \"field\"\n\n\
+             [[bot]]\nname = \"Stopper\"\ncommand = [\"node\", \"{}\", \"bots/Stopper\"]\ndir = \"field\"\n\
+             env = {{ KOTH_GAMES_AT_ONCE = \"{at_once}\" }}\n\n\
              [[bot]]\nname = \"honest\"\nbuiltin = \"honest\"\n",
             adapter.display()
         ),
@@ -239,21 +273,18 @@ fn a_logged_stop_ends_the_run_and_shows_the_game() {
         out.to_str().unwrap(),
     ]);
     assert!(ok, "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains(
-            "stopped: Stopper asked to stop in game 2: STOP: Stopper wants to see this game"
-        ),
-        "{stdout}"
-    );
     // The game is narrated, and the run ended there.
-    let shown = stdout.split("stopped: ").nth(1).unwrap();
+    let shown = stdout
+        .split("stopped: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{stdout}"));
     assert!(
         shown.contains("Turn 1:") && shown.contains("(as recorded)"),
         "{shown}"
     );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["games"], 3, "{summary}");
+    (stdout, summary)
 }
 
 /// The adapter alone, driven line by line: the constructor gets `{ name }`, and the
