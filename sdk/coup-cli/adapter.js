@@ -40,18 +40,34 @@ if (!dir) {
 
 // The protocol owns stdout; the bot's printing goes to its log. As in coup-cli, a
 // logged "STOP" ends the run after this game, which koth then shows. Answers go
-// straight to file descriptor 1 (fs.writeSync).
+// straight to file descriptor 1 (fs.writeSync). The log is written once a round,
+// before the answers (as coup-cli keeps its log in memory: a write a line would
+// cost more than many bots' whole decision).
 let stopText = null;
 let stopSent = false;
+let logged = "";
+const flushLog = () => {
+  if (logged) {
+    const text = logged;
+    logged = "";
+    fs.writeSync(2, text);
+  }
+};
+process.on("exit", flushLog);
 const toLog = (...args) => {
   const text = util.format(...args);
   if (!stopSent && stopText === null && text.includes("STOP")) stopText = text;
-  process.stderr.write(text + "\n");
+  logged += text + "\n";
 };
 console.log = toLog;
 console.info = toLog;
 console.debug = toLog;
-process.stdout.write = (chunk, ...rest) => process.stderr.write(chunk, ...rest);
+process.stdout.write = (chunk, encoding, cb) => {
+  logged += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString();
+  if (typeof encoding === "function") encoding();
+  else if (typeof cb === "function") cb();
+  return true;
+};
 
 // coup-cli's shared files, wherever the bot folder is.
 const constants = require("./constants.js");
@@ -353,5 +369,6 @@ for (;;) {
     const reply = onLine(line);
     if (reply !== null) out += JSON.stringify(reply) + "\n";
   }
+  flushLog();
   if (out) fs.writeSync(1, out);
 }
