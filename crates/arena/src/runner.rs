@@ -1247,7 +1247,8 @@ impl<G: Game> Tournament<G> {
                         o.next += 1;
                         break Some((o.next - 1, o.id));
                     }
-                    match claim().filter(|_| claiming) {
+                    let claimed = if claiming { claim() } else { None };
+                    match claimed {
                         Some(id) => {
                             let (lo, hi) = bounds(id);
                             opened.push(OpenChunk {
