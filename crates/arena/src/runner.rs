@@ -1069,7 +1069,9 @@ impl<G: Game> Tournament<G> {
                 part.records.push(rec);
             }
         };
-        let multi = self.entrants.iter().any(|e| e.multi.is_some());
+        // Duplicate play always takes the tables' path: it gives each rotation its
+        // own agents (see `work_multi`).
+        let multi = self.duplicate || self.entrants.iter().any(|e| e.multi.is_some());
         // One worker's loop: plays chunks until none is left, handing each to `sink`.
         let work = |slot: usize, sink: &mut dyn FnMut(Chunk<G::Choice>) -> bool| {
             if multi {
@@ -1197,39 +1199,44 @@ impl<G: Game> Tournament<G> {
         add: &AddRecord<'_, G::Choice>,
         sink: &mut dyn FnMut(Chunk<G::Choice>) -> bool,
     ) {
-        // Entrants that multiplex come first: what they take sets the tables.
-        let mut tables = MAX_TABLES;
-        let mut made: Vec<Option<Box<dyn MultiAgent<G>>>> = self
-            .entrants
-            .iter()
-            .map(|e| {
-                let make = e.multi.as_ref()?;
-                let mut agent = make(slot).unwrap_or_else(|msg| {
-                    let broken: AgentFactory<G> = Arc::new(move |_| Err(msg.clone()));
-                    Box::new(PerTable::new(broken, slot, 1))
-                });
-                tables = tables.min(agent.tables().max(1));
-                Some(agent)
-            })
-            .collect();
-        if self.duplicate {
-            // A deal's rotations are never in flight together, so no program holds
-            // one seat's cards in one game while it plays against them in another.
-            tables = 1;
-        }
-        let mut agents: Vec<Box<dyn MultiAgent<G>>> = made
-            .iter_mut()
-            .enumerate()
-            .map(|(e, m)| {
-                m.take().unwrap_or_else(|| {
-                    Box::new(PerTable::new(
-                        self.entrants[e].factory.clone(),
-                        slot,
-                        tables,
-                    ))
-                })
-            })
-            .collect();
+        // Under duplicate play, each rotation of a deal is played at its own table,
+        // by agents of that table only (a process per rotation): no program sees two
+        // rotations of one deal, so none can carry a seat's cards from one into the
+        // next.
+        let rotations = self
+            .duplicate
+            .then(|| self.schedule.table(self.entrants.len()).max(1));
+        let per_table = |e: &Entrant<G>, tables: usize| -> Box<dyn MultiAgent<G>> {
+            Box::new(PerTable::new(e.factory.clone(), slot, tables))
+        };
+        let (tables, mut agents) = match rotations {
+            Some(k) => (k, self.entrants.iter().map(|e| per_table(e, k)).collect()),
+            None => {
+                // Entrants that multiplex come first: what they take sets the tables.
+                let mut tables = MAX_TABLES;
+                let made: Vec<Option<Box<dyn MultiAgent<G>>>> = self
+                    .entrants
+                    .iter()
+                    .map(|e| {
+                        let make = e.multi.as_ref()?;
+                        let mut agent = make(slot).unwrap_or_else(|msg| {
+                            let broken: AgentFactory<G> = Arc::new(move |_| Err(msg.clone()));
+                            Box::new(PerTable::new(broken, slot, 1))
+                        });
+                        tables = tables.min(agent.tables().max(1));
+                        Some(agent)
+                    })
+                    .collect();
+                let agents: Vec<Box<dyn MultiAgent<G>>> = made
+                    .into_iter()
+                    .zip(&self.entrants)
+                    .map(|(m, e)| m.unwrap_or_else(|| per_table(e, tables)))
+                    .collect();
+                (tables, agents)
+            }
+        };
+        // The games table `t` may take: under duplicate play, its rotation's.
+        let fits = |t: usize, index: u64| rotations.is_none_or(|k| index % k as u64 == t as u64);
         let mut games: Vec<Option<G>> = (0..tables).map(|_| None).collect();
         let mut seated: Vec<Option<Seated<G::Choice>>> = (0..tables).map(|_| None).collect();
         let mut opened: Vec<OpenChunk<G::Choice>> = Vec::new();
@@ -1243,9 +1250,17 @@ impl<G: Game> Tournament<G> {
                     continue;
                 }
                 let found = loop {
-                    if let Some(o) = opened.iter_mut().find(|o| o.next < o.hi) {
-                        o.next += 1;
-                        break Some((o.next - 1, o.id));
+                    let pick = opened.iter_mut().find_map(|o| {
+                        let p = (o.first..o.started.len())
+                            .find(|&p| !o.started[p] && fits(t, o.lo + p as u64))?;
+                        Some((o, p))
+                    });
+                    if let Some((o, p)) = pick {
+                        o.started[p] = true;
+                        while o.first < o.started.len() && o.started[o.first] {
+                            o.first += 1;
+                        }
+                        break Some((o.lo + p as u64, o.id));
                     }
                     let claimed = if claiming { claim() } else { None };
                     match claimed {
@@ -1254,8 +1269,8 @@ impl<G: Game> Tournament<G> {
                             opened.push(OpenChunk {
                                 id,
                                 lo,
-                                next: lo,
-                                hi,
+                                first: 0,
+                                started: vec![false; (hi - lo) as usize],
                                 left: hi - lo,
                                 recs: (lo..hi).map(|_| None).collect(),
                             });
@@ -1266,7 +1281,10 @@ impl<G: Game> Tournament<G> {
                         }
                     }
                 };
-                let Some((index, chunk)) = found else { break };
+                // Another table may still have games of its rotation.
+                let Some((index, chunk)) = found else {
+                    continue;
+                };
                 let mut seating = Vec::new();
                 let seeds = self.seating_of(index, &mut seating);
                 let game = match &mut games[t] {
@@ -1349,7 +1367,10 @@ impl<G: Game> Tournament<G> {
                     .settle(game, seat, &s.seating, &s.legal, answer, stop);
             }
             // Batches whose games have all ended are handed on.
-            while let Some(pos) = opened.iter().position(|o| o.left == 0 && o.next == o.hi) {
+            while let Some(pos) = opened
+                .iter()
+                .position(|o| o.left == 0 && o.first == o.started.len())
+            {
                 let o = opened.remove(pos);
                 let mut part = open(slot, o.id, json_len);
                 for (k, rec) in o.recs.into_iter().enumerate() {
@@ -1457,9 +1478,9 @@ struct Seated<C> {
 struct OpenChunk<C> {
     id: u64,
     lo: u64,
-    /// The next game to begin.
-    next: u64,
-    hi: u64,
+    /// Which of its games have begun, and the first that has not.
+    started: Vec<bool>,
+    first: usize,
     /// Games not yet ended.
     left: u64,
     /// The records of the ended games, by position in the batch.

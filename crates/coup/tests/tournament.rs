@@ -457,3 +457,73 @@ fn a_panic_in_an_agent_playing_many_games_forfeits_that_game_only() {
     );
     assert!(recs.iter().all(|r| !r.outcome.winners.is_empty()));
 }
+
+/// Under duplicate play no agent (for a program: no process) sees two rotations of
+/// one deal, so a bot that remembers cannot carry a seat's cards from one rotation
+/// into the next.
+#[test]
+fn duplicate_play_never_shows_an_agent_two_rotations_of_a_deal() {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+    type Seen = Arc<Mutex<HashMap<usize, Vec<String>>>>;
+    /// Plays like honest and notes, per agent, the whole state each game starts
+    /// from: the deal, identical in every rotation.
+    struct Spy {
+        id: usize,
+        seen: Seen,
+        inner: Box<dyn koth_arena::Agent<State>>,
+    }
+    impl koth_arena::Agent<State> for Spy {
+        fn start(&mut self, g: &State, seat: usize, seed: u64) -> Result<(), koth_arena::Fault> {
+            self.seen
+                .lock()
+                .unwrap()
+                .entry(self.id)
+                .or_default()
+                .push(format!("{g:?}"));
+            self.inner.start(g, seat, seed)
+        }
+        fn decide(
+            &mut self,
+            g: &State,
+            seat: usize,
+            legal: &[koth_coup::Choice],
+        ) -> Result<koth_coup::Choice, koth_arena::Fault> {
+            self.inner.decide(g, seat, legal)
+        }
+    }
+    let seen: Seen = Default::default();
+    let made = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let spy = |name: &str| {
+        let (seen, made) = (seen.clone(), made.clone());
+        koth_arena::Entrant::new(name, move |_| {
+            let id = made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let inner = bots::builtin_agent("honest").unwrap();
+            Ok(Box::new(Spy {
+                id,
+                seen: seen.clone(),
+                inner,
+            }) as Box<dyn koth_arena::Agent<State>>)
+        })
+    };
+    for threads in [1, 2] {
+        seen.lock().unwrap().clear();
+        let mut t = tournament(&["random", "counter"], 600, 3, 5, threads);
+        t.entrants.push(spy("spy"));
+        t.duplicate = true;
+        let run = t.run(&mut koth_arena::Quiet);
+        assert!(run.complete);
+        let seen = seen.lock().unwrap();
+        let mut all: Vec<&String> = seen.values().flatten().collect();
+        assert_eq!(all.len(), 600, "the spy sits in every game");
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), 200, "each deal is played in 3 rotations");
+        for (id, deals) in seen.iter() {
+            let mut d = deals.clone();
+            d.sort();
+            d.dedup();
+            assert_eq!(d.len(), deals.len(), "agent {id} saw a deal twice");
+        }
+    }
+}
