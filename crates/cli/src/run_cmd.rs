@@ -228,15 +228,21 @@ pub fn run(a: RunArgs) -> Result<()> {
     if external > 0 {
         eprintln!("{isolation}");
         eprintln!(
-            "limits: {} ms per decision{}, one process per external bot and thread{}",
+            "limits: {} ms per decision{}, {}",
             file.decision_timeout.as_millis(),
             file.game_timeout
                 .map(|g| format!(", {} ms per game", g.as_millis()))
                 .unwrap_or_default(),
+            // What the runner does: see `Tournament::work_multi`.
             match at_once {
-                // What the runner does: see `Tournament::run_range`.
-                n if n > 1 && !t.duplicate => format!(", {n} games at once on each"),
-                _ => String::new(),
+                _ if t.duplicate => {
+                    "one process per external bot, rotation and thread (none sees a deal twice)"
+                        .to_string()
+                }
+                n if n > 1 => {
+                    format!("one process per external bot and thread, {n} games at once on each")
+                }
+                _ => "one process per external bot and thread".to_string(),
             }
         );
     }
