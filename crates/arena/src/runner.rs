@@ -1069,16 +1069,22 @@ impl<G: Game> Tournament<G> {
                 part.records.push(rec);
             }
         };
-        // Duplicate play always takes the tables' path: it gives each rotation its
-        // own agents (see `work_multi`).
-        let multi = self.duplicate || self.entrants.iter().any(|e| e.multi.is_some());
+        let multi = self.entrants.iter().any(|e| e.multi.is_some());
         // One worker's loop: plays chunks until none is left, handing each to `sink`.
         let work = |slot: usize, sink: &mut dyn FnMut(Chunk<G::Choice>) -> bool| {
             if multi {
                 return self.work_multi(slot, &claim, &bounds, &open, &add, sink);
             }
-            let mut agents: Vec<Option<Box<dyn Agent<G>>>> =
-                (0..self.entrants.len()).map(|_| None).collect();
+            // Under duplicate play, a set of agents per rotation (slot numbers
+            // `slot * k + r`): no program sees two rotations of one deal.
+            let sets = if self.duplicate {
+                self.schedule.table(self.entrants.len()).max(1)
+            } else {
+                1
+            };
+            let mut agents: Vec<Vec<Option<Box<dyn Agent<G>>>>> = (0..sets)
+                .map(|_| (0..self.entrants.len()).map(|_| None).collect())
+                .collect();
             let mut seating = Vec::new();
             let mut legal = Vec::with_capacity(64);
             let mut game: Option<G> = None;
@@ -1088,10 +1094,11 @@ impl<G: Game> Tournament<G> {
                 let (lo, hi) = bounds(id);
                 let mut part = open(slot, id, json_len);
                 for index in lo..hi {
+                    let r = (index % sets as u64) as usize;
                     let (rec, _) = self.play_index(
                         index,
-                        slot,
-                        &mut agents,
+                        slot * sets + r,
+                        &mut agents[r],
                         &mut seating,
                         &mut legal,
                         &mut game,

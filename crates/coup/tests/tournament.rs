@@ -506,9 +506,13 @@ fn duplicate_play_never_shows_an_agent_two_rotations_of_a_deal() {
             }) as Box<dyn koth_arena::Agent<State>>)
         })
     };
-    for threads in [1, 2] {
+    // Plain entrants, then with one that plays many games at once (the tables' path).
+    for (threads, many) in [(1, false), (2, false), (1, true), (2, true)] {
         seen.lock().unwrap().clear();
         let mut t = tournament(&["random", "counter"], 600, 3, 5, threads);
+        if many {
+            t.entrants[1] = Batched::entrant("counter", 8, None);
+        }
         t.entrants.push(spy("spy"));
         t.duplicate = true;
         let run = t.run(&mut koth_arena::Quiet);
