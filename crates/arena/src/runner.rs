@@ -1249,7 +1249,8 @@ impl<G: Game> Tournament<G> {
         let mut opened: Vec<OpenChunk<G::Choice>> = Vec::new();
         let mut claiming = true;
         let mut json_len = 0;
-        let mut asked: Vec<usize> = Vec::with_capacity(tables);
+        // The tables asked this round, with the seat asked.
+        let mut asked: Vec<(usize, Seat)> = Vec::with_capacity(tables);
         loop {
             // A new game at every free table, in index order.
             for t in 0..tables {
@@ -1339,7 +1340,7 @@ impl<G: Game> Tournament<G> {
                     game.legal_choices(&mut s.legal);
                     s.sheet.decisions += 1;
                     agents[s.seating[seat]].request(t, game, seat, &s.legal);
-                    asked.push(t);
+                    asked.push((t, seat));
                     continue;
                 }
                 let Some(s) = seated[t].take() else { continue };
@@ -1358,11 +1359,10 @@ impl<G: Game> Tournament<G> {
             for agent in agents.iter_mut() {
                 agent.flush();
             }
-            for &t in &asked {
+            for &(t, seat) in &asked {
                 let (Some(s), Some(game)) = (seated[t].as_mut(), games[t].as_mut()) else {
                     continue;
                 };
-                let Some(seat) = game.to_move() else { continue };
                 let agent = &mut agents[s.seating[seat]];
                 let mut stop = None;
                 let answer = catch_unwind(AssertUnwindSafe(|| {

@@ -302,19 +302,6 @@ impl<G: WireGame> JsonMux<G> {
         self.fail(reason)
     }
 
-    /// Queues one line for the next flush (and the transcript, when kept).
-    fn queue(&mut self, line: Result<&str, String>) -> Result<(), Fault> {
-        let line = line.map_err(|e| Fault::new(format!("I/O error: {e}")))?;
-        if let Some(t) = &self.cfg.transcript {
-            if let Ok(mut t) = t.lock() {
-                t.push(format!("> {line}"));
-            }
-        }
-        self.out.extend_from_slice(line.as_bytes());
-        self.out.push(b'\n');
-        Ok(())
-    }
-
     fn read(&mut self, timeout: Duration) -> Result<String, ProcessError> {
         let r = match self.proc.as_mut() {
             Some(p) => p.read_line(timeout, self.cfg.max_line),
@@ -351,7 +338,11 @@ impl<G: WireGame> JsonMux<G> {
         };
         let t = self.cfg.startup_timeout;
         let line = serde_json::to_string(&hello).map_err(|e| e.to_string());
-        self.queue(line.as_deref().map_err(Clone::clone))?;
+        queue(
+            &mut self.out,
+            &self.cfg,
+            line.as_deref().map_err(Clone::clone),
+        )?;
         let sent = match self.proc.as_mut() {
             Some(p) => p.send_bytes(&self.out),
             None => Err(ProcessError::Closed),
@@ -420,10 +411,8 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
         ts.generation = generation;
         ts.enc.games = games - 1;
         ts.enc.table = multi.then_some(table);
-        let mut enc = std::mem::take(&mut ts.enc);
-        let r = self.queue(enc.start(game, seat, seed));
-        self.tables[table].enc = enc;
-        r
+        let line = self.tables[table].enc.start(game, seat, seed);
+        queue(&mut self.out, &self.cfg, line)
     }
 
     fn request(&mut self, table: usize, game: &G, seat: Seat, legal: &[G::Choice]) {
@@ -440,9 +429,8 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
         }
         self.requests += 1;
         let id = self.requests;
-        let mut enc = std::mem::take(&mut self.tables[table].enc);
-        let early = self.queue(enc.decide(game, seat, legal, id)).err();
-        self.tables[table].enc = enc;
+        let line = self.tables[table].enc.decide(game, seat, legal, id);
+        let early = queue(&mut self.out, &self.cfg, line).err();
         if early.is_none() {
             self.queued += 1;
         }
@@ -555,9 +543,8 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
         if self.proc.is_none() || self.table(table).generation != generation {
             return;
         }
-        let mut enc = std::mem::take(&mut self.tables[table].enc);
-        let r = self.queue(enc.end(game, seat));
-        self.tables[table].enc = enc;
+        let line = self.tables[table].enc.end(game, seat);
+        let r = queue(&mut self.out, &self.cfg, line);
         if r.is_err() {
             // It will be restarted for the next game; the fault shows there if it recurs.
             if let Some(mut p) = self.proc.take() {
@@ -569,6 +556,20 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
     fn take_stop(&mut self, table: usize) -> Option<String> {
         self.tables.get_mut(table).and_then(|t| t.stop.take())
     }
+}
+
+/// Queues one line in `out` for the next flush (and the transcript, when kept). A
+/// free function, so a table's encoder can build the line while `out` is borrowed.
+fn queue(out: &mut Vec<u8>, cfg: &JsonBotConfig, line: Result<&str, String>) -> Result<(), Fault> {
+    let line = line.map_err(|e| Fault::new(format!("I/O error: {e}")))?;
+    if let Some(t) = &cfg.transcript {
+        if let Ok(mut t) = t.lock() {
+            t.push(format!("> {line}"));
+        }
+    }
+    out.extend_from_slice(line.as_bytes());
+    out.push(b'\n');
+    Ok(())
 }
 
 /// Polls for the program's exit for up to `wait`.

@@ -428,13 +428,25 @@ fn full_run(extra: Vec<Entrant<State>>, games: u64, threads: usize) -> Vec<GameR
 fn programs_that_play_many_games_at_once_play_each_as_alone() {
     // Python and JavaScript SDK bots given as classes say "games": 64 in ready;
     // the same bots told to take one game at a time must play identical games.
-    let js = |at_once: Option<&str>| {
+    let js_cfg = |at_once: Option<&str>| {
         let mut cfg = node(root().join("../../sdk/js/example_bot.js"), &[]);
         if let Some(n) = at_once {
             cfg.command = cfg.command.with_env("KOTH_GAMES_AT_ONCE", n);
         }
-        json_entrant("js", cfg)
+        cfg
     };
+    let js = |at_once: Option<&str>| json_entrant("js", js_cfg(at_once));
+    // The bots really say so (and one at a time when told): greeted alone.
+    for (cfg, want) in [
+        (mux("play", None), 64),
+        (mux("play", Some("1")), 1),
+        (js_cfg(None), 64),
+        (js_cfg(Some("1")), 1),
+    ] {
+        let mut agent = koth_protocol::JsonAgent::<State>::new(std::sync::Arc::new(cfg));
+        agent.greet().unwrap();
+        assert_eq!(agent.games_at_once(), want);
+    }
     let many = full_run(
         vec![json_entrant("py", mux("play", None)), js(None)],
         300,
