@@ -20,7 +20,9 @@
 // coup-cli. env = { KOTH_GAMES_AT_ONCE = "1" } plays one game at a time.
 //
 // Players go by the names the arena gives (their tournament names; "seat0",
-// "seat1", ... when it gives none). An answer coup-cli would penalise (an unknown
+// "seat1", ... when it gives none), and are listed in the table's order (koth's
+// `rules.table_start`), as coup-cli lists them. A hand holds the cards kept in an
+// Exchange in the order the bot answered, as in coup-cli. An answer coup-cli would penalise (an unknown
 // action or target, too few coins, a card the bot does not hold, a method that
 // throws) is passed on as an illegal choice: under the `coupcli` rules it costs an
 // influence as in coup-cli, under `standard` it forfeits. Like coup-cli, an
@@ -111,88 +113,100 @@ const TO_CLI = {
 const FROM_CLI = Object.fromEntries(Object.entries(TO_CLI).map(([k, v]) => [v, k]));
 const TARGETED = ["couping", "assassination", "stealing"];
 
-let names = [];
-const name = (seat) => (seat === undefined || seat === null ? undefined : names[seat] ?? `seat${seat}`);
+// The game being answered: koth may play several at once on this process (each on a
+// numbered table), so each game's state is an object of its own, put in place while
+// one of its lines is read.
+let g = null;
+const tables = new Map();
+
+const name = (seat) => (seat === undefined || seat === null ? undefined : g.names[seat] ?? `seat${seat}`);
 const seatOf = (n) => {
-  const i = names.indexOf(n);
+  const i = g.names.indexOf(n);
   if (i >= 0) return i;
   return typeof n === "string" && /^seat\d+$/.test(n) ? Number(n.slice(4)) : null;
 };
 const actName = (a) => (typeof a === "string" ? a : Object.keys(a)[0]);
 const actTarget = (a) => (typeof a === "string" ? undefined : Object.values(a)[0]);
 
-let bot = null;
-let mySeat = 0;
-let players = 0;
-let history = [];
-let discarded = [];
-let claim = null; // the action under way: { action, actor, target, blocker, challenger, challengee }
-let swapAfterLoss = null; // coup-cli writes 'unsuccessful-challenge' after the challenger's lost card
-
 // coup-cli's entry for a challenge of the claim under way.
 const challengeEntry = (lying) => ({
-  type: claim.kind,
-  challenger: name(claim.challenger),
-  challengee: name(claim.challengee),
-  action: claim.action,
+  type: g.claim.kind,
+  challenger: name(g.claim.challenger),
+  challengee: name(g.claim.challengee),
+  action: g.claim.action,
   lying,
 });
 
 function record(ev) {
+  const history = g.history;
   switch (ev.event) {
     case "act": {
+      g.turnOpen = false;
       const action = TO_CLI[actName(ev.action)];
-      claim = { action, actor: ev.actor, target: actTarget(ev.action), kind: "challenge-round" };
+      g.claim = { action, actor: ev.actor, target: actTarget(ev.action), kind: "challenge-round" };
       const entry = { type: "action", action, from: name(ev.actor) };
-      if (TARGETED.includes(action)) entry.to = name(claim.target);
+      if (TARGETED.includes(action)) entry.to = name(g.claim.target);
       history.push(entry);
       break;
     }
     case "block":
-      if (claim) {
+      if (g.claim) {
         history.push({
           type: "counter-action",
-          action: claim.action,
-          from: name(claim.actor),
-          to: name(claim.target),
+          action: g.claim.action,
+          from: name(g.claim.actor),
+          to: name(g.claim.target),
           counter: ev.card,
           counterer: name(ev.blocker),
         });
-        claim = { ...claim, kind: "counter-round", blocker: ev.blocker };
+        g.claim = { ...g.claim, kind: "counter-round", blocker: ev.blocker };
       }
       break;
     case "challenge":
-      if (claim) claim = { ...claim, challenger: ev.challenger, challengee: ev.claimant };
+      if (g.claim) g.claim = { ...g.claim, challenger: ev.challenger, challengee: ev.claimant };
       break;
     case "reveal":
-      if (claim) {
+      if (g.claim) {
         history.push(challengeEntry(false));
-        history.push({ type: "penalty", from: name(claim.challenger) });
-        swapAfterLoss = {
-          loser: claim.challenger,
+        history.push({ type: "penalty", from: name(g.claim.challenger) });
+        g.swapAfterLoss = {
+          loser: g.claim.challenger,
           entry: { type: "unsuccessful-challenge", action: "swap-1", from: name(ev.player), card: ev.card },
         };
       }
       break;
     case "caught_bluffing":
-      if (claim) {
+      if (g.claim) {
         history.push(challengeEntry(true));
         history.push({ type: "penalty", player: name(ev.player) });
       }
       break;
     case "penalty":
-      history.push({ type: "penalty", from: name(ev.player) });
+      if (ev.action !== undefined) {
+        // An action refused on its turn (a Coup without the coins...): coup-cli
+        // writes the action, then the loss.
+        const action = TO_CLI[actName(ev.action)];
+        const entry = { type: "action", action, from: name(ev.player) };
+        if (TARGETED.includes(action)) entry.to = name(actTarget(ev.action));
+        history.push(entry);
+      } else if (g.turnOpen) {
+        // An answer to onTurn that is no action (coup-cli's "invalid action").
+        history.push({ type: "penalty", from: name(ev.player) });
+      }
+      // A bad counter or card: coup-cli writes only the loss.
+      g.turnOpen = false;
       break;
     case "lose_influence":
       history.push({ type: "lost-card", player: name(ev.player), lost: ev.card });
-      discarded.push(ev.card);
-      if (swapAfterLoss && swapAfterLoss.loser === ev.player) {
-        history.push(swapAfterLoss.entry);
-        swapAfterLoss = null;
+      g.discarded.push(ev.card);
+      if (g.swapAfterLoss && g.swapAfterLoss.loser === ev.player) {
+        history.push(g.swapAfterLoss.entry);
+        g.swapAfterLoss = null;
       }
       break;
     case "turn":
-      swapAfterLoss = null;
+      g.swapAfterLoss = null;
+      g.turnOpen = true;
       break;
     default:
       break;
@@ -200,31 +214,31 @@ function record(ev) {
 }
 
 function state(view, extra) {
+  // coup-cli lists the players in its table order (which koth sends as
+  // rules.table_start), not from whoever moved first.
   const otherPlayers = [];
-  for (let s = 0; s < view.players; s++) {
+  for (const s of g.order) {
     if (s !== view.seat && view.alive[s]) otherPlayers.push({ name: name(s), coins: view.coins[s], cards: view.influence[s] });
   }
   return {
-    history: history.slice(),
+    history: g.history.slice(),
     myCards: view.cards.slice(),
     myCoins: view.coins[view.seat],
     otherPlayers,
-    discardedCards: discarded.slice(),
+    discardedCards: g.discarded.slice(),
     ...extra,
   };
 }
 
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-const sorted = (cs) => cs.slice().sort();
 // A well-formed choice that is never legal: the rules then penalise or forfeit it.
 const refused = (why) => {
   process.stderr.write(`coup-cli bot ${botName}: ${why}\n`);
-  return { act: { coup: players } };
+  return { act: { coup: g.players } };
 };
 
 function call(method, params) {
   try {
-    return { value: bot[method](params) };
+    return { value: g.bot[method](params) };
   } catch (e) {
     process.stderr.write(`coup-cli bot ${botName} threw in ${method}: ${(e && e.stack) || e}\n`);
     return { threw: true };
@@ -241,13 +255,10 @@ function decide(d, view, legal) {
       const answer = r.value || {};
       const act = FROM_CLI[answer.action];
       if (!act) return refused(`onTurn answered an unknown action ${JSON.stringify(answer.action)}`);
-      let wanted = { act };
-      if (TARGETED.includes(answer.action)) {
-        const target = seatOf(answer.against);
-        if (target === null) return refused(`onTurn named an unknown player ${JSON.stringify(answer.against)}`);
-        wanted = { act: { [act]: target } };
-      }
-      return legal.find((c) => same(c, wanted)) || wanted;
+      if (!TARGETED.includes(answer.action)) return { act };
+      const target = seatOf(answer.against);
+      if (target === null) return refused(`onTurn named an unknown player ${JSON.stringify(answer.against)}`);
+      return { act: { [act]: target } };
     }
     case "challenge_action": {
       const r = call("onChallengeActionRound", state(view, { action, byWhom: name(d.actor), toWhom, counterer: undefined, card: d.claim }));
@@ -273,10 +284,10 @@ function decide(d, view, legal) {
       const drawn = view.drawn || [];
       const r = call("onSwappingCards", state(view, { newCards: drawn.slice() }));
       if (r.threw) return refused("onSwappingCards threw");
-      // coup-cli keeps the answered cards found among hand and draw, at most as many as the hand.
+      // coup-cli keeps the answered cards found among hand and draw, at most as many
+      // as the hand, in the order answered (its bots lose "their first card").
       const pool = view.cards.concat(drawn);
-      const keep = (Array.isArray(r.value) ? r.value : []).filter((c) => pool.includes(c)).slice(0, view.cards.length);
-      return legal.find((c) => c.keep && same(sorted(c.keep), sorted(keep))) || { keep };
+      return { keep: (Array.isArray(r.value) ? r.value : []).filter((c) => pool.includes(c)).slice(0, view.cards.length) };
     }
     case "lose_influence": {
       const r = call("onCardLoss", state(view, {}));
@@ -288,56 +299,61 @@ function decide(d, view, legal) {
   }
 }
 
-// koth may play several games at once on this process (each on a numbered table):
-// each game's state is kept apart and put in place while one of its lines is read.
-// KOTH_GAMES_AT_ONCE=1 (a bot's `env`) asks for one game at a time, for a bot that
-// keeps state in its module between games as coup-cli would let it.
+// KOTH_GAMES_AT_ONCE=1 (a bot's `env`) asks for one game at a time.
 const GAMES = Math.max(1, Math.min(64, Number(process.env.KOTH_GAMES_AT_ONCE) || 64));
-const tables = new Map();
-function load(t) {
-  const g = tables.get(t);
-  if (!g) return;
-  ({ names, bot, mySeat, players, history, discarded, claim, swapAfterLoss } = g);
-  constants.kothTable.names = names.slice();
-}
-function save(t) {
-  tables.set(t, { names, bot, mySeat, players, history, discarded, claim, swapAfterLoss });
+
+function begin(msg) {
+  const players = msg.players;
+  const names = Array.isArray(msg.names) && msg.names.length > 0 ? msg.names : [];
+  if (names.length === 0) for (let s = 0; s < players; s++) names.push(`seat${s}`);
+  const start = msg.rules && Number.isInteger(msg.rules.table_start) ? msg.rules.table_start : 0;
+  const order = [];
+  for (let k = 0; k < players; k++) order.push((start + k) % players);
+  g = {
+    names,
+    botNames: names.slice(), // what ALLBOTS() returns: a copy a bot may not spoil
+    order,
+    players,
+    history: [],
+    discarded: [],
+    claim: null, // the action under way: { action, actor, target, kind, blocker, challenger, challengee }
+    swapAfterLoss: null, // coup-cli writes 'unsuccessful-challenge' after the challenger's lost card
+    turnOpen: true, // a turn began and no action is declared yet
+    bot: null,
+  };
+  constants.kothTable.names = g.botNames;
+  g.bot = new (botClass(msg.table ?? 0))({ name: names[msg.seat] ?? botName });
+  tables.set(msg.table ?? 0, g);
 }
 
-/** Answers one line from koth: the reply, or null. */
+/** Answers one line from koth: the reply (a JSON line without its newline), or null. */
 function onLine(line) {
   const msg = JSON.parse(line);
   const table = msg.table ?? 0;
-  if (msg.type !== "hello" && msg.type !== "start") load(table);
-  const reply = answer(msg);
-  if (msg.type === "end") tables.delete(table);
-  else if (msg.type !== "hello") save(table);
-  return reply;
-}
-
-function answer(msg) {
-  if (msg.type === "start") {
-    mySeat = msg.seat;
-    players = msg.players;
-    names = Array.isArray(msg.names) ? msg.names : [];
-    if (names.length === 0) for (let s = 0; s < players; s++) names.push(`seat${s}`);
-    constants.kothTable.names = names.slice();
-    history = [];
-    discarded = [];
-    claim = null;
-    swapAfterLoss = null;
-    bot = new (botClass(msg.table ?? 0))({ name: names[mySeat] ?? botName });
+  if (msg.type === "hello") {
+    return JSON.stringify(GAMES > 1 ? { type: "ready", name: botName, games: GAMES } : { type: "ready", name: botName });
+  }
+  if (msg.type === "start") begin(msg);
+  else {
+    g = tables.get(table);
+    if (!g) {
+      process.stderr.write(`coup-cli adapter: a ${msg.type} line for table ${table}, where no game was started\n`);
+      process.exit(1);
+    }
+    constants.kothTable.names = g.botNames;
   }
   for (const ev of msg.events || []) record(ev);
-  let reply;
-  if (msg.type === "hello") reply = GAMES > 1 ? { type: "ready", name: botName, games: GAMES } : { type: "ready", name: botName };
-  else if (msg.type === "decide") reply = { choice: decide(msg.decision, msg.view, msg.legal), id: msg.id };
-  else return null;
-  if (stopText !== null && !stopSent && reply.choice !== undefined) {
-    reply.stop = stopText; // asked once: the run ends after this game
+  if (msg.type === "end") {
+    tables.delete(table);
+    return null;
+  }
+  if (msg.type !== "decide") return null;
+  let reply = `{"choice":${JSON.stringify(decide(msg.decision, msg.view, msg.legal))},"id":${msg.id}`;
+  if (stopText !== null && !stopSent) {
+    reply += `,"stop":${JSON.stringify(stopText)}`; // asked once: the run ends after this game
     stopSent = true;
   }
-  return reply;
+  return reply + "}";
 }
 
 // Synchronous reads and writes: a round of requests costs two system calls, no
@@ -367,7 +383,7 @@ for (;;) {
     const line = pending.slice(0, i);
     pending = pending.slice(i + 1);
     const reply = onLine(line);
-    if (reply !== null) out += JSON.stringify(reply) + "\n";
+    if (reply !== null) out += reply + "\n";
   }
   flushLog();
   if (out) fs.writeSync(1, out);

@@ -185,6 +185,13 @@ pub trait Game: Clone + Send + Debug + 'static {
         false
     }
 
+    /// [`Game::penalize`], told the illegal answer when it is a well-formed choice:
+    /// the game may make the attempt public (coup-cli shows an attempted action in
+    /// its history). It must not depend on it otherwise; records keep it for replays.
+    fn penalize_tried(&mut self, seat: Seat, _tried: Option<Self::Choice>) -> bool {
+        self.penalize(seat)
+    }
+
     /// Moves what the game ruled on by itself since the last call (a forfeit it
     /// declared, a lenient acceptance worth a warning) into `out`, for the record.
     fn take_notices(&mut self, _out: &mut Vec<Notice>) {}

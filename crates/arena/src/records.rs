@@ -467,7 +467,7 @@ pub fn replay<G: Game>(
         loop {
             // Penalties and forfeits at the same point happened in that order.
             if let Some(p) = penalties.next_if(|p| p.at == i as u64) {
-                if !game.penalize(p.seat) {
+                if !game.penalize_tried(p.seat, p.tried.and_then(G::Choice::from_code)) {
                     return Err(format!(
                         "game {}: the penalty before choice {i} does not replay",
                         record.index
@@ -492,7 +492,7 @@ pub fn replay<G: Game>(
         step(&game);
     }
     for p in penalties {
-        if !game.penalize(p.seat) {
+        if !game.penalize_tried(p.seat, p.tried.and_then(G::Choice::from_code)) {
             return Err(format!(
                 "game {}: the last penalty does not replay",
                 record.index

@@ -29,6 +29,10 @@ pub struct Fault {
     /// ([`Game::penalize`]) it costs an influence instead of the game.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub illegal: bool,
+    /// The illegal answer's code ([`crate::ChoiceCode`]), when it has one: a penalty
+    /// rule may make the attempt public ([`Game::penalize_tried`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tried: Option<u8>,
 }
 
 impl Fault {
@@ -38,6 +42,7 @@ impl Fault {
             reason: reason.into(),
             stderr_tail: None,
             illegal: false,
+            tried: None,
         }
     }
 
@@ -226,6 +231,9 @@ pub struct NoticeRecord {
     /// What the bot really wrote, when the game needs it to replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<String>,
+    /// A penalty's illegal answer, by its code, when the game made it public.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tried: Option<u8>,
 }
 
 /// The kind of a [`NoticeRecord`].
@@ -697,7 +705,7 @@ struct Sheet<C> {
     applied: u64,
 }
 
-impl<C: Copy + std::fmt::Debug> Sheet<C> {
+impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
     fn new(level: RecordLevel) -> Self {
         Sheet {
             level,
@@ -748,6 +756,7 @@ impl<C: Copy + std::fmt::Debug> Sheet<C> {
                 kind: NoticeKind::Stop,
                 text,
                 raw: None,
+                tried: None,
             });
         }
         match answer {
@@ -780,6 +789,7 @@ impl<C: Copy + std::fmt::Debug> Sheet<C> {
                     kind: NoticeKind::Warning,
                     text,
                     raw,
+                    tried: None,
                 }),
             }
         }
@@ -796,12 +806,16 @@ impl<C: Copy + std::fmt::Debug> Sheet<C> {
         answer: std::thread::Result<Result<C, Fault>>,
     ) {
         let fault = match answer {
-            Ok(Ok(c)) => Fault::illegal_choice(format!("illegal choice {c:?}")),
+            Ok(Ok(c)) => Fault {
+                tried: c.code(),
+                ..Fault::illegal_choice(format!("illegal choice {c:?}"))
+            },
             Ok(Err(f)) => f,
             Err(p) => Fault::new(format!("panicked: {}", panic_message(&p))),
         };
         let at = self.applied;
-        if fault.illegal && game.penalize(seat) {
+        let tried = fault.tried.and_then(C::from_code);
+        if fault.illegal && game.penalize_tried(seat, tried) {
             self.notices.push(NoticeRecord {
                 seat,
                 at,
@@ -809,6 +823,7 @@ impl<C: Copy + std::fmt::Debug> Sheet<C> {
                 kind: NoticeKind::Penalty,
                 text: fault.reason,
                 raw: None,
+                tried: fault.tried,
             });
         } else {
             game.forfeit(seat);
@@ -1628,7 +1643,7 @@ mod tests {
                         seat: i,
                         at: i as u64 * 7,
                         entrant: i + 1,
-                        fault: Fault { reason, stderr_tail, illegal },
+                        fault: Fault { reason, stderr_tail, illegal, tried: None },
                     })
                     .collect(),
                 notices: notes
@@ -1641,6 +1656,7 @@ mod tests {
                         kind: [NoticeKind::Penalty, NoticeKind::Warning, NoticeKind::Stop][kind as usize],
                         text,
                         raw,
+                        tried: None,
                     })
                     .collect(),
                 places,

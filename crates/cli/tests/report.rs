@@ -351,6 +351,7 @@ impl Agent<State> for Saboteur {
                 "panic!\n</script><script>document.body.dataset.pwned=3</script><!--".into(),
             ),
             illegal: false,
+            tried: None,
         })
     }
 }

@@ -5,8 +5,9 @@ use crate::card::Card;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// The cards kept after an Exchange, as a sorted multiset of one or two cards.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// The cards kept after an Exchange: one or two cards, in the order the player gave
+/// them (the order of their hand afterwards), compared as a multiset.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(into = "Vec<Card>", try_from = "Vec<Card>")]
 pub struct Keep {
     cards: [Card; 2],
@@ -14,29 +15,73 @@ pub struct Keep {
 }
 
 impl Keep {
-    /// Keep these cards (one or two), in any order.
+    /// Keep these cards (one or two), sorted: the order of the hand afterwards does
+    /// not matter to the caller. Keeps of the same cards are equal in any order.
     ///
     /// ```
     /// use koth_coup::{Card, Keep};
     /// assert_eq!(Keep::new(&[Card::Duke, Card::Captain]), Keep::new(&[Card::Captain, Card::Duke]));
     /// ```
     pub fn new(cards: &[Card]) -> Option<Keep> {
+        let k = Keep::in_order(cards)?;
+        Some(Keep {
+            cards: k.sorted(),
+            ..k
+        })
+    }
+
+    /// Keep these cards (one or two) in this order: the hand holds them so
+    /// afterwards (coup-cli's bots lose "their first card", so the order counts).
+    ///
+    /// ```
+    /// use koth_coup::{Card, Keep};
+    /// let k = Keep::in_order(&[Card::Duke, Card::Captain]).unwrap();
+    /// assert_eq!(k.cards(), [Card::Duke, Card::Captain]);
+    /// assert_eq!(k, Keep::new(&[Card::Captain, Card::Duke]).unwrap());
+    /// ```
+    pub fn in_order(cards: &[Card]) -> Option<Keep> {
         match *cards {
             [a] => Some(Keep {
                 cards: [a, a],
                 len: 1,
             }),
             [a, b] => Some(Keep {
-                cards: if a <= b { [a, b] } else { [b, a] },
+                cards: [a, b],
                 len: 2,
             }),
             _ => None,
         }
     }
 
-    /// The kept cards.
+    /// The kept cards, in the order kept.
     pub fn cards(&self) -> &[Card] {
         &self.cards[..self.len as usize]
+    }
+
+    #[inline]
+    fn sorted(&self) -> [Card; 2] {
+        let [a, b] = self.cards;
+        if a <= b {
+            [a, b]
+        } else {
+            [b, a]
+        }
+    }
+}
+
+impl PartialEq for Keep {
+    #[inline]
+    fn eq(&self, other: &Keep) -> bool {
+        self.len == other.len && self.sorted() == other.sorted()
+    }
+}
+
+impl Eq for Keep {}
+
+impl std::hash::Hash for Keep {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.len.hash(h);
+        self.sorted().hash(h);
     }
 }
 
@@ -49,7 +94,7 @@ impl From<Keep> for Vec<Card> {
 impl TryFrom<Vec<Card>> for Keep {
     type Error = String;
     fn try_from(v: Vec<Card>) -> Result<Keep, String> {
-        Keep::new(&v).ok_or_else(|| format!("keep one or two cards, not {}", v.len()))
+        Keep::in_order(&v).ok_or_else(|| format!("keep one or two cards, not {}", v.len()))
     }
 }
 
@@ -73,7 +118,8 @@ pub enum Choice {
 
 /// Codes in records (never renumber them): 0 pass, 1 challenge, 2–5 income, foreign
 /// aid, tax, exchange; 6–11 steal, 12–17 assassinate, 18–23 coup (by target seat);
-/// 24–28 block and 29–33 lose (by card); 34–38 keep one card; 39–53 keep two.
+/// 24–28 block and 29–33 lose (by card); 34–38 keep one card; 39–53 keep two
+/// (sorted, or the same card twice); 54–63 keep two different cards, the higher first.
 impl koth_arena::ChoiceCode for Choice {
     #[inline]
     fn code(&self) -> Option<u8> {
@@ -98,7 +144,8 @@ impl koth_arena::ChoiceCode for Choice {
             Choice::Lose(c) => 29 + c as u8,
             Choice::Keep(k) => match *k.cards() {
                 [a] => 34 + a as u8,
-                [a, b] => 39 + pair_index(a as u8, b as u8),
+                [a, b] if a <= b => 39 + pair_index(a as u8, b as u8),
+                [a, b] => 54 + distinct_index(b as u8, a as u8),
                 _ => return None,
             },
         })
@@ -125,6 +172,12 @@ impl koth_arena::ChoiceCode for Choice {
                     .find(|&(a, b)| pair_index(a, b) == code - 39)?;
                 Choice::Keep(Keep::new(&[card(a)?, card(b)?])?)
             }
+            54..=63 => {
+                let (a, b) = (0..5u8)
+                    .flat_map(|a| (a + 1..5).map(move |b| (a, b)))
+                    .find(|&(a, b)| distinct_index(a, b) == code - 54)?;
+                Choice::Keep(Keep::in_order(&[card(b)?, card(a)?])?)
+            }
             _ => return None,
         })
     }
@@ -136,6 +189,13 @@ fn pair_index(a: u8, b: u8) -> u8 {
     // Pairs starting with a card below `a` (5 + 4 + ...), then the offset of `b`.
     const BEFORE: [u8; 5] = [0, 5, 9, 12, 14];
     BEFORE[a as usize] + (b - a)
+}
+
+/// The index of the pair of different cards `a < b` among the 10 such pairs, in order.
+#[inline]
+fn distinct_index(a: u8, b: u8) -> u8 {
+    const BEFORE: [u8; 4] = [0, 4, 7, 9];
+    BEFORE[a as usize] + (b - a - 1)
 }
 
 impl fmt::Display for Choice {
@@ -185,27 +245,60 @@ mod tests {
             v.push(Choice::Block(c));
             v.push(Choice::Lose(c));
             for d in Card::ALL {
-                v.push(Choice::Keep(Keep::new(&[c, d]).unwrap()));
+                v.push(Choice::Keep(Keep::in_order(&[c, d]).unwrap()));
             }
             v.push(Choice::Keep(Keep::new(&[c]).unwrap()));
         }
         v.sort_by_key(|c| format!("{c:?}"));
-        v.dedup();
+        v.dedup_by_key(|c| format!("{c:?}"));
         v
     }
 
     #[test]
     fn every_choice_has_its_own_code_and_codes_read_back() {
+        // Keeps of two different cards come in both orders: the order is the hand's.
         let all = every_choice();
-        assert_eq!(all.len(), 54);
+        assert_eq!(all.len(), 64);
         let mut codes: Vec<u8> = all.iter().map(|c| c.code().unwrap()).collect();
         for c in &all {
-            assert_eq!(Choice::from_code(c.code().unwrap()), Some(*c), "{c:?}");
+            let back = Choice::from_code(c.code().unwrap());
+            assert_eq!(format!("{back:?}"), format!("{:?}", Some(*c)));
         }
         codes.sort();
-        assert_eq!(codes, (0..54).collect::<Vec<u8>>());
-        assert_eq!(Choice::from_code(54), None);
+        assert_eq!(codes, (0..64).collect::<Vec<u8>>());
+        assert_eq!(Choice::from_code(64), None);
         // A seat beyond the table has no code: such a record keeps a list.
         assert_eq!(Choice::Act(Action::Coup(6)).code(), None);
+    }
+
+    #[test]
+    fn a_keep_keeps_its_order_and_equals_the_same_cards_in_any_order() {
+        use Card::*;
+        let k = Keep::in_order(&[Duke, Contessa]).unwrap();
+        assert_eq!(k.cards(), [Duke, Contessa]);
+        assert_eq!(
+            Keep::new(&[Duke, Contessa]).unwrap().cards(),
+            [Contessa, Duke]
+        );
+        assert_eq!(k, Keep::new(&[Contessa, Duke]).unwrap());
+        assert_ne!(k, Keep::in_order(&[Duke, Duke]).unwrap());
+        assert_ne!(Keep::in_order(&[Duke]), Keep::in_order(&[Duke, Duke]));
+        let hash = |k: &Keep| {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            k.hash(&mut h);
+            h.finish()
+        };
+        assert_eq!(hash(&k), hash(&Keep::new(&[Contessa, Duke]).unwrap()));
+        // JSON keeps the order given, both ways.
+        let j: Keep = serde_json::from_str(r#"["duke","contessa"]"#).unwrap();
+        assert_eq!(j.cards(), [Duke, Contessa]);
+        assert_eq!(serde_json::to_string(&j).unwrap(), r#"["duke","contessa"]"#);
+        // The two orders have two codes.
+        let (a, b) = (
+            Choice::Keep(k),
+            Choice::Keep(Keep::new(&[Duke, Contessa]).unwrap()),
+        );
+        assert_ne!(a.code(), b.code());
     }
 }

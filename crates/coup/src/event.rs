@@ -79,6 +79,10 @@ pub enum Event {
     Penalty {
         /// Who is penalised.
         player: Seat,
+        /// The action it tried, when its illegal answer was an action on its turn
+        /// (on a seat at the table): made public, as coup-cli's history shows it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        action: Option<Action>,
     },
     /// A player has no influence left.
     Eliminated {

@@ -47,6 +47,9 @@ impl Game for State {
     fn penalize(&mut self, seat: Seat) -> bool {
         State::penalize(self, seat)
     }
+    fn penalize_tried(&mut self, seat: Seat, tried: Option<Choice>) -> bool {
+        State::penalize_tried(self, seat, tried)
+    }
 
     fn forfeit(&mut self, seat: Seat) {
         State::forfeit(self, seat)

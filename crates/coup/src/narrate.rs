@@ -98,12 +98,22 @@ pub fn describe(event: &Event, names: &[String]) -> (Tone, String) {
                 article(card)
             ),
         ),
-        Event::Penalty { player } => (
+        Event::Penalty { player, action } => (
             Tone::Loss,
-            format!(
-                "{} answered an illegal choice: penalised, loses an influence; the answer counts as a pass",
-                names[player]
-            ),
+            match action {
+                Some(a) => format!(
+                    "{} tried an illegal {}: penalised, loses an influence; the turn counts as a pass",
+                    names[player],
+                    match a.target() {
+                        Some(t) => format!("{} on {}", a.kind(), names[t]),
+                        None => a.kind().to_string(),
+                    }
+                ),
+                None => format!(
+                    "{} answered an illegal choice: penalised, loses an influence; the answer counts as a pass",
+                    names[player]
+                ),
+            },
         ),
         Event::Eliminated { player } => {
             (Tone::Out, format!("{} is out of the game", names[player]))

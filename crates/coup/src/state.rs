@@ -352,6 +352,21 @@ impl State {
     pub fn turns(&self) -> u32 {
         self.turns
     }
+
+    /// Under rules that ask in table order (coupcli), the seat the table's order
+    /// starts at: challenges and blocks are asked from there round the table, and
+    /// coup-cli lists its players in that order. Drawn per game; public.
+    ///
+    /// ```
+    /// use koth_coup::{Rules, State};
+    /// assert_eq!(State::new(Rules::standard(), 3, 7).table_start(), None);
+    /// assert!(State::new(Rules::coupcli(), 3, 7).table_start().unwrap() < 3);
+    /// ```
+    pub fn table_start(&self) -> Option<Seat> {
+        self.rules
+            .ask_in_table_order
+            .then_some(self.table_start as Seat)
+    }
     /// Whose turn it is.
     pub fn actor(&self) -> Seat {
         self.actor
@@ -1025,10 +1040,35 @@ impl State {
     /// assert_eq!(g.pending(), Pending::Action { actor: 1 });
     /// ```
     pub fn penalize(&mut self, seat: Seat) -> bool {
+        self.penalize_tried(seat, None)
+    }
+
+    /// [`State::penalize`], told the illegal answer: an action tried on one's turn
+    /// (on a seat at the table) is made public in the [`Event::Penalty`], as
+    /// coup-cli's history shows an attempted Coup without the coins.
+    ///
+    /// ```
+    /// use koth_coup::{Action, Choice, Event, Rules, State};
+    /// let mut g = State::new(Rules::coupcli(), 3, 7);
+    /// assert!(g.penalize_tried(0, Some(Choice::Act(Action::Coup(2)))));
+    /// assert!(g.log().contains(&Event::Penalty { player: 0, action: Some(Action::Coup(2)) }));
+    /// ```
+    pub fn penalize_tried(&mut self, seat: Seat, tried: Option<Choice>) -> bool {
         if self.rules.illegal != IllegalPolicy::Penalty || self.to_move() != Some(seat) {
             return false;
         }
-        self.log.push(Event::Penalty { player: seat });
+        let action = match (self.phase, tried) {
+            (Phase::Action, Some(Choice::Act(a)))
+                if a.target().is_none_or(|t| t < self.n as usize) =>
+            {
+                Some(a)
+            }
+            _ => None,
+        };
+        self.log.push(Event::Penalty {
+            player: seat,
+            action,
+        });
         match self.phase {
             Phase::Action => self.lose(seat, Then::EndTurn),
             Phase::Exchange => {

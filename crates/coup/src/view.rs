@@ -85,6 +85,11 @@ impl<'a> View<'a> {
     pub fn turns(&self) -> u32 {
         self.state.turns()
     }
+    /// Where the table's order starts, under rules that ask in table order
+    /// ([`State::table_start`]).
+    pub fn table_start(&self) -> Option<Seat> {
+        self.state.table_start()
+    }
     /// The rules in force.
     pub fn rules(&self) -> &'a Rules {
         self.state.rules()
@@ -118,6 +123,7 @@ impl<'a> View<'a> {
             log: self.log().to_vec(),
             pending: self.pending(),
             turns: self.turns(),
+            table_start: self.table_start(),
         }
     }
 }
@@ -147,4 +153,6 @@ pub struct Observation {
     pub pending: Pending,
     /// Turns completed.
     pub turns: u32,
+    /// Where the table's order starts (rules that ask in table order).
+    pub table_start: Option<Seat>,
 }

@@ -87,7 +87,55 @@ fn a_penalised_turn_costs_a_card_and_passes() {
     assert_eq!(g.coins(0), 2);
     assert_eq!(g.pending(), Pending::Action { actor: 1 });
     assert_eq!(g.turns(), 1);
-    assert!(g.log().contains(&Event::Penalty { player: 0 }));
+    assert!(g.log().contains(&Event::Penalty {
+        player: 0,
+        action: None
+    }));
+}
+
+#[test]
+fn a_penalty_shows_the_action_tried_on_a_turn_only() {
+    // On its turn: the action tried (at the table) is public.
+    let mut g = table(
+        penalty_rules(),
+        &[&[Duke, Assassin], &[Captain, Captain]],
+        &[2, 2],
+    );
+    assert!(g.penalize_tried(0, Some(Choice::Act(Action::Assassinate(1)))));
+    assert_eq!(
+        g.log().last(),
+        Some(&Event::Penalty {
+            player: 0,
+            action: Some(Action::Assassinate(1))
+        })
+    );
+    // A target beyond the table is nobody's business: no action.
+    let mut g = table(
+        penalty_rules(),
+        &[&[Duke, Assassin], &[Captain, Captain]],
+        &[2, 2],
+    );
+    assert!(g.penalize_tried(0, Some(Choice::Act(Action::Coup(5)))));
+    assert_eq!(
+        g.log().last(),
+        Some(&Event::Penalty {
+            player: 0,
+            action: None
+        })
+    );
+    // Outside a turn (an illegal block, here) nothing is shown.
+    let mut g = table(
+        penalty_rules(),
+        &[&[Duke, Assassin], &[Captain, Captain]],
+        &[2, 2],
+    );
+    g.apply(Choice::Act(Action::ForeignAid)).unwrap();
+    assert_eq!(g.to_move(), Some(1));
+    assert!(g.penalize_tried(1, Some(Choice::Act(Action::Tax))));
+    assert!(g.log().contains(&Event::Penalty {
+        player: 1,
+        action: None
+    }));
 }
 
 #[test]
@@ -252,14 +300,24 @@ fn the_arena_penalises_under_coupcli_and_forfeits_under_standard() {
     assert!(penalties.iter().all(|n| n.seat == 0));
     assert!(rec.forfeits.is_empty());
     assert_eq!(rec.outcome.winners.iter().collect::<Vec<_>>(), [1]);
-    // The record replays, penalties included.
+    // The Coup it tried is kept, and the record replays, penalties included, with
+    // the tried Coup public in each (as coup-cli's history shows it).
+    let coup = Choice::Act(Action::Coup(1));
+    assert!(penalties
+        .iter()
+        .all(|n| n.tried == koth_arena::ChoiceCode::code(&coup)));
     let g: State = koth_arena::records::replay(&Rules::coupcli(), &rec, |_| {}).unwrap();
+    let shown: Vec<_> = g
+        .log()
+        .iter()
+        .filter(|e| matches!(e, Event::Penalty { .. }))
+        .collect();
     assert_eq!(
-        g.log()
-            .iter()
-            .filter(|e| matches!(e, Event::Penalty { .. }))
-            .count(),
-        2
+        shown,
+        [&Event::Penalty {
+            player: 0,
+            action: Some(Action::Coup(1))
+        }; 2]
     );
 
     let rec = one_game(Rules::standard());

@@ -523,7 +523,7 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
             Ok(c) => Ok(c),
             // The program answered in step: it stays for the rest of the game when
             // the rules penalise the answer, and for the next game if they forfeit it.
-            Err(Refusal(reason, true)) => {
+            Err(Refusal(reason, true, tried)) => {
                 let tail = self
                     .proc
                     .as_mut()
@@ -531,10 +531,11 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
                     .unwrap_or_default();
                 Err(Fault {
                     stderr_tail: (!tail.is_empty()).then_some(tail),
+                    tried,
                     ..Fault::illegal_choice(reason)
                 })
             }
-            Err(Refusal(reason, false)) => Err(self.fail(reason)),
+            Err(Refusal(reason, false, _)) => Err(self.fail(reason)),
         }
     }
 
@@ -600,13 +601,14 @@ fn snippet(line: &str) -> String {
     format!("{:?}", clip(line))
 }
 
-/// Why an answer was refused: the reason, and whether the answer was well formed
-/// but illegal (penalised rather than forfeited under a penalty rule).
-struct Refusal(String, bool);
+/// Why an answer was refused: the reason, whether the answer was well formed but
+/// illegal (penalised rather than forfeited under a penalty rule), and that choice's
+/// code (a penalty may make the attempt public).
+struct Refusal(String, bool, Option<u8>);
 
 impl From<String> for Refusal {
     fn from(reason: String) -> Self {
-        Refusal(reason, false)
+        Refusal(reason, false, None)
     }
 }
 
@@ -675,6 +677,7 @@ fn parse_reply<G: WireGame>(
                     legal.len()
                 ),
                 true,
+                koth_arena::ChoiceCode::code(&c),
             ))
         };
     }
@@ -684,6 +687,7 @@ fn parse_reply<G: WireGame>(
             _ => Err(Refusal(
                 format!("illegal choice: index {v} is not in 0..{}", legal.len()),
                 true,
+                None,
             )),
         };
     }

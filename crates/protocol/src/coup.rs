@@ -145,10 +145,22 @@ impl<'a> CoupView<'a> {
     }
 }
 
+/// The rules as `start` sends them: the rule options and, under rules that ask in
+/// table order (coupcli), the seat this game's table order starts at.
+#[derive(Serialize)]
+struct WireRules<'a> {
+    #[serde(flatten)]
+    rules: &'a Rules,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    table_start: Option<Seat>,
+}
+
 impl WireGame for State {
     fn wire_rules(&self) -> impl Serialize + '_ {
-        let r: &Rules = self.rules();
-        r
+        WireRules {
+            rules: self.rules(),
+            table_start: self.table_start(),
+        }
     }
     fn decision_json(&self) -> impl Serialize + '_ {
         CoupDecision::of(self.pending())
@@ -181,5 +193,31 @@ impl<T: std::fmt::Debug> std::fmt::Debug for PerSeat<'_, T> {
 impl<T: Serialize> Serialize for PerSeat<'_, T> {
     fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
         ser.collect_seq((0..self.state.players()).map(|s| (self.f)(self.state, s)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Encoder;
+    use koth_coup::{Rules, State};
+
+    #[test]
+    fn start_says_where_the_table_order_starts_under_rules_that_ask_in_it() {
+        let mut starts = std::collections::BTreeSet::new();
+        for seed in 0..40 {
+            let g = State::new(Rules::coupcli(), 3, seed);
+            let t = g.table_start().unwrap();
+            starts.insert(t);
+            let mut e = Encoder::new();
+            let line = e.start(&g, 1, 9).unwrap().to_string();
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            assert_eq!(v["rules"]["table_start"], t, "{line}");
+            assert_eq!(v["rules"]["preset"], "coupcli", "{line}");
+        }
+        // Drawn per game.
+        assert_eq!(starts.len(), 3);
+        let g = State::new(Rules::standard(), 3, 1);
+        let line = Encoder::new().start(&g, 0, 9).unwrap().to_string();
+        assert!(!line.contains("table_start"), "{line}");
     }
 }

@@ -373,6 +373,24 @@ fn coupcli_penalises_illegal_answers_and_forfeits_garbage() {
             assert!(n.text.contains("illegal choice"), "{n:?}");
         }
     }
+    // A well-formed illegal action is kept (by its code) and shown to the table in
+    // the penalty event, as coup-cli's history shows it; the bot checks the events
+    // it gets (it answers garbage, and forfeits, if a penalty does not show its Coup).
+    let (s, recs) = tournament_under(
+        Rules::coupcli(),
+        vec![json_entrant("broke", zoo("broke"))],
+        20,
+        3,
+    );
+    let bot = &s.standings.entrants[3];
+    assert!(bot.games() > 0 && bot.penalties > 0, "{bot:?}");
+    assert_eq!(bot.forfeits, 0, "{bot:?}");
+    let coups: Vec<Option<u8>> = (0..3)
+        .map(|t| koth_arena::ChoiceCode::code(&Choice::Act(koth_coup::Action::Coup(t))))
+        .collect();
+    let tried: Vec<_> = recs.iter().flat_map(|r| r.notices.iter()).collect();
+    assert!(!tried.is_empty());
+    assert!(tried.iter().all(|n| coups.contains(&n.tried)), "{tried:?}");
     let (s, _) = tournament_under(
         Rules::coupcli(),
         vec![json_entrant("garbage", zoo("garbage"))],

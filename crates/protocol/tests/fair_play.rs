@@ -15,6 +15,8 @@ fn what_a_coup_bot_receives_depends_only_on_what_it_sees() {
     for (rules, seats) in [
         (Rules::standard(), vec![2, 3, 4, 5, 6]),
         (Rules::ppcg(), vec![2]),
+        // coup-cli's rules also send where the table order starts (public).
+        (Rules::coupcli(), vec![2, 3, 4, 5, 6]),
     ] {
         let r = wire_leaks::<State>(
             &rules,

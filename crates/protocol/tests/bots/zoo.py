@@ -8,9 +8,13 @@ if mode == "crash_start":
 
 decisions = 0
 games = 0
+seat = None
+tried = None  # "broke": the Coup it last tried without the coins
 for line in sys.stdin:
     msg = json.loads(line)
     kind = msg["type"]
+    if kind == "start":
+        seat, tried = msg["seat"], None
     if kind == "hello":
         if mode == "spawn":
             for _ in range(40):
@@ -61,6 +65,20 @@ for line in sys.stdin:
         if mode in ("with_id", "stale_id"):
             echo = msg["id"] - (1 if mode == "stale_id" and decisions > 1 else 0)
             print(json.dumps({"choice": random.choice(msg["legal"]), "id": echo}), flush=True)
+            continue
+        if mode == "broke":
+            # Tries a Coup on the next seat whenever it lacks the coins; checks that
+            # each penalty it gets shows that Coup (answering garbage if not).
+            shown = [e.get("action") for e in msg["events"] if e["event"] == "penalty" and e["player"] == seat]
+            if any(a != tried for a in shown):
+                print("penalty shows", shown, "but I tried", tried, flush=True)
+                continue
+            view = msg["view"]
+            if msg["decision"]["kind"] == "action" and view["coins"][seat] < 7:
+                tried = {"coup": (seat + 1) % view["players"]}
+                print(json.dumps({"choice": {"act": tried}}), flush=True)
+                continue
+            print(json.dumps({"choice": msg["legal"][0]}), flush=True)
             continue
         if mode == "stderr_flood":
             sys.stderr.write("noise " * 40000 + "\n")
