@@ -287,20 +287,40 @@ fn stopper_run(at_once: &str) -> (String, serde_json::Value) {
     (stdout, summary)
 }
 
-/// The adapter alone, driven line by line: the constructor gets `{ name }`, and the
-/// history and parameters are coup-cli's, in its order and shape.
-#[test]
-fn the_adapter_passes_coup_cli_parameters_and_history() {
-    use std::io::{BufRead, BufReader, Write};
-    let adapter = here().join("../../sdk/coup-cli/adapter.js");
+/// Runs the adapter with the Probe bot on `lines`: its answers, the calls Probe
+/// reported (one JSON object a call, on stderr) and the whole stderr.
+fn drive_probe(lines: &[String]) -> (Vec<String>, Vec<serde_json::Value>, String) {
+    use std::io::Write;
     let mut child = std::process::Command::new("node")
-        .arg(&adapter)
+        .arg(here().join("../../sdk/coup-cli/adapter.js"))
         .arg(here().join("tests/coup-cli/probe/Probe"))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for l in lines {
+        writeln!(stdin, "{l}").unwrap();
+    }
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let calls = err
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let replies = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    (replies, calls, err)
+}
+
+/// The adapter alone, driven line by line: the constructor gets `{ name }`, and the
+/// history and parameters are coup-cli's, in its order and shape.
+#[test]
+fn the_adapter_passes_coup_cli_parameters_and_history() {
     let view = r#"{"seat":0,"players":3,"cards":["contessa","assassin"],"coins":[2,5,2],"influence":[2,2,1],"revealed":[[],[],["captain"]],"alive":[true,true,true],"deck_size":9,"turn":1}"#;
     let lines = [
         r#"{"type":"hello","protocol":1,"game":"coup"}"#.to_string(),
@@ -313,24 +333,9 @@ fn the_adapter_passes_coup_cli_parameters_and_history() {
             r#"{{"type":"decide","id":1,"events":[{{"event":"turn","actor":1,"number":1}},{{"event":"act","actor":1,"action":"tax"}},{{"event":"challenge","challenger":2,"claimant":1,"card":"duke"}},{{"event":"reveal","player":1,"card":"duke","replaced":true}},{{"event":"lose_influence","player":2,"card":"captain"}},{{"event":"gain","player":1,"coins":3}},{{"event":"turn","actor":1,"number":2}},{{"event":"act","actor":1,"action":{{"steal":0}}}}],"decision":{{"kind":"challenge_action","actor":1,"action":{{"steal":0}},"claim":"captain"}},"view":{view},"legal":["pass","challenge"]}}"#
         ),
     ];
-    let mut stdin = child.stdin.take().unwrap();
-    for l in &lines {
-        writeln!(stdin, "{l}").unwrap();
-    }
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut reply = String::new();
-    out.read_line(&mut reply).unwrap();
-    assert!(reply.contains("\"ready\""), "{reply}");
-    reply.clear();
-    out.read_line(&mut reply).unwrap();
-    assert_eq!(reply.trim(), r#"{"choice":"pass","id":1}"#);
-    drop(stdin);
-    let o = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    let calls: Vec<serde_json::Value> = err
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
+    let (replies, calls, err) = drive_probe(&lines);
+    assert!(replies[0].contains("\"ready\""), "{replies:?}");
+    assert_eq!(replies[1], r#"{"choice":"pass","id":1}"#);
     assert_eq!(calls[0]["method"], "constructor", "{err}");
     assert_eq!(calls[0]["options"], serde_json::json!({ "name": "amy" }));
     let c = &calls[1];
@@ -376,16 +381,6 @@ fn the_adapter_passes_coup_cli_parameters_and_history() {
 /// change which player a bot picks and which card it loses.
 #[test]
 fn the_adapter_lists_players_in_table_order_and_keeps_the_order_answered() {
-    use std::io::{BufRead, BufReader, Write};
-    let adapter = here().join("../../sdk/coup-cli/adapter.js");
-    let mut child = std::process::Command::new("node")
-        .arg(&adapter)
-        .arg(here().join("tests/coup-cli/probe/Probe"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
     let view = r#"{"seat":1,"players":4,"cards":["duke","contessa"],"coins":[1,2,3,4],"influence":[2,2,2,2],"revealed":[[],[],[],[]],"alive":[true,true,true,true],"deck_size":7,"turn":1}"#;
     let drawn = r#"{"seat":1,"players":4,"cards":["duke","contessa"],"drawn":["ambassador","captain"],"coins":[1,2,3,4],"influence":[2,2,2,2],"revealed":[[],[],[],[]],"alive":[true,true,true,true],"deck_size":5,"turn":1}"#;
     let lines = [
@@ -403,30 +398,13 @@ fn the_adapter_lists_players_in_table_order_and_keeps_the_order_answered() {
             r#"{{"type":"decide","id":2,"events":[{{"event":"no_challenge","player":1}},{{"event":"gain","player":0,"coins":3}},{{"event":"turn","actor":2,"number":1}},{{"event":"penalty","player":2,"action":{{"coup":0}}}},{{"event":"lose_influence","player":2,"card":"duke"}},{{"event":"turn","actor":3,"number":2}},{{"event":"penalty","player":3}},{{"event":"lose_influence","player":3,"card":"captain"}},{{"event":"turn","actor":1,"number":3}},{{"event":"act","actor":1,"action":"exchange"}}],"decision":{{"kind":"exchange","actor":1}},"view":{drawn},"legal":[{{"keep":["contessa","duke"]}},{{"keep":["ambassador","duke"]}}]}}"#
         ),
     ];
-    let mut stdin = child.stdin.take().unwrap();
-    for l in &lines {
-        writeln!(stdin, "{l}").unwrap();
-    }
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut reply = String::new();
-    out.read_line(&mut reply).unwrap();
-    assert!(reply.contains("\"ready\""), "{reply}");
-    reply.clear();
-    out.read_line(&mut reply).unwrap();
-    assert_eq!(reply.trim(), r#"{"choice":"pass","id":1}"#);
-    reply.clear();
-    out.read_line(&mut reply).unwrap();
+    let (replies, calls, err) = drive_probe(&lines);
+    assert!(replies[0].contains("\"ready\""), "{replies:?}");
+    assert_eq!(replies[1], r#"{"choice":"pass","id":1}"#);
     assert_eq!(
-        reply.trim(),
+        replies[2],
         r#"{"choice":{"keep":["duke","contessa"]},"id":2}"#
     );
-    drop(stdin);
-    let o = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    let calls: Vec<serde_json::Value> = err
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
     let names = |c: &serde_json::Value| -> Vec<String> {
         c["params"]["otherPlayers"]
             .as_array()
