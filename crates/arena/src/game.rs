@@ -179,8 +179,8 @@ pub trait Game: Clone + Send + Debug + 'static {
     /// The pending seat answered a well-formed but illegal choice. Under a rule
     /// option that penalises such answers instead of forfeiting them (seeds 003 and
     /// 004), the game applies its penalty and returns `true`; the default, and games
-    /// without such an option, return `false` and the seat forfeits. The penalty may
-    /// not depend on the choice: records do not keep it.
+    /// without such an option, return `false` and the seat forfeits. What the penalty
+    /// does may not depend on the choice (see [`Game::penalize_tried`]).
     fn penalize(&mut self, _seat: Seat) -> bool {
         false
     }
