@@ -26,7 +26,7 @@ pub const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrst
 /// }
 /// assert_eq!(Rps::from_code(Rps::Paper.code().unwrap()), Some(Rps::Paper));
 /// ```
-pub trait ChoiceCode: Sized {
+pub trait ChoiceCode: Sized + Clone {
     /// The code, below 64; `None` (or 64 and up) makes the record keep the game's
     /// choices as a JSON list.
     fn code(&self) -> Option<u8>;
@@ -88,52 +88,224 @@ pub fn decode<C: ChoiceCode>(s: &str) -> Result<Vec<C>, String> {
         .collect()
 }
 
-/// Serialises a record's choices as a string of codes when every one has a code.
-pub(crate) fn serialize<C, S>(choices: &Option<Vec<C>>, s: S) -> Result<S::Ok, S::Error>
-where
-    C: ChoiceCode + Serialize,
-    S: Serializer,
-{
-    match choices {
-        Some(v) => match encode(v) {
-            Some(codes) => s.serialize_str(&codes),
-            None => v.serialize(s),
-        },
-        None => s.serialize_none(),
+/// A game's choices in order, as a record keeps them: one code character a choice
+/// (a byte each, written into the record as it is) when every choice has a code,
+/// otherwise the list itself. Built during play, so a full record costs a byte a
+/// decision rather than a copy of each choice.
+///
+/// ```
+/// use koth_arena::Choices;
+/// let mut c: Choices<u8> = Choices::with_capacity(4);
+/// c.push(0);
+/// c.push(51);
+/// assert_eq!(c.codes(), Some("Az"));
+/// c.push(64); // no code: the record falls back to the list
+/// assert_eq!(c.codes(), None);
+/// assert_eq!(c.to_vec(), [0, 51, 64]);
+/// assert_eq!(Choices::from(vec![0u8, 51, 64]), c);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choices<C>(Repr<C>);
+
+/// Coded whenever every choice has a code, so equal lists are equal values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Repr<C> {
+    /// Characters of [`ALPHABET`], one a choice.
+    Codes(Vec<u8>),
+    List(Vec<C>),
+}
+
+impl<C> Default for Choices<C> {
+    fn default() -> Self {
+        Choices(Repr::Codes(Vec::new()))
     }
 }
 
-/// Reads a record's choices from a string of codes or a JSON list (older records,
-/// and choices without codes).
-pub(crate) fn deserialize<'de, C, D>(d: D) -> Result<Option<Vec<C>>, D::Error>
-where
-    C: ChoiceCode + DeserializeOwned,
-    D: Deserializer<'de>,
-{
-    struct Choices<C>(PhantomData<C>);
-    impl<'de, C: ChoiceCode + DeserializeOwned> Visitor<'de> for Choices<C> {
-        type Value = Option<Vec<C>>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a string of choice codes or a list of choices")
-        }
-        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-            decode(v).map(Some).map_err(E::custom)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-            while let Some(c) = seq.next_element::<C>()? {
-                v.push(c);
-            }
-            Ok(Some(v))
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
+impl<C: ChoiceCode> Choices<C> {
+    /// No choices yet, room for `n`.
+    pub fn with_capacity(n: usize) -> Self {
+        Choices(Repr::Codes(Vec::with_capacity(n)))
+    }
+
+    /// No choices yet, coded into `buffer` (emptied first): a caller may reuse one
+    /// buffer for many games and [`Choices::compact`] each.
+    pub fn from_buffer(mut buffer: Vec<u8>) -> Self {
+        buffer.clear();
+        Choices(Repr::Codes(buffer))
+    }
+
+    /// The same choices in memory of their exact size, and the buffer they were
+    /// coded into (when they were), to reuse.
+    pub fn compact(self) -> (Self, Option<Vec<u8>>) {
+        match self.0 {
+            Repr::Codes(buffer) => (
+                Choices(Repr::Codes(buffer.as_slice().to_vec())),
+                Some(buffer),
+            ),
+            list => (Choices(list), None),
         }
     }
-    d.deserialize_any(Choices(PhantomData))
+
+    /// Appends a choice.
+    #[inline]
+    pub fn push(&mut self, c: C) {
+        match &mut self.0 {
+            Repr::Codes(codes) => match c.code().and_then(|k| ALPHABET.get(k as usize)) {
+                Some(&ch) => codes.push(ch),
+                None => self.spill(c),
+            },
+            Repr::List(list) => list.push(c),
+        }
+    }
+
+    /// The first choice without a code: from now on the list itself.
+    #[cold]
+    fn spill(&mut self, c: C) {
+        let mut list = self.to_vec();
+        list.push(c);
+        self.0 = Repr::List(list);
+    }
+
+    /// How many choices.
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Repr::Codes(c) => c.len(),
+            Repr::List(l) => l.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The choices, in order.
+    pub fn iter(&self) -> Iter<'_, C> {
+        match &self.0 {
+            Repr::Codes(c) => Iter {
+                codes: c.iter(),
+                list: [].iter(),
+            },
+            Repr::List(l) => Iter {
+                codes: [].iter(),
+                list: l.iter(),
+            },
+        }
+    }
+
+    /// The choices as a list.
+    pub fn to_vec(&self) -> Vec<C> {
+        self.iter().collect()
+    }
+
+    /// The code characters, when every choice has one.
+    pub(crate) fn code_bytes(&self) -> Option<&[u8]> {
+        match &self.0 {
+            Repr::Codes(c) => Some(c),
+            Repr::List(_) => None,
+        }
+    }
+
+    /// The string of codes, when every choice has one.
+    pub fn codes(&self) -> Option<&str> {
+        match &self.0 {
+            Repr::Codes(c) => Some(std::str::from_utf8(c).expect("the alphabet is ASCII")),
+            Repr::List(_) => None,
+        }
+    }
+}
+
+/// The choices of a [`Choices`], in order.
+pub struct Iter<'a, C> {
+    codes: std::slice::Iter<'a, u8>,
+    list: std::slice::Iter<'a, C>,
+}
+
+impl<C: ChoiceCode> Iterator for Iter<'_, C> {
+    type Item = C;
+    #[inline]
+    fn next(&mut self) -> Option<C> {
+        match self.codes.next() {
+            Some(&b) => Some(decode_one(b)),
+            None => self.list.next().cloned(),
+        }
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.codes.len() + self.list.len();
+        (n, Some(n))
+    }
+}
+
+impl<C: ChoiceCode> ExactSizeIterator for Iter<'_, C> {}
+
+impl<'a, C: ChoiceCode> IntoIterator for &'a Choices<C> {
+    type Item = C;
+    type IntoIter = Iter<'a, C>;
+    fn into_iter(self) -> Iter<'a, C> {
+        self.iter()
+    }
+}
+
+/// The choice of a code character that [`Choices`] checked when it took it.
+fn decode_one<C: ChoiceCode>(b: u8) -> C {
+    code_of(b)
+        .and_then(C::from_code)
+        .expect("a code Choices took has a choice")
+}
+
+impl<C: ChoiceCode> From<Vec<C>> for Choices<C> {
+    fn from(list: Vec<C>) -> Self {
+        match encode(&list) {
+            Some(codes) => Choices(Repr::Codes(codes.into_bytes())),
+            None => Choices(Repr::List(list)),
+        }
+    }
+}
+
+impl<C: ChoiceCode> FromIterator<C> for Choices<C> {
+    fn from_iter<I: IntoIterator<Item = C>>(iter: I) -> Self {
+        let iter = iter.into_iter();
+        let mut c = Choices::with_capacity(iter.size_hint().0);
+        for x in iter {
+            c.push(x);
+        }
+        c
+    }
+}
+
+impl<C: ChoiceCode + Serialize> Serialize for Choices<C> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Repr::Codes(c) => s.serialize_str(std::str::from_utf8(c).expect("ASCII")),
+            Repr::List(l) => l.serialize(s),
+        }
+    }
+}
+
+impl<'de, C: ChoiceCode + DeserializeOwned> serde::Deserialize<'de> for Choices<C> {
+    /// A string of codes, or a JSON list (older records, and choices without codes).
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<C>(PhantomData<C>);
+        impl<'de, C: ChoiceCode + DeserializeOwned> Visitor<'de> for V<C> {
+            type Value = Choices<C>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string of choice codes or a list of choices")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                // Every character must stand for a choice: iteration relies on it.
+                decode::<C>(v).map_err(E::custom)?;
+                Ok(Choices(Repr::Codes(v.as_bytes().to_vec())))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(c) = seq.next_element::<C>()? {
+                    v.push(c);
+                }
+                Ok(v.into())
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
 }
 
 #[cfg(test)]
@@ -158,6 +330,42 @@ mod tests {
         assert_eq!(encode(&[1u8, 64]), None);
         let e = decode::<u8>("AB*").unwrap_err();
         assert!(e.contains("choice 2") && e.contains('*'), "{e}");
+    }
+
+    #[test]
+    fn choices_pushed_collected_or_converted_are_the_same() {
+        let coded: Vec<u8> = vec![0, 63, 5, 5];
+        let pushed: Choices<u8> = coded.iter().copied().collect();
+        assert_eq!(pushed, Choices::from(coded.clone()));
+        assert_eq!(pushed.codes(), Some("A_FF"));
+        assert_eq!(pushed.iter().len(), 4);
+        assert_eq!(pushed.to_vec(), coded);
+        // One choice without a code turns the whole list into a list, in order.
+        let mixed = vec![1u8, 2, 64, 3];
+        let mut c = Choices::from_buffer(b"junk".to_vec());
+        assert!(c.is_empty(), "a reused buffer starts empty");
+        for &x in &mixed {
+            c.push(x);
+        }
+        assert_eq!(c.codes(), None);
+        assert_eq!(c.to_vec(), mixed);
+        assert_eq!(c, Choices::from(mixed.clone()));
+        assert_eq!(serde_json::to_string(&c).unwrap(), "[1,2,64,3]");
+        // Compacting keeps the choices and hands back the coding buffer.
+        let (kept, buffer) = pushed.clone().compact();
+        assert_eq!(kept, pushed);
+        assert!(buffer.is_some());
+        assert_eq!(c.clone().compact(), (c, None));
+    }
+
+    #[test]
+    fn choices_read_from_records_are_checked() {
+        let c: Choices<u8> = serde_json::from_str(r#""ABC_""#).unwrap();
+        assert_eq!(c.to_vec(), [0, 1, 2, 63]);
+        let c: Choices<u8> = serde_json::from_str("[0,1,2,63]").unwrap();
+        assert_eq!(c.codes(), Some("ABC_"), "an old list of coded choices reads coded");
+        let e = serde_json::from_str::<Choices<u8>>(r#""AB*""#).unwrap_err();
+        assert!(e.to_string().contains("choice 2"), "{e}");
     }
 
     #[test]

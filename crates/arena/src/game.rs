@@ -223,7 +223,7 @@ pub trait Game: Clone + Send + Debug + 'static {
     /// from the last to go out to the first (seats out together share a place).
     /// The default knows only winners and losers (all losers second; everyone
     /// first when nobody won); games with an elimination order say it.
-    fn places(&self, out: &mut Vec<u8>) {
+    fn places(&self, out: &mut crate::runner::PerSeat<u8>) {
         out.clear();
         let Some(o) = self.outcome() else { return };
         out.extend((0..self.seats()).map(|s| {

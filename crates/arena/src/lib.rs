@@ -19,13 +19,13 @@ pub mod scoring;
 pub mod sprt;
 pub mod stats;
 
-pub use code::ChoiceCode;
+pub use code::{ChoiceCode, Choices};
 pub use game::{Ending, Game, IllegalChoice, Notice, Outcome, Seat, SeatSet, MAX_SEATS};
 pub use rng::{DealRng, GameSeeds, Random, Rng};
 pub use runner::{
-    play_game, Agent, AgentFactory, Entrant, EntrantStats, Fault, GameRecord, MultiAgent,
-    MultiFactory, NoticeKind, NoticeRecord, Observer, Progress, Quiet, RecordLevel, RunSummary,
-    Standings, Tournament, MAX_TABLES,
+    play_game, smallvec, Agent, AgentFactory, Entrant, EntrantStats, Fault, GameRecord, MultiAgent,
+    MultiFactory, NoticeKind, NoticeRecord, Observer, PerSeat, Progress, Quiet, RecordLevel,
+    RunSummary, SmallVec, Standings, Tournament, MAX_TABLES,
 };
 pub use schedule::Schedule;
 pub use scoring::Scoring;

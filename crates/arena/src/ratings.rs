@@ -15,19 +15,19 @@
 //!
 //! ```
 //! use koth_arena::ratings::rate;
-//! use koth_arena::{Ending, GameRecord, Outcome, SeatSet};
+//! use koth_arena::{smallvec, Ending, GameRecord, Outcome, SeatSet};
 //!
 //! let names = vec!["a".to_string(), "b".to_string()];
 //! let game = |index: u64| GameRecord::<u8> {
 //!     index,
 //!     seed: index,
-//!     seats: vec![0, 1],
+//!     seats: smallvec![0, 1],
 //!     outcome: Outcome { winners: SeatSet::single(0), ending: Ending::Decided, turns: 3 },
-//!     scores: vec![1.0, -1.0],
+//!     scores: smallvec![1.0, -1.0],
 //!     decisions: 0,
 //!     forfeits: vec![],
 //!     notices: vec![],
-//!     places: vec![],
+//!     places: smallvec![],
 //!     choices: None,
 //! };
 //! let records: Vec<_> = (0..20).map(game).collect();
@@ -179,17 +179,17 @@ mod tests {
         GameRecord {
             index,
             seed: index,
-            seats,
+            seats: seats.into(),
             outcome: Outcome {
                 winners,
                 ending: Ending::Decided,
                 turns: 5,
             },
-            scores: vec![0.0; n],
+            scores: smallvec::smallvec![0.0; n],
             decisions: 0,
             forfeits: vec![],
             notices: vec![],
-            places: vec![],
+            places: Default::default(),
             choices: None,
         }
     }
@@ -311,7 +311,7 @@ mod tests {
         let recs: Vec<GameRecord<u8>> = (0..200)
             .map(|i| {
                 let mut g = game(i, vec![0, 1, 2, 3], SeatSet::single(0));
-                g.places = vec![1, 2, 3, 4];
+                g.places = smallvec::smallvec![1, 2, 3, 4];
                 g
             })
             .collect();

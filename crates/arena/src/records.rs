@@ -463,7 +463,7 @@ pub fn replay<G: Game>(
         .iter()
         .filter(|n| n.kind == crate::runner::NoticeKind::Penalty)
         .peekable();
-    for (i, &c) in choices.iter().enumerate() {
+    for (i, c) in choices.iter().enumerate() {
         loop {
             // Penalties and forfeits at the same point happened in that order.
             if let Some(p) = penalties.next_if(|p| p.at == i as u64) {

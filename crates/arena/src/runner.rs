@@ -10,6 +10,7 @@ use crate::schedule::Schedule;
 use crate::scoring::{result_of, Result3, Scoring};
 use crate::stats::Sample;
 use serde::{Deserialize, Serialize};
+pub use smallvec::{smallvec, SmallVec};
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -248,6 +249,11 @@ pub enum NoticeKind {
     Stop,
 }
 
+/// One value a seat, kept inline up to [`MAX_SEATS`](crate::MAX_SEATS) seats (a
+/// record costs no allocation for them); it derefs to a slice, and serialises as a
+/// JSON list.
+pub type PerSeat<T> = SmallVec<[T; crate::game::MAX_SEATS]>;
+
 /// One finished game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(bound(
@@ -260,11 +266,11 @@ pub struct GameRecord<C> {
     /// The seed the game was played with.
     pub seed: u64,
     /// Entrant at each seat.
-    pub seats: Vec<usize>,
+    pub seats: PerSeat<usize>,
     /// How it ended.
     pub outcome: Outcome,
     /// Score of each seat.
-    pub scores: Vec<f64>,
+    pub scores: PerSeat<f64>,
     /// Decisions asked of the bots.
     #[serde(default)]
     pub decisions: u64,
@@ -276,17 +282,12 @@ pub struct GameRecord<C> {
     pub notices: Vec<NoticeRecord>,
     /// Each seat's place (1 = won; then from the last out to the first out), when
     /// the game knows more than who won: Coup's elimination order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub places: Vec<u8>,
+    #[serde(default, skip_serializing_if = "SmallVec::is_empty")]
+    pub places: PerSeat<u8>,
     /// Every choice made, in order (with [`RecordLevel::Full`]); written as one
     /// character a choice ([`crate::code`]).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "crate::code::serialize",
-        deserialize_with = "crate::code::deserialize"
-    )]
-    pub choices: Option<Vec<C>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choices: Option<crate::code::Choices<C>>,
 }
 
 impl<C: Serialize + crate::code::ChoiceCode> GameRecord<C> {
@@ -295,12 +296,12 @@ impl<C: Serialize + crate::code::ChoiceCode> GameRecord<C> {
     ///
     /// ```
     /// # use koth_arena::runner::GameRecord;
-    /// # use koth_arena::{Ending, Outcome, SeatSet};
+    /// # use koth_arena::{smallvec, Ending, Outcome, SeatSet};
     /// let r = GameRecord::<u8> {
-    ///     index: 3, seed: 9, seats: vec![1, 0],
+    ///     index: 3, seed: 9, seats: smallvec![1, 0],
     ///     outcome: Outcome { winners: SeatSet(1), ending: Ending::Decided, turns: 4 },
-    ///     scores: vec![1.0, -1.0], decisions: 5, forfeits: vec![], notices: vec![],
-    ///     places: vec![], choices: Some(vec![0, 1, 2]),
+    ///     scores: smallvec![1.0, -1.0], decisions: 5, forfeits: vec![], notices: vec![],
+    ///     places: smallvec![], choices: Some(vec![0, 1, 2].into()),
     /// };
     /// let mut line = Vec::new();
     /// r.write_json_line(&mut line);
@@ -323,22 +324,11 @@ impl<C: Serialize + crate::code::ChoiceCode> GameRecord<C> {
         });
         out.extend_from_slice(n.format(self.outcome.turns).as_bytes());
         out.extend_from_slice(b"},\"scores\":[");
-        // The text of the last score written, reused for an equal one (most seats
-        // score alike: the losers of a zero-sum game).
-        let mut last: Option<(u64, std::ops::Range<usize>)> = None;
         for (i, s) in self.scores.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            match &last {
-                Some((bits, text)) if *bits == s.to_bits() => out.extend_from_within(text.clone()),
-                _ => {
-                    let at = out.len();
-                    // serde_json's own float formatting, so both writers agree.
-                    serde_json::to_writer(&mut *out, s).expect("a number serializes");
-                    last = Some((s.to_bits(), at..out.len()));
-                }
-            }
+            write_score(out, *s);
         }
         out.extend_from_slice(b"],\"decisions\":");
         out.extend_from_slice(n.format(self.decisions).as_bytes());
@@ -356,29 +346,49 @@ impl<C: Serialize + crate::code::ChoiceCode> GameRecord<C> {
             write_ints(out, &mut n, &self.places);
         }
         if let Some(choices) = &self.choices {
-            out.extend_from_slice(b",\"choices\":\"");
-            let at = out.len();
-            // Sized once, then filled: no capacity check a choice.
-            out.resize(at + choices.len(), b'"');
-            let coded = out[at..].iter_mut().zip(choices).all(|(slot, c)| {
-                match c.code().and_then(|k| crate::code::ALPHABET.get(k as usize)) {
-                    Some(&ch) => {
-                        *slot = ch;
-                        true
-                    }
-                    None => false,
+            out.extend_from_slice(b",\"choices\":");
+            match choices.code_bytes() {
+                // Coded during play: the characters as they are.
+                Some(codes) => {
+                    out.push(b'"');
+                    out.extend_from_slice(codes);
+                    out.push(b'"');
                 }
-            });
-            if coded {
-                out.push(b'"');
-            } else {
-                // A choice without a code: the whole list as JSON.
-                out.truncate(at - 1);
-                serde_json::to_writer(&mut *out, choices).expect("choices serialize");
+                None => serde_json::to_writer(&mut *out, choices).expect("choices serialize"),
             }
         }
         out.extend_from_slice(b"}\n");
     }
+}
+
+/// Appends a score as serde_json writes it. A run's scores take a few values (a
+/// zero-sum game's winner and losers), so the worker keeps the text of the last
+/// few rather than formatting every one.
+#[inline]
+fn write_score(out: &mut Vec<u8>, s: f64) {
+    /// (bits, text length, text): the longest f64 text is 24 bytes.
+    type Slot = (u64, u8, [u8; 24]);
+    thread_local! {
+        static KNOWN: std::cell::RefCell<([Slot; 4], usize)> =
+            const { std::cell::RefCell::new(([(0, 0, [0; 24]); 4], 0)) };
+    }
+    KNOWN.with_borrow_mut(|(slots, next)| {
+        let bits = s.to_bits();
+        if let Some((_, len, text)) = slots.iter().find(|(b, len, _)| *len > 0 && *b == bits) {
+            out.extend_from_slice(&text[..*len as usize]);
+            return;
+        }
+        let at = out.len();
+        // serde_json's own float formatting, so both writers agree.
+        serde_json::to_writer(&mut *out, &s).expect("a number serializes");
+        let len = out.len() - at;
+        if len <= 24 {
+            let mut text = [0; 24];
+            text[..len].copy_from_slice(&out[at..]);
+            slots[*next] = (bits, len as u8, text);
+            *next = (*next + 1) % slots.len();
+        }
+    })
 }
 
 /// Appends `items` as a JSON list of integers.
@@ -700,7 +710,7 @@ struct Sheet<C> {
     forfeits: Vec<ForfeitRecord>,
     notices: Vec<NoticeRecord>,
     news: Vec<Notice>,
-    choices: Option<Vec<C>>,
+    choices: Option<crate::code::Choices<C>>,
     decisions: u64,
     applied: u64,
 }
@@ -712,7 +722,10 @@ impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
             forfeits: Vec::new(),
             notices: Vec::new(),
             news: Vec::new(),
-            choices: (level == RecordLevel::Full).then(|| Vec::with_capacity(256)),
+            // Played into this thread's scratch buffer; the record gets a copy of
+            // its exact size (one allocation a game, a byte a choice).
+            choices: (level == RecordLevel::Full)
+                .then(|| crate::code::Choices::from_buffer(SCRATCH.take())),
             decisions: 0,
             applied: 0,
         }
@@ -851,9 +864,9 @@ impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
             ending: Ending::Adjudicated,
             turns: game.turns(),
         });
-        let scores = scoring.scores(seats, &outcome)[..seats].to_vec();
+        let scores = SmallVec::from_slice(&scoring.scores(seats, &outcome)[..seats]);
         // Kept only when records are: the standings do not use them.
-        let mut places = Vec::new();
+        let mut places = PerSeat::new();
         if self.level != RecordLevel::None {
             game.places(&mut places);
             // Win/loss says it all: not worth the bytes.
@@ -864,16 +877,27 @@ impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
         GameRecord {
             index,
             seed: deal,
-            seats: entrants.to_vec(),
+            seats: SmallVec::from_slice(entrants),
             outcome,
             scores,
             decisions: self.decisions,
             forfeits: self.forfeits,
             notices: self.notices,
             places,
-            choices: self.choices,
+            choices: self.choices.map(|c| {
+                let (kept, buffer) = c.compact();
+                if let Some(b) = buffer {
+                    SCRATCH.set(b);
+                }
+                kept
+            }),
         }
     }
+}
+
+thread_local! {
+    /// The choice codes of the game a thread is playing (see [`Sheet::new`]).
+    static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 fn fault_of(r: std::thread::Result<Result<(), Fault>>) -> Option<Fault> {
@@ -1442,23 +1466,38 @@ impl<G: Game> Tournament<G> {
                 });
             }
         }
-        // Borrow each seat's agent mutably; entrants at a table are distinct.
-        let mut pool: Vec<Option<&mut Box<dyn Agent<G>>>> =
-            agents.iter_mut().map(|a| a.as_mut()).collect();
         let mut names = [""; crate::game::MAX_SEATS];
         for (slot, &e) in names.iter_mut().zip(seating.iter()) {
             *slot = self.entrants[e].name.as_str();
         }
         let names = &names[..seating.len().min(crate::game::MAX_SEATS)];
-        let mut refs: Vec<&mut dyn Agent<G>> = Vec::with_capacity(seating.len());
-        for &e in seating.iter() {
-            refs.push(
-                pool[e]
-                    .take()
-                    .expect("each entrant sits once per table")
-                    .as_mut(),
-            );
+        // Borrow each seat's agent mutably (entrants at a table are distinct),
+        // walking the agents once in entrant order: no allocation a game.
+        let mut order: SmallVec<[(usize, usize); crate::game::MAX_SEATS]> = seating
+            .iter()
+            .enumerate()
+            .map(|(seat, &e)| (e, seat))
+            .collect();
+        order.sort_unstable();
+        let mut by_seat: SmallVec<[Option<&mut dyn Agent<G>>; crate::game::MAX_SEATS]> =
+            seating.iter().map(|_| None).collect();
+        let mut rest = &mut agents[..];
+        let mut skipped = 0;
+        for (e, seat) in order {
+            let at = e
+                .checked_sub(skipped)
+                .expect("each entrant sits once per table");
+            let (agent, tail) = std::mem::take(&mut rest)[at..]
+                .split_first_mut()
+                .expect("a seated entrant exists");
+            by_seat[seat] = Some(agent.as_mut().expect("made above").as_mut());
+            rest = tail;
+            skipped = e + 1;
         }
+        let mut refs: SmallVec<[&mut dyn Agent<G>; crate::game::MAX_SEATS]> = by_seat
+            .into_iter()
+            .map(|a| a.expect("each entrant sits once per table"))
+            .collect();
         for agent in refs.iter_mut() {
             agent.seat_names(names);
         }
@@ -1628,13 +1667,13 @@ mod tests {
             let r = GameRecord {
                 index,
                 seed,
-                seats,
+                seats: seats.into(),
                 outcome: Outcome {
                     winners: SeatSet(winners),
                     ending: [Ending::Decided, Ending::TurnCap, Ending::Adjudicated][ending as usize],
                     turns,
                 },
-                scores,
+                scores: scores.into(),
                 decisions,
                 forfeits: faults
                     .into_iter()
@@ -1659,8 +1698,9 @@ mod tests {
                         tried: None,
                     })
                     .collect(),
-                places,
-                choices,
+                places: places.into(),
+                // Pushed one by one, as during play.
+                choices: choices.map(|v| v.into_iter().collect()),
             };
             let mut line = Vec::new();
             r.write_json_line(&mut line);
@@ -1681,7 +1721,7 @@ mod tests {
     #[test]
     fn choices_are_written_as_codes_and_read_in_either_form() {
         let mut r = record(vec![0, 1], 0, vec![1.0, -1.0]);
-        r.choices = Some(vec![0, 1, 2, 63]);
+        r.choices = Some(vec![0, 1, 2, 63].into());
         let line = serde_json::to_string(&r).unwrap();
         assert!(line.contains(r#""choices":"ABC_""#), "{line}");
         assert_eq!(serde_json::from_str::<GameRecord<u8>>(&line).unwrap(), r);
@@ -1689,7 +1729,7 @@ mod tests {
         let old = line.replace(r#""ABC_""#, "[0,1,2,63]");
         assert_eq!(serde_json::from_str::<GameRecord<u8>>(&old).unwrap(), r);
         // A choice without a code keeps the whole list as a list.
-        r.choices = Some(vec![0, 64]);
+        r.choices = Some(vec![0, 64].into());
         let line = serde_json::to_string(&r).unwrap();
         assert!(line.contains(r#""choices":[0,64]"#), "{line}");
         assert_eq!(serde_json::from_str::<GameRecord<u8>>(&line).unwrap(), r);
@@ -1703,17 +1743,17 @@ mod tests {
         GameRecord {
             index: 0,
             seed: 0,
-            seats,
+            seats: seats.into(),
             outcome: Outcome {
                 winners: SeatSet::single(winner),
                 ending: Ending::Decided,
                 turns: 1,
             },
-            scores,
+            scores: scores.into(),
             decisions: 0,
             forfeits: vec![],
             notices: vec![],
-            places: vec![],
+            places: Default::default(),
             choices: None,
         }
     }

@@ -671,7 +671,7 @@ mod tests {
         for i in 0..games {
             let n = names.len();
             let w = (i as usize * 7 + i as usize / 3) % n;
-            let seats: Vec<usize> = (0..n).collect();
+            let seats = (0..n).collect();
             let scores = (0..n)
                 .map(|x| if x == w { 1.0 } else { -1.0 / (n as f64 - 1.0) })
                 .collect();
@@ -688,7 +688,7 @@ mod tests {
                 decisions: 40,
                 forfeits: vec![],
                 notices: vec![],
-                places: vec![],
+                places: Default::default(),
                 choices: None,
             });
         }

@@ -290,7 +290,7 @@ impl Observer<Action> for Archive {
         let Some(f) = self.file.as_mut() else { return };
         // Replaying the recorded choices gives each samurai's recorded history.
         let mut duel = State::new(&self.rules, r.seed);
-        for &c in r.choices.iter().flatten() {
+        for c in r.choices.iter().flatten() {
             if duel.apply(c).is_err() {
                 break;
             }
@@ -660,7 +660,7 @@ fn tournament(a: TournamentArgs) -> Result<()> {
         show_forfeit(rec, &summary.standings, |names| {
             let names = [names[0].as_str(), names[1].as_str()];
             let mut duel = State::new(&Rules::default(), rec.seed);
-            for &c in rec.choices.iter().flatten() {
+            for c in rec.choices.iter().flatten() {
                 let shown = duel.log().len();
                 if duel.apply(c).is_err() {
                     break;

@@ -127,19 +127,18 @@ impl koth_arena::ChoiceCode for Choice {
         if let Choice::Pass = self {
             return Some(0);
         }
-        let seat = |t: usize| (t < 6).then_some(t as u8);
         Some(match *self {
             Choice::Pass => 0,
             Choice::Challenge => 1,
-            Choice::Act(a) => match a {
-                Action::Income => 2,
-                Action::ForeignAid => 3,
-                Action::Tax => 4,
-                Action::Exchange => 5,
-                Action::Steal(t) => 6 + seat(t)?,
-                Action::Assassinate(t) => 12 + seat(t)?,
-                Action::Coup(t) => 18 + seat(t)?,
-            },
+            Choice::Act(a) => {
+                // Branch-free: a base by kind (a table lookup) plus the target.
+                const BASE: [u8; 7] = [2, 3, 18, 4, 12, 6, 5];
+                let t = a.target().unwrap_or(0);
+                if t >= 6 {
+                    return None;
+                }
+                BASE[a.kind() as usize] + t as u8
+            }
             Choice::Block(c) => 24 + c as u8,
             Choice::Lose(c) => 29 + c as u8,
             Choice::Keep(k) => match *k.cards() {

@@ -72,7 +72,7 @@ impl Game for State {
     fn turns(&self) -> u32 {
         State::turns(self)
     }
-    fn places(&self, out: &mut Vec<u8>) {
+    fn places(&self, out: &mut koth_arena::PerSeat<u8>) {
         State::places(self, out)
     }
 }

@@ -310,13 +310,13 @@ impl State {
     /// g.forfeit(first);
     /// let second = g.to_move().unwrap();
     /// g.forfeit(second);
-    /// let mut places = Vec::new();
+    /// let mut places = koth_arena::PerSeat::new();
     /// g.places(&mut places);
     /// assert_eq!(places[first], 3);
     /// assert_eq!(places[second], 2);
     /// assert_eq!(places.iter().filter(|&&p| p == 1).count(), 1);
     /// ```
-    pub fn places(&self, out: &mut Vec<u8>) {
+    pub fn places(&self, out: &mut koth_arena::PerSeat<u8>) {
         out.clear();
         let Some(o) = self.outcome() else { return };
         let n = self.n as usize;

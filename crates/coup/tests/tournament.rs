@@ -246,7 +246,7 @@ impl koth_arena::Observer<koth_coup::Choice> for Seen {
                     .collect::<Vec<_>>()
             })
             .collect();
-        self.0.push((r.index, r.seed, r.seats.clone(), hands));
+        self.0.push((r.index, r.seed, r.seats.to_vec(), hands));
     }
 }
 

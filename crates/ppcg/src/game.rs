@@ -681,7 +681,7 @@ impl Game for PpcgGame {
         self.state.turns()
     }
 
-    fn places(&self, out: &mut Vec<u8>) {
+    fn places(&self, out: &mut koth_arena::PerSeat<u8>) {
         self.state.places(out)
     }
 }

@@ -108,7 +108,7 @@ fn full_records_replay_to_the_same_result() {
         fn on_record(&mut self, r: &GameRecord<Action>) {
             use koth_arena::Game;
             let mut g = State::new(&Rules::default(), r.seed);
-            for &c in r.choices.as_ref().unwrap() {
+            for c in r.choices.as_ref().unwrap() {
                 g.apply(c).unwrap();
             }
             assert_eq!(g.outcome(), Some(r.outcome));

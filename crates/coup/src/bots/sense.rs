@@ -28,7 +28,13 @@ pub fn least_valuable(view: &View) -> Card {
 /// The best cards to keep after an Exchange: the most valuable, preferring two
 /// different characters.
 pub fn best_keep(hand: &[Card], drawn: [Card; 2]) -> Keep {
-    let mut pool: Vec<Card> = hand.iter().copied().chain(drawn).collect();
+    // On the stack: a bot decides without allocating.
+    let mut all = [Card::Ambassador; 4];
+    let n = hand.len().min(2) + 2;
+    for (slot, c) in all.iter_mut().zip(hand.iter().copied().chain(drawn)) {
+        *slot = c;
+    }
+    let pool = &mut all[..n];
     pool.sort_by_key(|&c| std::cmp::Reverse(card_value(c)));
     if hand.len() == 1 {
         return Keep::new(&pool[..1]).expect("one card");
