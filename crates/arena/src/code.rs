@@ -363,7 +363,11 @@ mod tests {
         let c: Choices<u8> = serde_json::from_str(r#""ABC_""#).unwrap();
         assert_eq!(c.to_vec(), [0, 1, 2, 63]);
         let c: Choices<u8> = serde_json::from_str("[0,1,2,63]").unwrap();
-        assert_eq!(c.codes(), Some("ABC_"), "an old list of coded choices reads coded");
+        assert_eq!(
+            c.codes(),
+            Some("ABC_"),
+            "an old list of coded choices reads coded"
+        );
         let e = serde_json::from_str::<Choices<u8>>(r#""AB*""#).unwrap_err();
         assert!(e.to_string().contains("choice 2"), "{e}");
     }
