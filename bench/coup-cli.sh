@@ -10,6 +10,10 @@
 # COUP_CLI_CHECKOUT is a copy of github.com/dominikwilkowski/coup-cli (its loop
 # plays every bot of its bots/ folder); BOTS_DIR defaults to the three test bots of
 # crates/cli/tests/coup-cli/bots. Build koth first: cargo build --release.
+#
+# THINK_US=N makes every bot spend N microseconds of CPU on each call before it
+# answers (a wrapper around its class, the same in both engines), to see how the
+# two compare for bots that do real work rather than answer at once.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 cli="$(cd "${1:?usage: bench/coup-cli.sh COUP_CLI_CHECKOUT [BOTS_DIR] [GAMES]}" && pwd)"
@@ -20,6 +24,30 @@ koth="${KOTH:-$here/target/release/koth}"
 [ -x "$koth" ] || { echo "build koth first: cargo build --release" >&2; exit 1; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+
+think="${THINK_US:-0}"
+if [ "$think" != 0 ]; then
+  # Each bot's index.js becomes inner.js (its relative requires still resolve),
+  # and a new index.js spins THINK_US microseconds before every method.
+  cp -r "$bots" "$work/thinking"
+  for b in "$work"/thinking/*/; do
+    mv "$b/index.js" "$b/inner.js"
+    cat > "$b/index.js" <<JS
+const Bot = require('./inner.js');
+for (const m of Object.getOwnPropertyNames(Bot.prototype)) {
+  if (!m.startsWith('on')) continue;
+  const f = Bot.prototype[m];
+  Bot.prototype[m] = function (...args) {
+    const end = process.hrtime.bigint() + ${think}000n;
+    while (process.hrtime.bigint() < end);
+    return f.apply(this, args);
+  };
+}
+module.exports = exports = Bot;
+JS
+  done
+  bots="$work/thinking"
+fi
 
 # coup-cli plays the bots in its own bots/ folder.
 cp -r "$cli" "$work/coup-cli"
@@ -45,7 +73,7 @@ done
 busy() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
 per_core() { python3 -c "import sys; g, b = int(sys.argv[1]), int(sys.argv[2]); print(f'  {b / 100:.2f} s of CPU on the machine: {g / (b / 100):.0f} games per core-second')" "$1" "$2"; }
 
-echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(node --version)"
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(node --version); bots think ${think} µs a call"
 b0=$(busy)
 start=$(date +%s.%N)
 (cd "$work/coup-cli" && node src/bin.js loop -r "$games" > "$work/cli.out" 2>/dev/null)

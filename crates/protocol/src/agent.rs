@@ -171,6 +171,8 @@ pub struct JsonMux<G> {
     bot_name: Option<String>,
     /// Games at once the running program said it plays.
     announced: usize,
+    /// The running program said `"legal": false`: its requests leave `legal` out.
+    omit_legal: bool,
     /// Counts the processes started: a game belongs to the one it began with.
     generation: u64,
     /// `decide` requests sent to the current process (the last one's `id`).
@@ -219,6 +221,7 @@ impl<G: WireGame> JsonMux<G> {
             proc: None,
             bot_name: None,
             announced: 1,
+            omit_legal: false,
             generation: 0,
             requests: 0,
             games: 0,
@@ -328,6 +331,7 @@ impl<G: WireGame> JsonMux<G> {
         self.requests = 0;
         self.games = 0;
         self.announced = 1;
+        self.omit_legal = false;
         self.log_pos = 0;
         self.out.clear();
         self.queued = 0;
@@ -367,7 +371,18 @@ impl<G: WireGame> JsonMux<G> {
                         snippet(&r.games.map(|v| v.to_string()).unwrap_or_default())
                     )));
                 };
+                let omit_legal = match &r.legal {
+                    None | Some(serde_json::Value::Bool(true)) => false,
+                    Some(serde_json::Value::Bool(false)) => true,
+                    Some(v) => {
+                        return Err(self.fail(format!(
+                            "garbage: \"legal\" in ready must be true or false, got {}",
+                            snippet(&v.to_string())
+                        )))
+                    }
+                };
                 self.announced = (games as usize).min(koth_arena::MAX_TABLES);
+                self.omit_legal = omit_legal;
                 self.bot_name = r.name;
                 Ok(())
             }
@@ -404,7 +419,9 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
         }
         self.games += 1;
         let (games, generation, multi) = (self.games, self.generation, self.announced > 1);
+        let omit_legal = self.omit_legal;
         let ts = self.table(table);
+        ts.enc.omit_legal = omit_legal;
         ts.used = Duration::ZERO;
         ts.stop = None;
         ts.lost = None;

@@ -41,6 +41,9 @@ pub(crate) struct Ready {
     /// How many games the program plays at once (1 when left out).
     #[serde(default)]
     pub games: Option<serde_json::Value>,
+    /// `false`: leave `legal` out of `decide` (the program works out its choices).
+    #[serde(default)]
+    pub legal: Option<serde_json::Value>,
 }
 
 /// `start`: a game begins.
@@ -75,7 +78,9 @@ struct Decide<'a, E, D, V, C> {
     pub events: E,
     pub decision: D,
     pub view: V,
-    pub legal: &'a [C],
+    /// Left out for a program that said `"legal": false` in `ready`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legal: Option<&'a [C]>,
 }
 
 /// `end`: the game is over.
@@ -119,6 +124,8 @@ pub struct Encoder {
     pub(crate) games: u64,
     /// The table named in every line, for a program that plays several games at once.
     pub(crate) table: Option<usize>,
+    /// Leaves `legal` out of `decide` (the program said `"legal": false`).
+    pub(crate) omit_legal: bool,
     names: Vec<String>,
     cursor: usize,
     buf: Vec<u8>,
@@ -171,7 +178,7 @@ impl Encoder {
             events,
             decision: game.decision_json(),
             view: game.view_json(seat),
-            legal,
+            legal: (!self.omit_legal).then_some(legal),
         };
         let out = Self::encode(&mut self.buf, &msg)?;
         self.cursor = cursor;

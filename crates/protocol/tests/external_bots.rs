@@ -540,6 +540,28 @@ fn an_illegal_answer_costs_only_its_own_game_among_those_at_once() {
 }
 
 #[test]
+fn a_program_that_says_legal_false_gets_no_legal_lists_and_plays() {
+    let script = root().join("tests/bots/nolegal.py");
+    // The bot exits (and forfeits) if a decide line carries legal.
+    let forfeits = zoo_run("nolegal", 30, py("nolegal", script.clone(), &[]));
+    assert!(forfeits.is_empty(), "{forfeits:?}");
+    // Saying true, or nothing, keeps legal: the same bot then exits.
+    let forfeits = zoo_run("nolegal", 12, py("nolegal", script, &["true"]));
+    assert_reason(&forfeits, "crashed (exit code 1)");
+    let tail = forfeits[0].1.stderr_tail.clone().unwrap_or_default();
+    assert!(tail.contains("carried legal"), "{tail}");
+}
+
+#[test]
+fn a_bad_legal_value_in_ready_is_refused_with_the_reason() {
+    let script = root().join("tests/bots/nolegal.py");
+    for bad in ["0", "\"no\"", "[]"] {
+        let forfeits = zoo_run("bad", 12, py("bad", script.clone(), &[bad]));
+        assert_reason(&forfeits, "\"legal\" in ready must be true or false");
+    }
+}
+
+#[test]
 fn a_bad_games_count_in_ready_is_refused_with_the_reason() {
     for bad in ["0", "\"many\"", "-3", "2.5"] {
         let forfeits = zoo_run("bad", 12, mux(&format!("games={bad}"), None));
