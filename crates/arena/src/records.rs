@@ -422,6 +422,10 @@ impl<C: Serialize + ChoiceCode> Observer<C> for RecordWriter<'_, C> {
     fn wants_json(&self) -> bool {
         true
     }
+    fn wants_records(&self) -> bool {
+        // Lines come from the workers; records only for a reader behind.
+        self.inner.wants_records()
+    }
     fn on_json(&mut self, lines: &[u8]) {
         self.fed = true;
         self.write(lines);

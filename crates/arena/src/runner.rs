@@ -959,6 +959,12 @@ pub struct Progress<'a> {
 pub trait Observer<C> {
     /// A game finished; called in game order.
     fn on_record(&mut self, _record: &GameRecord<C>) {}
+    /// Whether to receive [`Observer::on_record`] calls at all (asked once, when a
+    /// run starts); an observer that only writes JSON lines or shows progress says
+    /// `false`, and the workers then keep no records in memory for it.
+    fn wants_records(&self) -> bool {
+        true
+    }
     /// Whether to receive each batch's records as JSON lines as well, serialised on
     /// the worker threads (asked once, when a run starts).
     fn wants_json(&self) -> bool {
@@ -973,7 +979,11 @@ pub trait Observer<C> {
 
 /// An observer that does nothing.
 pub struct Quiet;
-impl<C> Observer<C> for Quiet {}
+impl<C> Observer<C> for Quiet {
+    fn wants_records(&self) -> bool {
+        false
+    }
+}
 
 /// A finished (or stopped) run.
 #[derive(Clone, Debug)]
@@ -1058,6 +1068,8 @@ impl<G: Game> Tournament<G> {
         let mut merged = 0u64;
         let mut stops = Vec::new();
         let json = observer.wants_json() && self.records != RecordLevel::None;
+        // Records in memory, for an observer that reads them.
+        let keep = observer.wants_records() && self.records != RecordLevel::None;
         // Takes the next chunk to play, unless the run is stopping or none is left.
         let claim = || -> Option<u64> {
             if stop.load(Ordering::Relaxed) {
@@ -1079,7 +1091,7 @@ impl<G: Game> Tournament<G> {
                 .unwrap_or_default();
             records.clear();
             json_buf.clear();
-            if self.records != RecordLevel::None {
+            if keep {
                 records.reserve((hi - lo) as usize);
             }
             if json {
@@ -1104,7 +1116,7 @@ impl<G: Game> Tournament<G> {
             if json {
                 rec.write_json_line(&mut part.json);
             }
-            if self.records != RecordLevel::None {
+            if keep {
                 part.records.push(rec);
             }
         };

@@ -69,6 +69,9 @@ impl Bar {
 
 impl<C> Observer<C> for Bar {
     fn on_record(&mut self, _r: &GameRecord<C>) {}
+    fn wants_records(&self) -> bool {
+        false
+    }
     fn on_progress(&mut self, p: &Progress<'_>) {
         self.bar.set_length(p.total);
         self.bar.set_position(p.done);

@@ -531,3 +531,43 @@ fn duplicate_play_never_shows_an_agent_two_rotations_of_a_deal() {
         }
     }
 }
+
+/// Counts the records it is given; says whether it wants them.
+struct Reader {
+    wants: bool,
+    seen: u64,
+}
+
+impl koth_arena::Observer<koth_coup::Choice> for Reader {
+    fn on_record(&mut self, _r: &koth_arena::GameRecord<koth_coup::Choice>) {
+        self.seen += 1;
+    }
+    fn wants_records(&self) -> bool {
+        self.wants
+    }
+}
+
+#[test]
+fn records_are_kept_in_memory_only_for_observers_that_read_them() {
+    let names = ["static", "honest", "random"];
+    let mut lines = Vec::new();
+    for wants in [true, false] {
+        let dir =
+            std::env::temp_dir().join(format!("koth-wants-records-{}-{wants}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut t = tournament(&names, 3_000, 3, 11, 2);
+        t.records = RecordLevel::Full;
+        let mut reader = Reader { wants, seen: 0 };
+        let mut w = koth_arena::records::RecordWriter::append(&dir, &mut reader).unwrap();
+        let r = t.run(&mut w);
+        w.flush().unwrap();
+        assert!(r.complete);
+        drop(w);
+        assert_eq!(reader.seen, if wants { 3_000 } else { 0 }, "wants {wants}");
+        lines.push(std::fs::read_to_string(dir.join("games.jsonl")).unwrap());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert_eq!(lines[0].lines().count(), 3_000);
+    assert_eq!(lines[0], lines[1], "the file is the same either way");
+}
