@@ -2,8 +2,10 @@
 //! with a global allocator, so this file holds this one test (tests in one binary
 //! share the counter).
 
-use koth_arena::{RecordLevel, Schedule, Scoring, Tournament};
-use koth_coup::{builtin_entrant, Rules, State};
+mod common;
+
+use common::tournament;
+use koth_arena::RecordLevel;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -31,21 +33,8 @@ static GLOBAL: Counting = Counting;
 /// Allocations made by a run of `games` six-player games on one thread.
 fn allocations(games: u64, records: RecordLevel) -> u64 {
     let names = ["static", "static", "honest", "honest", "random", "random"];
-    let shown = koth_arena::runner::dedup_names(&names);
-    let t = Tournament::<State> {
-        rules: Rules::standard(),
-        entrants: names
-            .iter()
-            .zip(shown)
-            .map(|(b, s)| builtin_entrant(b, s).unwrap())
-            .collect(),
-        schedule: Schedule::RandomTables { games, table: 6 },
-        scoring: Scoring::ZeroSum,
-        seed: 5,
-        threads: 1,
-        records,
-        duplicate: false,
-    };
+    let mut t = tournament(&names, games, 6, 5, 1);
+    t.records = records;
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     let r = t.run(&mut koth_arena::Quiet);
     assert!(r.complete);

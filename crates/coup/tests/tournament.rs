@@ -1,32 +1,11 @@
 //! Tournaments of built-in bots: determinism across thread counts, zero-sum
 //! totals, and a field in which ranking is not trivial.
 
+mod common;
+
+use common::tournament;
 use koth_arena::{RecordLevel, Schedule, Scoring, Standings, Tournament};
 use koth_coup::{bots, builtin_entrant, Rules, State};
-
-fn tournament(
-    names: &[&str],
-    games: u64,
-    table: usize,
-    seed: u64,
-    threads: usize,
-) -> Tournament<State> {
-    let shown = koth_arena::runner::dedup_names(names);
-    Tournament {
-        rules: Rules::standard(),
-        entrants: names
-            .iter()
-            .zip(shown)
-            .map(|(b, s)| builtin_entrant(b, s).unwrap())
-            .collect(),
-        schedule: Schedule::RandomTables { games, table },
-        scoring: Scoring::ZeroSum,
-        seed,
-        threads,
-        records: RecordLevel::None,
-        duplicate: false,
-    }
-}
 
 fn all_builtins() -> Vec<&'static str> {
     bots::BUILTINS.iter().map(|b| b.0).collect()
