@@ -161,6 +161,15 @@ pub trait Game: Clone + Send + Debug + 'static {
         legal.contains(&choice)
     }
 
+    /// Whether `choice` is legal for the pending decision, without a list made
+    /// beforehand (for agents that do not read one); `scratch` may be used. Games
+    /// may answer from the rules; the default lists the choices into `scratch`.
+    fn is_legal(&self, choice: Self::Choice, scratch: &mut Vec<Self::Choice>) -> bool {
+        scratch.clear();
+        self.legal_choices(scratch);
+        scratch.contains(&choice)
+    }
+
     /// Applies the pending seat's choice.
     fn apply(&mut self, choice: Self::Choice) -> Result<(), IllegalChoice>;
 

@@ -70,8 +70,16 @@ pub trait Agent<G: Game>: Send {
     fn start(&mut self, _game: &G, _seat: Seat, _seed: u64) -> Result<(), Fault> {
         Ok(())
     }
-    /// Chooses one of `legal` for `seat`, the seat to move.
+    /// Chooses one of `legal` for `seat`, the seat to move. An agent whose
+    /// [`Agent::wants_legal`] is `false` may be given an empty `legal` by the
+    /// tournament runner, and must then work out its choice from the game.
     fn decide(&mut self, game: &G, seat: Seat, legal: &[G::Choice]) -> Result<G::Choice, Fault>;
+    /// Whether [`Agent::decide`] reads `legal` (asked once a game). An agent that
+    /// works its choices out from the game says `false`, and the runner then skips
+    /// listing them for it (a turn's list is a sixth of a Coup game's work).
+    fn wants_legal(&self) -> bool {
+        true
+    }
     /// The game is over (normally or not).
     fn finish(&mut self, _game: &G, _seat: Seat) {}
     /// A stop the bot asked for with its last answer (coup-cli's "STOP" in its log):
@@ -677,9 +685,17 @@ pub fn play_game<G: Game>(
             sheet.forfeit_at_start(game, seat, entrants[seat], fault);
         }
     }
+    // Seats whose agents read the legal list (asked once a game).
+    let mut listed = [true; crate::game::MAX_SEATS];
+    for (l, agent) in listed.iter_mut().zip(agents.iter()) {
+        *l = agent.wants_legal();
+    }
     while let Some(seat) = game.to_move() {
         legal.clear();
-        game.legal_choices(legal);
+        let list = listed.get(seat).copied().unwrap_or(true);
+        if list {
+            game.legal_choices(legal);
+        }
         sheet.decisions += 1;
         let agent = &mut agents[seat];
         // One unwind guard for the answer and any stop asked with it (a guard a
@@ -691,7 +707,7 @@ pub fn play_game<G: Game>(
             stop = agent.take_stop();
             a
         }));
-        sheet.settle(game, seat, entrants, legal, answer, stop);
+        sheet.settle(game, seat, entrants, legal, list, answer, stop);
     }
     for (seat, agent) in agents.iter_mut().enumerate() {
         let _ = catch_unwind(AssertUnwindSafe(|| agent.finish(game, seat)));
@@ -749,14 +765,17 @@ impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
     }
 
     /// Applies `seat`'s answer to the pending decision, whose legal choices are
-    /// `legal`, or the penalty or forfeit it earns; then takes the game's notices.
+    /// `legal` (when `listed`; otherwise `legal` is scratch for the check), or the
+    /// penalty or forfeit it earns; then takes the game's notices.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)] // the decision loop's state, passed inline
     fn settle<G: Game<Choice = C>>(
         &mut self,
         game: &mut G,
         seat: Seat,
         entrants: &[usize],
-        legal: &[C],
+        legal: &mut Vec<C>,
+        listed: bool,
         answer: std::thread::Result<Result<C, Fault>>,
         stop: Option<String>,
     ) {
@@ -773,7 +792,13 @@ impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
             });
         }
         match answer {
-            Ok(Ok(c)) if game.is_legal_among(legal, c) => {
+            Ok(Ok(c))
+                if (if listed {
+                    game.is_legal_among(legal, c)
+                } else {
+                    game.is_legal(c, legal)
+                }) =>
+            {
                 game.apply_legal(c);
                 self.applied += 1;
                 if let Some(v) = self.choices.as_mut() {
@@ -1421,8 +1446,9 @@ impl<G: Game> Tournament<G> {
                     stop = agent.take_stop(t);
                     a
                 }));
+                // Every seat here is given the list (programs read it).
                 s.sheet
-                    .settle(game, seat, &s.seating, &s.legal, answer, stop);
+                    .settle(game, seat, &s.seating, &mut s.legal, true, answer, stop);
             }
             // Batches whose games have all ended are handed on.
             while let Some(pos) = opened

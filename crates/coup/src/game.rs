@@ -37,6 +37,10 @@ impl Game for State {
         State::is_legal_among(self, legal, choice)
     }
     #[inline]
+    fn is_legal(&self, choice: Choice, scratch: &mut Vec<Choice>) -> bool {
+        State::is_legal_with(self, choice, scratch)
+    }
+    #[inline]
     fn apply(&mut self, choice: Choice) -> Result<(), IllegalChoice> {
         State::apply(self, choice)
     }

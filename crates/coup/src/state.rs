@@ -475,6 +475,66 @@ impl State {
         }
     }
 
+    /// Whether `choice` is legal now, from the rules (no list): the same answer as
+    /// listing [`State::legal_choices`] and looking in it. `scratch` serves the
+    /// rare decisions (Exchange, losing a card) that are checked from a list.
+    #[inline]
+    pub fn is_legal_with(&self, choice: Choice, scratch: &mut Vec<Choice>) -> bool {
+        match (self.phase, choice) {
+            (Phase::Action, Choice::Act(a)) => self.action_legal(a),
+            (Phase::Action, _) | (Phase::Over, _) => false,
+            (Phase::ChallengeBlock { .. }, c) => matches!(c, Choice::Pass | Choice::Challenge),
+            (Phase::ChallengeAction { asker }, c) if !self.may_block_in_challenge_round(asker) => {
+                matches!(c, Choice::Pass | Choice::Challenge)
+            }
+            (Phase::Block { .. }, c) if self.action == Action::ForeignAid => {
+                matches!(c, Choice::Pass | Choice::Block(Card::Duke))
+            }
+            _ => {
+                scratch.clear();
+                self.legal_choices_slow(scratch);
+                scratch.contains(&choice)
+            }
+        }
+    }
+
+    /// Whether the actor may declare `a` now (a turn's decision is pending): the
+    /// rules [`State::legal_choices`] lists a turn's actions by.
+    pub(crate) fn action_legal(&self, a: Action) -> bool {
+        if self.phase != Phase::Action {
+            return false;
+        }
+        let me = self.actor;
+        let coins = self.coins[me];
+        let forced = coins >= self.rules.forced_coup_coins;
+        let opponent = |t: Seat| t < self.n as usize && t != me && self.alive.contains(t);
+        match a {
+            Action::Income | Action::ForeignAid | Action::Tax | Action::Exchange => !forced,
+            Action::Steal(t) => {
+                !forced && opponent(t) && (self.coins[t] > 0 || self.rules.steal_from_empty)
+            }
+            Action::Assassinate(t) => !forced && opponent(t) && coins >= 3,
+            Action::Coup(t) => opponent(t) && coins >= 7,
+        }
+    }
+
+    /// Every action a turn might list, in the order [`State::legal_choices`] lists
+    /// them (legal or not: filter with [`State::action_legal`]).
+    pub(crate) fn candidate_actions(&self) -> impl Iterator<Item = Action> + '_ {
+        let (me, n) = (self.actor, self.n as usize);
+        [
+            Action::Income,
+            Action::ForeignAid,
+            Action::Tax,
+            Action::Exchange,
+        ]
+        .into_iter()
+        .chain((1..n).flat_map(move |i| {
+            let t = if me + i < n { me + i } else { me + i - n };
+            [Action::Steal(t), Action::Assassinate(t), Action::Coup(t)]
+        }))
+    }
+
     #[inline(never)]
     fn legal_choices_slow(&self, out: &mut Vec<Choice>) {
         match self.phase {
@@ -565,7 +625,7 @@ impl State {
     }
 
     #[inline]
-    fn may_block_in_challenge_round(&self, asker: Seat) -> bool {
+    pub(crate) fn may_block_in_challenge_round(&self, asker: Seat) -> bool {
         !self.rules.challenge_and_block
             && self.action.target() == Some(asker)
             && !self.action.blockers().is_empty()
@@ -639,9 +699,8 @@ impl State {
 
     /// Whether `choice` answers the pending decision legally.
     pub fn is_legal(&self, choice: Choice) -> bool {
-        let mut v = Vec::with_capacity(24);
-        self.legal_choices(&mut v);
-        v.contains(&choice)
+        // Allocates only for the decisions checked from a list.
+        self.is_legal_with(choice, &mut Vec::new())
     }
 
     // ----- applying choices -----

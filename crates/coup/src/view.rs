@@ -22,6 +22,10 @@ impl<'a> View<'a> {
     pub fn new(state: &'a State, me: Seat) -> Self {
         View { state, me }
     }
+    /// The whole state, for the crate's own adapters (never shown to a bot).
+    pub(crate) fn state(&self) -> &'a State {
+        self.state
+    }
     /// My seat.
     pub fn me(&self) -> Seat {
         self.me

@@ -774,6 +774,13 @@ fn the_fast_legality_check_agrees_with_the_legal_list() {
                     "{c:?} at {:?}, legal {l:?}",
                     g.pending()
                 );
+                // And the check from the rules alone, for bots given no list.
+                assert_eq!(
+                    g.is_legal_with(c, &mut Vec::new()),
+                    l.contains(&c),
+                    "from the rules: {c:?} at {:?}, legal {l:?}",
+                    g.pending()
+                );
                 checked += 1;
             }
             false

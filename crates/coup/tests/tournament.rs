@@ -550,3 +550,55 @@ fn records_are_kept_in_memory_only_for_observers_that_read_them() {
     assert_eq!(lines[0].lines().count(), 3_000);
     assert_eq!(lines[0], lines[1], "the file is the same either way");
 }
+
+/// A bot that says it reads no list is given none, and its answers are still
+/// checked against the rules: an illegal one forfeits as it would with a list.
+#[test]
+fn a_bot_that_reads_no_list_gets_none_and_is_still_checked() {
+    use koth_arena::{Agent, Entrant, GameRecord, Observer};
+    use koth_coup::{dispatch, Action, Bot, BotAgent, Choice, View};
+    /// Asserts it gets no list; coups itself once it can (never legal).
+    struct NoList;
+    impl Bot for NoList {
+        fn decide(&mut self, view: &View, legal: &[Choice]) -> Choice {
+            assert!(
+                legal.is_empty(),
+                "a list was made for a bot that reads none"
+            );
+            if view.my_coins() >= 7 {
+                return Choice::Act(Action::Coup(view.me()));
+            }
+            dispatch(self, view, legal)
+        }
+        fn wants_legal(&self) -> bool {
+            false
+        }
+    }
+    struct Reasons(Vec<String>);
+    impl Observer<Choice> for Reasons {
+        fn on_record(&mut self, r: &GameRecord<Choice>) {
+            self.0
+                .extend(r.forfeits.iter().map(|f| f.fault.reason.clone()));
+        }
+    }
+    let mut t = tournament(&["honest", "static"], 300, 3, 21, 2);
+    t.entrants.push(Entrant::new("nolist", |_| {
+        Ok(Box::new(BotAgent(NoList)) as Box<dyn Agent<State>>)
+    }));
+    t.records = RecordLevel::Results;
+    let mut seen = Reasons(Vec::new());
+    let run = t.run(&mut seen);
+    assert!(run.complete);
+    // Only its self-coups forfeit: the list was never made, nothing panicked.
+    assert!(!seen.0.is_empty(), "the illegal self-coup was accepted");
+    for r in &seen.0 {
+        assert!(r.contains("illegal choice") && r.contains("Coup"), "{r}");
+    }
+    let nolist = run
+        .standings
+        .entrants
+        .iter()
+        .find(|e| e.name == "nolist")
+        .unwrap();
+    assert_eq!(nolist.forfeits as usize, seen.0.len(), "only it forfeits");
+}

@@ -21,6 +21,9 @@ impl Default for Bluffer {
 }
 
 impl Bot for Bluffer {
+    fn wants_legal(&self) -> bool {
+        false // its on_turn reads LegalActions, which the rules can give
+    }
     fn start(&mut self, _view: &View, seed: u64) {
         self.rng = Rng::new(seed);
     }

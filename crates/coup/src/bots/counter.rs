@@ -48,6 +48,9 @@ impl Counter {
 }
 
 impl Bot for Counter {
+    fn wants_legal(&self) -> bool {
+        false // its on_turn reads LegalActions, which the rules can give
+    }
     fn start(&mut self, _view: &View, seed: u64) {
         self.rng = Rng::new(seed);
     }

@@ -18,7 +18,11 @@ use crate::bot::Bot;
 /// trait's defaults.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Static;
-impl Bot for Static {}
+impl Bot for Static {
+    fn wants_legal(&self) -> bool {
+        false // the default methods ask the rules
+    }
+}
 
 /// The built-in bots: name and a one-line description.
 pub const BUILTINS: [(&str, &str); 8] = [

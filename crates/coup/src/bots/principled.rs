@@ -109,6 +109,9 @@ pub(crate) fn impossible(view: &View, seat: Seat, card: Card) -> bool {
 }
 
 impl Bot for Principled {
+    fn wants_legal(&self) -> bool {
+        false // its on_turn reads LegalActions, which the rules can give
+    }
     fn on_turn(&mut self, view: &View, legal: &LegalActions) -> Action {
         match self.style {
             Style::Economist => match honest_turn(view, legal, false) {
