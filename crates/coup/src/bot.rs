@@ -51,13 +51,33 @@ impl<'a> LegalActions<'a> {
     }
     /// Whether some action of this kind is legal (to any target).
     pub fn can(&self, kind: ActionKind) -> bool {
-        self.iter().any(|a| a.kind() == kind)
+        match kind {
+            ActionKind::Income => self.contains(Action::Income),
+            ActionKind::ForeignAid => self.contains(Action::ForeignAid),
+            ActionKind::Tax => self.contains(Action::Tax),
+            ActionKind::Exchange => self.contains(Action::Exchange),
+            ActionKind::Coup | ActionKind::Steal | ActionKind::Assassinate => {
+                self.targets(kind).next().is_some()
+            }
+        }
     }
     /// The legal targets of a targeted kind.
     pub fn targets(&self, kind: ActionKind) -> impl Iterator<Item = Seat> + 'a {
-        self.iter()
+        let (list, rules): (&'a [Choice], Option<&'a State>) = match self.0 {
+            Source::List(l) => (l, None),
+            Source::Rules(s) => (&[], Some(s)),
+        };
+        let listed = list
+            .iter()
+            .filter_map(|c| match c {
+                Choice::Act(a) => Some(*a),
+                _ => None,
+            })
             .filter(move |a| a.kind() == kind)
-            .filter_map(|a| a.target())
+            .filter_map(|a| a.target());
+        // From the rules: only this kind's actions, target by target.
+        let ruled = rules.into_iter().flat_map(move |s| s.targets(kind));
+        listed.chain(ruled)
     }
     /// The first legal action (there is always one).
     pub fn first(&self) -> Action {

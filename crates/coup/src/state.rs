@@ -1,6 +1,6 @@
 //! The rules of Coup as a pure state machine (specs/coup.md).
 
-use crate::action::Action;
+use crate::action::{Action, ActionKind};
 use crate::card::{full_deck, Card, COPIES, DECK_SIZE};
 use crate::choice::{Choice, Keep};
 use crate::event::Event;
@@ -516,6 +516,23 @@ impl State {
             Action::Assassinate(t) => !forced && opponent(t) && coins >= 3,
             Action::Coup(t) => opponent(t) && coins >= 7,
         }
+    }
+
+    /// The seats the actor may target with `kind` now, in the order
+    /// [`State::legal_choices`] lists them (none for untargeted kinds).
+    pub(crate) fn targets(&self, kind: ActionKind) -> impl Iterator<Item = Seat> + '_ {
+        let (me, n) = (self.actor, self.n as usize);
+        let make: Option<fn(Seat) -> Action> = match kind {
+            ActionKind::Coup => Some(Action::Coup),
+            ActionKind::Steal => Some(Action::Steal),
+            ActionKind::Assassinate => Some(Action::Assassinate),
+            _ => None,
+        };
+        make.into_iter().flat_map(move |make| {
+            (1..n)
+                .map(move |i| if me + i < n { me + i } else { me + i - n })
+                .filter(move |&t| self.action_legal(make(t)))
+        })
     }
 
     /// Every action a turn might list, in the order [`State::legal_choices`] lists
