@@ -400,13 +400,21 @@ fn write_score(out: &mut Vec<u8>, s: f64) {
 }
 
 /// Appends `items` as a JSON list of integers.
-fn write_ints<T: itoa::Integer + Copy>(out: &mut Vec<u8>, n: &mut itoa::Buffer, items: &[T]) {
+fn write_ints<T: itoa::Integer + Copy + TryInto<u8>>(
+    out: &mut Vec<u8>,
+    n: &mut itoa::Buffer,
+    items: &[T],
+) {
     out.push(b'[');
     for (i, &x) in items.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        out.extend_from_slice(n.format(x).as_bytes());
+        // Seats and places are mostly one digit: spare itoa and a copy.
+        match x.try_into() {
+            Ok(d) if d < 10 => out.push(b'0' + d),
+            _ => out.extend_from_slice(n.format(x).as_bytes()),
+        }
     }
     out.push(b']');
 }
