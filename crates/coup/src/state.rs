@@ -463,16 +463,8 @@ impl State {
     /// rounds answer from the phase, the same sets [`State::legal_choices`] lists.
     #[inline]
     pub fn is_legal_among(&self, legal: &[Choice], choice: Choice) -> bool {
-        match self.phase {
-            Phase::ChallengeBlock { .. } => matches!(choice, Choice::Pass | Choice::Challenge),
-            Phase::ChallengeAction { asker } if !self.may_block_in_challenge_round(asker) => {
-                matches!(choice, Choice::Pass | Choice::Challenge)
-            }
-            Phase::Block { .. } if self.action == Action::ForeignAid => {
-                matches!(choice, Choice::Pass | Choice::Block(Card::Duke))
-            }
-            _ => legal.contains(&choice),
-        }
+        self.yes_no_legal(choice)
+            .unwrap_or_else(|| legal.contains(&choice))
     }
 
     /// Whether `choice` is legal now, from the rules (no list): the same answer as
@@ -483,18 +475,29 @@ impl State {
         match (self.phase, choice) {
             (Phase::Action, Choice::Act(a)) => self.action_legal(a),
             (Phase::Action, _) | (Phase::Over, _) => false,
-            (Phase::ChallengeBlock { .. }, c) => matches!(c, Choice::Pass | Choice::Challenge),
-            (Phase::ChallengeAction { asker }, c) if !self.may_block_in_challenge_round(asker) => {
-                matches!(c, Choice::Pass | Choice::Challenge)
-            }
-            (Phase::Block { .. }, c) if self.action == Action::ForeignAid => {
-                matches!(c, Choice::Pass | Choice::Block(Card::Duke))
-            }
-            _ => {
+            _ => self.yes_no_legal(choice).unwrap_or_else(|| {
                 scratch.clear();
                 self.legal_choices_slow(scratch);
                 scratch.contains(&choice)
+            }),
+        }
+    }
+
+    /// The yes/no rounds' answer from the phase (the sets [`State::legal_choices`]
+    /// lists for them); `None` for the other decisions.
+    #[inline]
+    fn yes_no_legal(&self, choice: Choice) -> Option<bool> {
+        match self.phase {
+            Phase::ChallengeBlock { .. } => {
+                Some(matches!(choice, Choice::Pass | Choice::Challenge))
             }
+            Phase::ChallengeAction { asker } if !self.may_block_in_challenge_round(asker) => {
+                Some(matches!(choice, Choice::Pass | Choice::Challenge))
+            }
+            Phase::Block { .. } if self.action == Action::ForeignAid => {
+                Some(matches!(choice, Choice::Pass | Choice::Block(Card::Duke)))
+            }
+            _ => None,
         }
     }
 
