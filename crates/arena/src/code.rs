@@ -26,6 +26,9 @@ pub const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrst
 /// }
 /// assert_eq!(Rps::from_code(Rps::Paper.code().unwrap()), Some(Rps::Paper));
 /// ```
+///
+/// `from_code` must undo `code`: a record decodes the codes it wrote (and checks a
+/// record it reads), so `from_code(c.code()?) == Some(c)` for every choice.
 pub trait ChoiceCode: Sized + Clone {
     /// The code, below 64; `None` (or 64 and up) makes the record keep the game's
     /// choices as a JSON list.
@@ -208,10 +211,8 @@ impl<C: ChoiceCode> Choices<C> {
 
     /// The string of codes, when every choice has one.
     pub fn codes(&self) -> Option<&str> {
-        match &self.0 {
-            Repr::Codes(c) => Some(std::str::from_utf8(c).expect("the alphabet is ASCII")),
-            Repr::List(_) => None,
-        }
+        self.code_bytes()
+            .map(|c| std::str::from_utf8(c).expect("the alphabet is ASCII"))
     }
 }
 
@@ -275,9 +276,10 @@ impl<C: ChoiceCode> FromIterator<C> for Choices<C> {
 
 impl<C: ChoiceCode + Serialize> Serialize for Choices<C> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match &self.0 {
-            Repr::Codes(c) => s.serialize_str(std::str::from_utf8(c).expect("ASCII")),
-            Repr::List(l) => l.serialize(s),
+        match (self.codes(), &self.0) {
+            (Some(codes), _) => s.serialize_str(codes),
+            (None, Repr::List(l)) => l.serialize(s),
+            (None, Repr::Codes(_)) => unreachable!("coded choices have their codes"),
         }
     }
 }

@@ -504,12 +504,21 @@ impl State {
     /// Whether the actor may declare `a` now (a turn's decision is pending): the
     /// rules [`State::legal_choices`] lists a turn's actions by.
     pub(crate) fn action_legal(&self, a: Action) -> bool {
-        if self.phase != Phase::Action {
-            return false;
-        }
+        self.phase == Phase::Action && self.allows(self.actor_coins(), a)
+    }
+
+    /// The actor's coins and whether a Coup is forced: what [`State::allows`] needs.
+    #[inline]
+    fn actor_coins(&self) -> (u8, bool) {
+        let coins = self.coins[self.actor];
+        (coins, coins >= self.rules.forced_coup_coins)
+    }
+
+    /// The rule for a turn's actions, given [`State::actor_coins`]: the one rule
+    /// both the list and the check without it follow.
+    #[inline]
+    fn allows(&self, (coins, forced): (u8, bool), a: Action) -> bool {
         let me = self.actor;
-        let coins = self.coins[me];
-        let forced = coins >= self.rules.forced_coup_coins;
         let opponent = |t: Seat| t < self.n as usize && t != me && self.alive.contains(t);
         match a {
             Action::Income | Action::ForeignAid | Action::Tax | Action::Exchange => !forced,
@@ -524,7 +533,6 @@ impl State {
     /// The seats the actor may target with `kind` now, in the order
     /// [`State::legal_choices`] lists them (none for untargeted kinds).
     pub(crate) fn targets(&self, kind: ActionKind) -> impl Iterator<Item = Seat> + '_ {
-        let (me, n) = (self.actor, self.n as usize);
         let make: Option<fn(Seat) -> Action> = match kind {
             ActionKind::Coup => Some(Action::Coup),
             ActionKind::Steal => Some(Action::Steal),
@@ -532,8 +540,7 @@ impl State {
             _ => None,
         };
         make.into_iter().flat_map(move |make| {
-            (1..n)
-                .map(move |i| if me + i < n { me + i } else { me + i - n })
+            self.seats_after(self.actor)
                 .filter(move |&t| self.action_legal(make(t)))
         })
     }
@@ -541,7 +548,6 @@ impl State {
     /// Every action a turn might list, in the order [`State::legal_choices`] lists
     /// them (legal or not: filter with [`State::action_legal`]).
     pub(crate) fn candidate_actions(&self) -> impl Iterator<Item = Action> + '_ {
-        let (me, n) = (self.actor, self.n as usize);
         [
             Action::Income,
             Action::ForeignAid,
@@ -549,10 +555,10 @@ impl State {
             Action::Exchange,
         ]
         .into_iter()
-        .chain((1..n).flat_map(move |i| {
-            let t = if me + i < n { me + i } else { me + i - n };
-            [Action::Steal(t), Action::Assassinate(t), Action::Coup(t)]
-        }))
+        .chain(
+            self.seats_after(self.actor)
+                .flat_map(|t| [Action::Steal(t), Action::Assassinate(t), Action::Coup(t)]),
+        )
     }
 
     #[inline(never)]
@@ -590,28 +596,25 @@ impl State {
     }
 
     fn legal_actions(&self, out: &mut Vec<Choice>) {
-        let me = self.actor;
-        let coins = self.coins[me];
-        let forced = coins >= self.rules.forced_coup_coins;
-        if !forced {
-            out.extend([
-                Choice::Act(Action::Income),
-                Choice::Act(Action::ForeignAid),
-                Choice::Act(Action::Tax),
-                Choice::Act(Action::Exchange),
-            ]);
-        }
-        for t in self.opponents(me) {
-            if !forced {
-                if self.coins[t] > 0 || self.rules.steal_from_empty {
-                    out.push(Choice::Act(Action::Steal(t)));
-                }
-                if coins >= 3 {
-                    out.push(Choice::Act(Action::Assassinate(t)));
-                }
+        // One rule for the list and the check without it (`action_legal`).
+        // Plain loops in `candidate_actions`' order (its iterator chain costs more).
+        let coins = self.actor_coins();
+        let untargeted = [
+            Action::Income,
+            Action::ForeignAid,
+            Action::Tax,
+            Action::Exchange,
+        ];
+        for a in untargeted {
+            if self.allows(coins, a) {
+                out.push(Choice::Act(a));
             }
-            if coins >= 7 {
-                out.push(Choice::Act(Action::Coup(t)));
+        }
+        for t in self.seats_after(self.actor) {
+            for a in [Action::Steal(t), Action::Assassinate(t), Action::Coup(t)] {
+                if self.allows(coins, a) {
+                    out.push(Choice::Act(a));
+                }
             }
         }
     }
@@ -653,11 +656,14 @@ impl State {
 
     /// Live seats other than `me`, in seat order after `me`.
     pub fn opponents(&self, me: Seat) -> impl Iterator<Item = Seat> + '_ {
-        let n = self.n as usize;
-        // Seats after me, wrapping, without a division per step.
-        (me + 1..n)
-            .chain(0..me)
+        self.seats_after(me)
             .filter(move |&s| self.alive.contains(s))
+    }
+
+    /// Every seat but `me`, in seat order after `me` (live or not).
+    fn seats_after(&self, me: Seat) -> impl Iterator<Item = Seat> {
+        // Wrapping, without a division per step.
+        (me + 1..self.n as usize).chain(0..me)
     }
 
     /// The first player asked to challenge (or block) `claimant`'s claim.

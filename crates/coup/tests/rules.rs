@@ -260,6 +260,14 @@ fn coup_costs_seven_and_assassinate_three() {
     assert!(l.contains(&act(Action::Assassinate(1))));
     let g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[2, 2]);
     assert!(!legal(&g).contains(&act(Action::Assassinate(1))));
+    assert!(!g.is_legal(act(Action::Assassinate(1))));
+    // At the boundaries: 3 coins assassinate, 7 coup (the list and the check agree).
+    let g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[3, 2]);
+    assert!(legal(&g).contains(&act(Action::Assassinate(1))));
+    assert!(g.is_legal(act(Action::Assassinate(1))));
+    let g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[7, 2]);
+    assert!(legal(&g).contains(&act(Action::Coup(1))));
+    assert!(g.is_legal(act(Action::Coup(1))));
     let mut g = std_game(&[&[Captain, Duke], &[Captain, Contessa]], &[7, 2]);
     play(&mut g, &[act(Action::Coup(1))]);
     assert_eq!(g.coins(0), 0);
