@@ -327,8 +327,10 @@ function begin(msg) {
 }
 
 /** Answers one line from koth: the reply (a JSON line without its newline), or null. */
-function onLine(line) {
-  const msg = JSON.parse(line);
+const onLine = (line) => onMessage(JSON.parse(line));
+
+/** Answers one message from koth, parsed. */
+function onMessage(msg) {
   const table = msg.table ?? 0;
   if (msg.type === "hello") {
     // It works out each answer from coup-cli's rules, so it needs no legal lists
@@ -362,33 +364,40 @@ function onLine(line) {
 
 // Synchronous reads and writes: a round of requests costs two system calls, no
 // event-loop trips (coup-cli bots answer synchronously too).
-const decoder = new StringDecoder("utf8");
-const buf = Buffer.alloc(1 << 16);
-let pending = "";
-for (;;) {
-  let n;
-  try {
-    n = fs.readSync(0, buf, 0, buf.length, null);
-  } catch (e) {
-    if (e.code === "EAGAIN") {
-      // stdin made non-blocking by someone else: wait a millisecond and retry.
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
-      continue;
+function serve() {
+  const decoder = new StringDecoder("utf8");
+  const buf = Buffer.alloc(1 << 16);
+  let pending = "";
+  for (;;) {
+    let n;
+    try {
+      n = fs.readSync(0, buf, 0, buf.length, null);
+    } catch (e) {
+      if (e.code === "EAGAIN") {
+        // stdin made non-blocking by someone else: wait a millisecond and retry.
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+        continue;
+      }
+      if (e.code === "EOF") break;
+      throw e;
     }
-    if (e.code === "EOF") break;
-    throw e;
+    if (n === 0) break;
+    pending += decoder.write(buf.subarray(0, n));
+    // Every complete line read is answered, then the answers go in one write.
+    let out = "";
+    let i;
+    while ((i = pending.indexOf("\n")) >= 0) {
+      const line = pending.slice(0, i);
+      pending = pending.slice(i + 1);
+      const reply = onLine(line);
+      if (reply !== null) out += reply + "\n";
+    }
+    flushLog();
+    if (out) fs.writeSync(1, out);
   }
-  if (n === 0) break;
-  pending += decoder.write(buf.subarray(0, n));
-  // Every complete line read is answered, then the answers go in one write.
-  let out = "";
-  let i;
-  while ((i = pending.indexOf("\n")) >= 0) {
-    const line = pending.slice(0, i);
-    pending = pending.slice(i + 1);
-    const reply = onLine(line);
-    if (reply !== null) out += reply + "\n";
-  }
-  flushLog();
-  if (out) fs.writeSync(1, out);
 }
+
+// Run by node, it serves koth on stdin/stdout; required (bench/adapter-replay.js), it
+// hands over its line handlers to replay a captured input.
+if (require.main === module) serve();
+else module.exports = { onLine, onMessage, dropLog: () => (logged = "") };

@@ -465,3 +465,61 @@ fn a_coup_cli_bot_folder_is_checked_and_played_from_the_command_line() {
     assert!(ok, "{out}{err}");
     assert!(out.contains("namer stderr | "), "{out}");
 }
+
+/// `bench/adapter-replay.js` (which measures the adapter without a pipe) answers a
+/// captured input exactly as the adapter answered it in a real run, whether it
+/// hands the adapter lines or lines parsed beforehand: what it times is the
+/// adapter's real work, and requiring the adapter does not make it serve stdin.
+#[test]
+fn the_adapter_replay_bench_gives_the_answers_of_the_run() {
+    let d = coup_cli_field("replay", "coupcli", 30);
+    let adapter = here()
+        .join("../../sdk/coup-cli/adapter.js")
+        .canonicalize()
+        .unwrap();
+    // Grudge plays through a tee that keeps what it read and what it answered.
+    let (input, output) = (d.join("in.txt"), d.join("out.txt"));
+    let toml = std::fs::read_to_string(d.join("t.toml")).unwrap();
+    let plain = format!(
+        "command = [\"node\", \"{}\", \"bots/Grudge\"]\n",
+        adapter.display()
+    );
+    assert!(toml.contains(&plain), "{toml}");
+    let teed = format!(
+        "command = [\"sh\", \"-c\", \"tee {} | node {} bots/Grudge | tee {}\"]\nsandbox = \"off\"\n",
+        input.display(),
+        adapter.display(),
+        output.display()
+    );
+    std::fs::write(d.join("t.toml"), toml.replace(&plain, &teed)).unwrap();
+    let (ok, stdout, stderr) = koth(&[
+        "run",
+        d.join("t.toml").to_str().unwrap(),
+        "-q",
+        "--threads",
+        "1",
+    ]);
+    assert!(ok, "{stdout}\n{stderr}");
+    let answered = std::fs::read_to_string(&output).unwrap();
+    assert!(answered.lines().count() > 30 * 5, "{answered}");
+    for mode in ["lines", "parsed"] {
+        let o = std::process::Command::new("node")
+            .arg(here().join("../../bench/adapter-replay.js"))
+            .arg(&input)
+            .arg("bots/Grudge")
+            .arg(mode)
+            .env("ANSWERS", "1")
+            .current_dir(d.join("field"))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{mode}: {err}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            answered,
+            "{mode}: {err}"
+        );
+        assert!(err.contains("µs a decision"), "{mode}: {err}");
+    }
+}
