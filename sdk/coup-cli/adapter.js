@@ -12,6 +12,7 @@
 // anywhere: `require('../../src/constants.js')` gets koth's constants.js (ALLBOTS()
 // lists the table's names) and a missing `../../src/helper.js` gets koth's helper.js.
 // console.log and anything written to stdout go to stderr, the bot's log.
+// Math.random is seeded per game from the seat's seed, so runs replay exactly.
 //
 // It offers to play up to 64 games at once, each on a numbered table with a fresh
 // bot object and history, which koth then sends in one write per round. Each table
@@ -83,6 +84,34 @@ Module._resolveFilename = function (request, ...rest) {
     throw e;
   }
 };
+
+// Math.random is seeded from the seat's own seed (`start.seed`) at each game, and
+// each game under way draws from its own generator, so a table of coup-cli bots
+// replays exactly from koth's --seed, at any number of threads or games at once
+// (coup-cli's Math.random is unseeded). The seed is the seat's own: it says nothing
+// about the deal or the other seats (docs/fair-play.md). sfc32 (Chris Doty-Humphrey's
+// small fast counting generator, which passes PractRand), two outputs a double.
+function seededRandom(seed) {
+  const hi = Math.floor(seed / 4294967296) >>> 0; // a JSON number: its top 53 bits
+  const lo = seed >>> 0;
+  let a = lo,
+    b = hi,
+    c = (lo ^ 0x9e3779b9) >>> 0,
+    d = 1;
+  const next = () => {
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return t >>> 0;
+  };
+  for (let i = 0; i < 12; i++) next();
+  return () => ((next() >>> 5) * 67108864 + (next() >>> 6)) / 9007199254740992;
+}
+let random = seededRandom(0); // what a bot's module draws as it loads
+Math.random = () => random();
 
 const botDir = path.resolve(dir);
 const botFile = path.join(botDir, "index.js");
@@ -320,8 +349,10 @@ function begin(msg) {
     swapAfterLoss: null, // coup-cli writes 'unsuccessful-challenge' after the challenger's lost card
     turnOpen: true, // a turn began and no action is declared yet
     bot: null,
+    random: seededRandom(Number(msg.seed) || 0),
   };
   constants.kothTable.names = g.botNames;
+  random = g.random;
   g.bot = new (botClass(msg.table ?? 0))({ name: names[msg.seat] ?? botName });
   tables.set(msg.table ?? 0, g);
 }
@@ -347,6 +378,7 @@ function onMessage(msg) {
       process.exit(1);
     }
     constants.kothTable.names = g.botNames;
+    random = g.random;
   }
   for (const ev of msg.events || []) record(ev);
   if (msg.type === "end") {
