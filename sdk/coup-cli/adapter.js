@@ -89,10 +89,11 @@ Module._resolveFilename = function (request, ...rest) {
 // each game under way draws from its own generator, so a table of coup-cli bots
 // replays exactly from koth's --seed, at any number of threads or games at once
 // (coup-cli's Math.random is unseeded). The seed is the seat's own: it says nothing
-// about the deal or the other seats (docs/fair-play.md). sfc32 (Chris Doty-Humphrey's
-// small fast counting generator, which passes PractRand), two outputs a double.
+// about the deal or the other seats (docs/fair-play.md). The generator is the JS
+// SDK's seededRandom (sfc32, two outputs a double), copied: the adapter runs with
+// only its own folder in sight. A test keeps the two copies the same.
 function seededRandom(seed) {
-  const hi = Math.floor(seed / 4294967296) >>> 0; // a JSON number: its top 53 bits
+  const hi = Math.floor(seed / 4294967296) >>> 0;
   const lo = seed >>> 0;
   let a = lo,
     b = hi,
@@ -110,6 +111,7 @@ function seededRandom(seed) {
   for (let i = 0; i < 12; i++) next();
   return () => ((next() >>> 5) * 67108864 + (next() >>> 6)) / 9007199254740992;
 }
+
 let random = seededRandom(0); // what a bot's module draws as it loads
 Math.random = () => random();
 

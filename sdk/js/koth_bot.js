@@ -81,6 +81,34 @@ class Bot {
   end(_msg) {}
 }
 
+/**
+ * A generator of doubles in [0, 1) seeded by `seed` (a number; a 64-bit seed
+ * arrives from JSON as its top 53 bits): sfc32, Chris Doty-Humphrey's small fast
+ * counting generator (it passes PractRand), two outputs a double. `run` makes
+ * Math.random one of these per game, seeded from the seat's `seed`.
+ *
+ *   const rand = seededRandom(42); rand(); // the same numbers on every run
+ */
+function seededRandom(seed) {
+  const hi = Math.floor(seed / 4294967296) >>> 0;
+  const lo = seed >>> 0;
+  let a = lo,
+    b = hi,
+    c = (lo ^ 0x9e3779b9) >>> 0,
+    d = 1;
+  const next = () => {
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return t >>> 0;
+  };
+  for (let i = 0; i < 12; i++) next();
+  return () => ((next() >>> 5) * 67108864 + (next() >>> 6)) / 9007199254740992;
+}
+
 /** How many games at once a bot given as a class offers to play: 64 (koth's most),
  * or KOTH_GAMES_AT_ONCE from the environment (a bot's `env` in a tournament file). */
 const GAMES = Math.max(1, Math.min(64, Number(process.env.KOTH_GAMES_AT_ONCE) || 64));
@@ -120,6 +148,10 @@ function answer(bot, msg, name, games) {
  * state on `this` (module-level state would be shared by the games under way).
  * Given an object (`run(new MyBot())`), that one bot plays one game at a time.
  *
+ * Math.random is seeded at each game from the seat's own `seed` (in `start`), with
+ * a generator for each game under way, so a bot that draws from it replays exactly
+ * from koth's --seed, at any number of threads or games at once.
+ *
  * Reads and writes synchronously: a round of requests then costs two system
  * calls instead of trips through the event loop.
  */
@@ -134,6 +166,15 @@ function run(spec) {
   const games = make ? GAMES : 1;
   const name = (make ? make() : single).name;
   const bots = new Map(); // table -> the bot of its game
+  const randoms = new Map(); // table -> the Math.random of its game
+  let random = seededRandom(0);
+  Math.random = () => random();
+  const randomFor = (msg) => {
+    const t = msg.table ?? 0;
+    if (msg.type === "start") randoms.set(t, seededRandom(Number(msg.seed) || 0));
+    random = randoms.get(t) ?? random;
+    if (msg.type === "end") randoms.delete(t);
+  };
   const botFor = (msg) => {
     if (!make) return single;
     const t = msg.table ?? 0;
@@ -167,6 +208,7 @@ function run(spec) {
       const line = pending.slice(0, i);
       pending = pending.slice(i + 1);
       const msg = JSON.parse(line);
+      if (msg.type !== "hello") randomFor(msg);
       const reply = answer(msg.type === "hello" ? null : botFor(msg), msg, name, games);
       if (reply !== null) out += JSON.stringify(reply) + "\n";
     }
@@ -174,4 +216,4 @@ function run(spec) {
   }
 }
 
-module.exports = { Bot, run, log, actionOf, targetOf, claimOf, actions, find, seen, CARDS };
+module.exports = { Bot, run, log, actionOf, targetOf, claimOf, actions, find, seen, seededRandom, CARDS };

@@ -580,3 +580,18 @@ fn same(a: &str, b: &str, what: &str) {
     }
     assert_eq!(a.lines().count(), b.lines().count(), "{what}");
 }
+
+/// The adapter's seeded Math.random is a copy of the JS SDK's `seededRandom` (the
+/// adapter sees only its own folder in the sandbox): the two copies stay the same.
+#[test]
+fn the_adapter_and_the_js_sdk_seed_math_random_alike() {
+    let body = |file: &str| {
+        let text = std::fs::read_to_string(here().join("../..").join(file)).unwrap();
+        let start = text
+            .find("function seededRandom(seed) {")
+            .unwrap_or_else(|| panic!("{file} has no seededRandom"));
+        let len = text[start..].find("\n}\n").unwrap();
+        text[start..start + len].to_string()
+    };
+    assert_eq!(body("sdk/coup-cli/adapter.js"), body("sdk/js/koth_bot.js"));
+}

@@ -571,3 +571,36 @@ fn a_bad_games_count_in_ready_is_refused_with_the_reason() {
         );
     }
 }
+
+/// A JS SDK bot whose every choice comes from Math.random (tests/bots/dice.js),
+/// playing up to 64 games at once or one at a time.
+fn dice(at_once: Option<&str>) -> Entrant<State> {
+    let dir = std::env::temp_dir().join(format!("koth-dice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(root().join("tests/bots/dice.js"), dir.join("dice.js")).unwrap();
+    std::fs::copy(
+        root().join("../../sdk/js/koth_bot.js"),
+        dir.join("koth_bot.js"),
+    )
+    .unwrap();
+    let mut cfg = node(dir.join("dice.js"), &[]);
+    if let Some(n) = at_once {
+        cfg.command = cfg.command.with_env("KOTH_GAMES_AT_ONCE", n);
+    }
+    json_entrant("dice", cfg)
+}
+
+#[test]
+fn a_js_sdk_bot_drawing_from_math_random_replays_exactly() {
+    // The SDK seeds Math.random per game from the seat's seed: the same games at 2
+    // threads with 64 at once, at 1 thread one at a time, and run again.
+    let many = full_run(vec![dice(None)], 200, 2);
+    let one = full_run(vec![dice(Some("1"))], 200, 1);
+    let again = full_run(vec![dice(None)], 200, 2);
+    check_intact(&many, None);
+    for (other, what) in [(&one, "one game at a time"), (&again, "a second run")] {
+        if let Some((a, b)) = many.iter().zip(other.iter()).find(|(a, b)| a != b) {
+            panic!("{what}: game {} differs:\n{a:?}\n{b:?}", a.index);
+        }
+    }
+}
