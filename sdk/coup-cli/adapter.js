@@ -112,7 +112,9 @@ function seededRandom(seed) {
   return () => ((next() >>> 5) * 67108864 + (next() >>> 6)) / 9007199254740992;
 }
 
-let random = seededRandom(0); // what a bot's module draws as it loads
+// A bot's module draws from a fresh seededRandom(0) as it loads (each table's
+// instance alike), never from a game's generator.
+let random = seededRandom(0);
 Math.random = () => random();
 
 const botDir = path.resolve(dir);
@@ -125,6 +127,7 @@ function botClass(t) {
   let c = classes.get(t);
   if (c === undefined) {
     for (const k of Object.keys(require.cache)) if (k.startsWith(botDir + path.sep)) delete require.cache[k];
+    random = seededRandom(0);
     classes.set(t, (c = require(botFile)));
   }
   return c;
@@ -354,8 +357,9 @@ function begin(msg) {
     random: seededRandom(Number(msg.seed) || 0),
   };
   constants.kothTable.names = g.botNames;
+  const Bot = botClass(msg.table ?? 0);
   random = g.random;
-  g.bot = new (botClass(msg.table ?? 0))({ name: names[msg.seat] ?? botName });
+  g.bot = new Bot({ name: names[msg.seat] ?? botName });
   tables.set(msg.table ?? 0, g);
 }
 

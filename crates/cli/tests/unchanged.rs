@@ -573,6 +573,52 @@ fn coup_cli_bots_using_math_random_replay_exactly() {
     );
 }
 
+/// A bot that draws from Math.random as its module loads (Moody) gets the same
+/// draws whichever table's instance loads it: the games are the same with 64 at
+/// once and one at a time.
+#[test]
+fn a_coup_cli_bot_drawing_at_load_replays_at_any_games_at_once() {
+    let d = coup_cli_field("moody", "coupcli", 150);
+    copy(
+        &here().join("tests/coup-cli/moody/Moody"),
+        &d.join("field/bots/Moody"),
+    );
+    let toml = std::fs::read_to_string(d.join("t.toml"))
+        .unwrap()
+        .replace("bots/Namer", "bots/Moody")
+        .replace("name = \"Namer\"", "name = \"Moody\"");
+    std::fs::write(d.join("t.toml"), &toml).unwrap();
+    let file = d.join("t.toml");
+    let games = |dir: &str| {
+        let out = d.join(dir);
+        let args = [
+            "run",
+            file.to_str().unwrap(),
+            "-q",
+            "--threads",
+            "2",
+            "--records",
+            "full",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        let (ok, stdout, stderr) = koth(&args);
+        assert!(ok, "{stdout}\n{stderr}");
+        std::fs::read_to_string(out.join("games.jsonl")).unwrap()
+    };
+    let many = games("many");
+    assert!(many.contains("\"seats\""), "{many}");
+    std::fs::write(
+        &file,
+        toml.replace(
+            "dir = \"field\"\n",
+            "dir = \"field\"\nenv = { KOTH_GAMES_AT_ONCE = \"1\" }\n",
+        ),
+    )
+    .unwrap();
+    same(&many, &games("one"), "64 at once against one at a time");
+}
+
 /// Two records files are the same; if not, the first game that differs.
 fn same(a: &str, b: &str, what: &str) {
     if let Some((x, y)) = a.lines().zip(b.lines()).find(|(x, y)| x != y) {
