@@ -531,46 +531,17 @@ fn the_adapter_replay_bench_gives_the_answers_of_the_run() {
 #[test]
 fn coup_cli_bots_using_math_random_replay_exactly() {
     let d = coup_cli_field("replay-random", "coupcli", 120);
-    let file = d.join("t.toml");
-    let games = |dir: &str, extra: &[&str]| {
-        let out = d.join(dir);
-        let mut args = vec![
-            "run",
-            file.to_str().unwrap(),
-            "-q",
-            "--records",
-            "full",
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        args.extend(extra);
-        let (ok, stdout, stderr) = koth(&args);
-        assert!(ok, "{stdout}\n{stderr}");
-        std::fs::read_to_string(out.join("games.jsonl")).unwrap()
-    };
-    let one = games("t1", &["--threads", "1"]);
+    let one = full_records(&d, "t1", &["--threads", "1"]);
     assert_eq!(one.lines().count(), 120);
-    same(
-        &one,
-        &games("t2", &["--threads", "2"]),
-        "1 thread against 2",
-    );
-    let again = games("t2-again", &["--threads", "2"]);
+    let two = full_records(&d, "t2", &["--threads", "2"]);
+    same(&one, &two, "1 thread against 2");
+    let again = full_records(&d, "t2-again", &["--threads", "2"]);
     same(&one, &again, "the same run twice");
-    let other = games("seed", &["--threads", "2", "--seed", "22"]);
+    let other = full_records(&d, "seed", &["--threads", "2", "--seed", "22"]);
     assert!(one != other, "another seed gave the same games");
-    // One game at a time: every bot honours KOTH_GAMES_AT_ONCE.
-    let toml = std::fs::read_to_string(d.join("t.toml")).unwrap();
-    let toml = toml.replace(
-        "dir = \"field\"\n",
-        "dir = \"field\"\nenv = { KOTH_GAMES_AT_ONCE = \"1\" }\n",
-    );
-    std::fs::write(d.join("t.toml"), toml).unwrap();
-    same(
-        &one,
-        &games("one-at-a-time", &["--threads", "2"]),
-        "one game at a time",
-    );
+    one_game_at_a_time(&d);
+    let alone = full_records(&d, "one-at-a-time", &["--threads", "2"]);
+    same(&one, &alone, "one game at a time");
 }
 
 /// A bot that draws from Math.random as its module loads (Moody) gets the same
@@ -587,36 +558,42 @@ fn a_coup_cli_bot_drawing_at_load_replays_at_any_games_at_once() {
         .unwrap()
         .replace("bots/Namer", "bots/Moody")
         .replace("name = \"Namer\"", "name = \"Moody\"");
-    std::fs::write(d.join("t.toml"), &toml).unwrap();
-    let file = d.join("t.toml");
-    let games = |dir: &str| {
-        let out = d.join(dir);
-        let args = [
-            "run",
-            file.to_str().unwrap(),
-            "-q",
-            "--threads",
-            "2",
-            "--records",
-            "full",
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        let (ok, stdout, stderr) = koth(&args);
-        assert!(ok, "{stdout}\n{stderr}");
-        std::fs::read_to_string(out.join("games.jsonl")).unwrap()
-    };
-    let many = games("many");
+    std::fs::write(d.join("t.toml"), toml).unwrap();
+    let many = full_records(&d, "many", &["--threads", "2"]);
     assert!(many.contains("\"seats\""), "{many}");
-    std::fs::write(
-        &file,
-        toml.replace(
-            "dir = \"field\"\n",
-            "dir = \"field\"\nenv = { KOTH_GAMES_AT_ONCE = \"1\" }\n",
-        ),
-    )
-    .unwrap();
-    same(&many, &games("one"), "64 at once against one at a time");
+    one_game_at_a_time(&d);
+    let one = full_records(&d, "one", &["--threads", "2"]);
+    same(&many, &one, "64 at once against one at a time");
+}
+
+/// Runs `dir/t.toml` with full records into `dir/out_dir` (and `extra` arguments):
+/// its games.jsonl.
+fn full_records(dir: &Path, out_dir: &str, extra: &[&str]) -> String {
+    let file = dir.join("t.toml");
+    let out = dir.join(out_dir);
+    let mut args = vec![
+        "run",
+        file.to_str().unwrap(),
+        "-q",
+        "--records",
+        "full",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let (ok, stdout, stderr) = koth(&args);
+    assert!(ok, "{stdout}\n{stderr}");
+    std::fs::read_to_string(out.join("games.jsonl")).unwrap()
+}
+
+/// Has every bot of `dir/t.toml` play one game at a time (KOTH_GAMES_AT_ONCE=1).
+fn one_game_at_a_time(dir: &Path) {
+    let file = dir.join("t.toml");
+    let toml = std::fs::read_to_string(&file).unwrap().replace(
+        "dir = \"field\"\n",
+        "dir = \"field\"\nenv = { KOTH_GAMES_AT_ONCE = \"1\" }\n",
+    );
+    std::fs::write(file, toml).unwrap();
 }
 
 /// Two records files are the same; if not, the first game that differs.
