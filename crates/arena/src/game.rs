@@ -2,6 +2,7 @@
 
 use crate::rng::Rng;
 use serde::{de::DeserializeOwned, Serialize};
+use smallvec::SmallVec;
 use std::fmt::Debug;
 use std::hash::Hash;
 
@@ -10,6 +11,11 @@ pub type Seat = usize;
 
 /// The most seats any game in the arena has.
 pub const MAX_SEATS: usize = 8;
+
+/// One value a seat, kept inline up to [`MAX_SEATS`](MAX_SEATS) seats (a
+/// record costs no allocation for them); it derefs to a slice, and serialises as a
+/// JSON list.
+pub type PerSeat<T> = SmallVec<[T; MAX_SEATS]>;
 
 /// Something a game rules on by itself while it runs, kept in the game's record.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -232,7 +238,7 @@ pub trait Game: Clone + Send + Debug + 'static {
     /// from the last to go out to the first (seats out together share a place).
     /// The default knows only winners and losers (all losers second; everyone
     /// first when nobody won); games with an elimination order say it.
-    fn places(&self, out: &mut crate::runner::PerSeat<u8>) {
+    fn places(&self, out: &mut PerSeat<u8>) {
         out.clear();
         let Some(o) = self.outcome() else { return };
         out.extend((0..self.seats()).map(|s| {

@@ -5,28 +5,34 @@
 //! returns [`Standings`] that are identical for any thread count.
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod check;
 pub mod code;
 pub mod conformance;
 pub mod game;
+pub mod play;
 pub mod programs;
 pub mod ratings;
 pub mod records;
 pub mod rng;
-pub mod runner;
 pub mod schedule;
 pub mod scoring;
+pub mod seeds;
 pub mod sprt;
+pub mod standings;
 pub mod stats;
+pub mod tournament;
 
+pub use agent::{dedup_names, Agent, AgentFactory, Entrant, Fault, MultiAgent, MultiFactory};
 pub use code::{ChoiceCode, Choices};
-pub use game::{Ending, Game, IllegalChoice, Notice, Outcome, Seat, SeatSet, MAX_SEATS};
-pub use rng::{DealRng, GameSeeds, Random, Rng};
-pub use runner::{
-    play_game, smallvec, Agent, AgentFactory, Entrant, EntrantStats, Fault, GameRecord, MultiAgent,
-    MultiFactory, NoticeKind, NoticeRecord, Observer, PerSeat, Progress, Quiet, RecordLevel,
-    RunSummary, SmallVec, Standings, Tournament, MAX_TABLES,
-};
+pub use game::{Ending, Game, IllegalChoice, Notice, Outcome, PerSeat, Seat, SeatSet, MAX_SEATS};
+pub use play::play_game;
+pub use records::{ForfeitRecord, GameRecord, NoticeKind, NoticeRecord, RecordLevel};
+pub use rng::{DealRng, Random, Rng};
 pub use schedule::Schedule;
 pub use scoring::Scoring;
+pub use seeds::GameSeeds;
+pub use smallvec::{smallvec, SmallVec};
+pub use standings::{EntrantStats, Standings};
 pub use stats::Sample;
+pub use tournament::{Observer, Progress, Quiet, RunSummary, Tournament, MAX_TABLES};

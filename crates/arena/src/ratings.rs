@@ -35,7 +35,7 @@
 //! assert!(r[0].mu > r[1].mu && r[0].conservative > r[1].conservative);
 //! ```
 
-use crate::runner::GameRecord;
+use crate::records::GameRecord;
 use serde::{Deserialize, Serialize};
 use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
 use skillratings::MultiTeamOutcome;

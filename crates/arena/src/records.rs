@@ -3,15 +3,234 @@
 //! (`summary.json`, written by the front end). Enough to resume an interrupted run,
 //! merge shards, replay any game and build a report.
 
+use crate::agent::Fault;
 use crate::code::ChoiceCode;
-use crate::game::Game;
-use crate::runner::{GameRecord, Observer, Progress, RecordLevel, Standings};
+use crate::game::{Ending, Game, Outcome, PerSeat, Seat};
 use crate::schedule::Schedule;
 use crate::scoring::Scoring;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use smallvec::SmallVec;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+
+/// How much of every game a run keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecordLevel {
+    /// No per-game records, only standings.
+    #[default]
+    None,
+    /// Results: seats, winners, scores, forfeits.
+    Results,
+    /// Results and every choice, so the game can be replayed.
+    Full,
+}
+
+/// A forfeit, as recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForfeitRecord {
+    /// The seat that forfeited.
+    pub seat: Seat,
+    /// How many choices had been applied when it happened (for replays).
+    #[serde(default)]
+    pub at: u64,
+    /// The entrant at that seat.
+    pub entrant: usize,
+    /// The reason and the program's stderr tail.
+    pub fault: Fault,
+}
+
+/// What a record keeps beside forfeits: a penalty the rules applied for an illegal
+/// answer, or a warning about an answer accepted leniently.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoticeRecord {
+    /// The seat concerned.
+    pub seat: Seat,
+    /// How many choices had been applied when it happened (for replays).
+    pub at: u64,
+    /// The entrant at that seat.
+    pub entrant: usize,
+    /// `penalty` or `warning`.
+    pub kind: NoticeKind,
+    /// What happened.
+    pub text: String,
+    /// What the bot really wrote, when the game needs it to replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
+    /// A penalty's illegal answer, by its code, when the game made it public.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tried: Option<u8>,
+}
+
+/// The kind of a [`NoticeRecord`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoticeKind {
+    /// An illegal answer cost the seat an influence; the game went on.
+    Penalty,
+    /// An answer was accepted as the original system accepts it, not as written.
+    Warning,
+    /// The bot asked to stop the run after this game (a debugging aid).
+    Stop,
+}
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "C: Serialize + crate::code::ChoiceCode",
+    deserialize = "C: serde::de::DeserializeOwned + crate::code::ChoiceCode"
+))]
+pub struct GameRecord<C> {
+    /// The game's number in the tournament.
+    pub index: u64,
+    /// The seed the game was played with.
+    pub seed: u64,
+    /// Entrant at each seat.
+    pub seats: PerSeat<usize>,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Score of each seat.
+    pub scores: PerSeat<f64>,
+    /// Decisions asked of the bots.
+    #[serde(default)]
+    pub decisions: u64,
+    /// Forfeits, in the order they happened.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forfeits: Vec<ForfeitRecord>,
+    /// Penalties and warnings, in the order they happened.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<NoticeRecord>,
+    /// Each seat's place (1 = won; then from the last out to the first out), when
+    /// the game knows more than who won: Coup's elimination order.
+    #[serde(default, skip_serializing_if = "SmallVec::is_empty")]
+    pub places: PerSeat<u8>,
+    /// Every choice made, in order (with [`RecordLevel::Full`]); written as one
+    /// character a choice ([`crate::code`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choices: Option<crate::code::Choices<C>>,
+}
+
+impl<C: Serialize + crate::code::ChoiceCode> GameRecord<C> {
+    /// Appends the record as one JSON line, newline included: the bytes
+    /// `serde_json` writes, faster (records are written on the hot path of a run).
+    ///
+    /// ```
+    /// # use koth_arena::records::GameRecord;
+    /// # use koth_arena::{smallvec, Ending, Outcome, SeatSet};
+    /// let r = GameRecord::<u8> {
+    ///     index: 3, seed: 9, seats: smallvec![1, 0],
+    ///     outcome: Outcome { winners: SeatSet(1), ending: Ending::Decided, turns: 4 },
+    ///     scores: smallvec![1.0, -1.0], decisions: 5, forfeits: vec![], notices: vec![],
+    ///     places: smallvec![], choices: Some(vec![0, 1, 2].into()),
+    /// };
+    /// let mut line = Vec::new();
+    /// r.write_json_line(&mut line);
+    /// assert_eq!(line, [serde_json::to_vec(&r).unwrap(), b"\n".to_vec()].concat());
+    /// ```
+    pub fn write_json_line(&self, out: &mut Vec<u8>) {
+        let mut n = itoa::Buffer::new();
+        out.extend_from_slice(b"{\"index\":");
+        out.extend_from_slice(n.format(self.index).as_bytes());
+        out.extend_from_slice(b",\"seed\":");
+        out.extend_from_slice(n.format(self.seed).as_bytes());
+        out.extend_from_slice(b",\"seats\":");
+        write_ints(out, &mut n, &self.seats);
+        out.extend_from_slice(b",\"outcome\":{\"winners\":");
+        out.extend_from_slice(n.format(self.outcome.winners.0).as_bytes());
+        out.extend_from_slice(match self.outcome.ending {
+            Ending::Decided => b",\"ending\":\"decided\",\"turns\":".as_slice(),
+            Ending::TurnCap => b",\"ending\":\"turn_cap\",\"turns\":",
+            Ending::Adjudicated => b",\"ending\":\"adjudicated\",\"turns\":",
+        });
+        out.extend_from_slice(n.format(self.outcome.turns).as_bytes());
+        out.extend_from_slice(b"},\"scores\":[");
+        for (i, s) in self.scores.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_score(out, *s);
+        }
+        out.extend_from_slice(b"],\"decisions\":");
+        out.extend_from_slice(n.format(self.decisions).as_bytes());
+        // Rare, and holding free text: left to serde_json.
+        if !self.forfeits.is_empty() {
+            out.extend_from_slice(b",\"forfeits\":");
+            serde_json::to_writer(&mut *out, &self.forfeits).expect("forfeits serialize");
+        }
+        if !self.notices.is_empty() {
+            out.extend_from_slice(b",\"notices\":");
+            serde_json::to_writer(&mut *out, &self.notices).expect("notices serialize");
+        }
+        if !self.places.is_empty() {
+            out.extend_from_slice(b",\"places\":");
+            write_ints(out, &mut n, &self.places);
+        }
+        if let Some(choices) = &self.choices {
+            out.extend_from_slice(b",\"choices\":");
+            match choices.code_bytes() {
+                // Coded during play: the characters as they are.
+                Some(codes) => {
+                    out.push(b'"');
+                    out.extend_from_slice(codes);
+                    out.push(b'"');
+                }
+                None => serde_json::to_writer(&mut *out, choices).expect("choices serialize"),
+            }
+        }
+        out.extend_from_slice(b"}\n");
+    }
+}
+
+/// Appends a score as serde_json writes it. A run's scores take a few values (a
+/// zero-sum game's winner and losers), so the worker keeps the text of the last
+/// few rather than formatting every one.
+#[inline]
+fn write_score(out: &mut Vec<u8>, s: f64) {
+    /// (bits, text length, text): the longest f64 text is 24 bytes.
+    type Slot = (u64, u8, [u8; 24]);
+    thread_local! {
+        static KNOWN: std::cell::RefCell<([Slot; 4], usize)> =
+            const { std::cell::RefCell::new(([(0, 0, [0; 24]); 4], 0)) };
+    }
+    KNOWN.with_borrow_mut(|(slots, next)| {
+        let bits = s.to_bits();
+        if let Some((_, len, text)) = slots.iter().find(|(b, len, _)| *len > 0 && *b == bits) {
+            out.extend_from_slice(&text[..*len as usize]);
+            return;
+        }
+        let at = out.len();
+        // serde_json's own float formatting, so both writers agree.
+        serde_json::to_writer(&mut *out, &s).expect("a number serializes");
+        let len = out.len() - at;
+        if len <= 24 {
+            let mut text = [0; 24];
+            text[..len].copy_from_slice(&out[at..]);
+            slots[*next] = (bits, len as u8, text);
+            *next = (*next + 1) % slots.len();
+        }
+    })
+}
+
+/// Appends `items` as a JSON list of integers.
+fn write_ints<T: itoa::Integer + Copy + TryInto<u8>>(
+    out: &mut Vec<u8>,
+    n: &mut itoa::Buffer,
+    items: &[T],
+) {
+    out.push(b'[');
+    for (i, &x) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        // Seats and places are mostly one digit: spare itoa and a copy.
+        match x.try_into() {
+            Ok(d) if d < 10 => out.push(b'0' + d),
+            _ => out.extend_from_slice(n.format(x).as_bytes()),
+        }
+    }
+    out.push(b']');
+}
 
 /// The file describing a run.
 pub const RUN_FILE: &str = "run.json";
@@ -57,11 +276,6 @@ impl RunInfo {
     /// Games in the whole tournament (with duplicate play, whole deals).
     pub fn total_games(&self) -> u64 {
         self.schedule.games(self.entrants.len(), self.duplicate)
-    }
-
-    /// Empty standings of the run's entrants (grouped by deal under duplicate play).
-    pub fn empty_standings(&self) -> Standings {
-        Standings::for_run(&self.entrants, &self.schedule, self.duplicate)
     }
 
     /// Whether `other` is the same tournament (same game, rules, seed, schedule,
@@ -360,32 +574,26 @@ pub fn for_each_record<C: DeserializeOwned + ChoiceCode>(
     Ok(number as u64)
 }
 
-/// Standings of a list of records.
-pub fn standings_of<C>(info: &RunInfo, records: &[GameRecord<C>]) -> Standings {
-    let mut s = info.empty_standings();
-    for r in records {
-        s.add(r);
-    }
-    s
-}
-
-/// An [`Observer`] that appends every record to `games.jsonl` as it arrives and
-/// flushes after every batch, then hands progress to another observer.
-pub struct RecordWriter<'a, C> {
+/// An observer ([`crate::Observer`]) that appends every record to `games.jsonl`
+/// as it arrives and flushes after every batch, then hands progress to `inner`,
+/// another observer.
+pub struct RecordWriter<'a, O: ?Sized> {
     out: BufWriter<File>,
     path: PathBuf,
-    inner: &'a mut dyn Observer<C>,
+    /// The observer behind it.
+    pub inner: &'a mut O,
     /// The first write error, if any (writing stops there).
     pub error: Option<RecordError>,
     /// Bytes written.
     pub bytes: u64,
-    /// Whether records come as JSON lines from the workers ([`Observer::on_json`]).
-    fed: bool,
+    /// Whether records come as JSON lines from the workers
+    /// ([`crate::Observer::on_json`]).
+    pub(crate) fed: bool,
 }
 
-impl<'a, C> RecordWriter<'a, C> {
+impl<'a, O: ?Sized> RecordWriter<'a, O> {
     /// Appends to `dir/games.jsonl` (created if missing).
-    pub fn append(dir: &Path, inner: &'a mut dyn Observer<C>) -> Result<Self, RecordError> {
+    pub fn append(dir: &Path, inner: &'a mut O) -> Result<Self, RecordError> {
         let path = dir.join(GAMES_FILE);
         let mut f = OpenOptions::new()
             .create(true)
@@ -403,7 +611,7 @@ impl<'a, C> RecordWriter<'a, C> {
         })
     }
 
-    fn write(&mut self, bytes: &[u8]) {
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
         if self.error.is_none() {
             self.bytes += bytes.len() as u64;
             if let Err(e) = self.out.write_all(bytes) {
@@ -416,36 +624,14 @@ impl<'a, C> RecordWriter<'a, C> {
     pub fn flush(&mut self) -> Result<(), RecordError> {
         self.out.flush().map_err(io(&self.path))
     }
-}
 
-impl<C: Serialize + ChoiceCode> Observer<C> for RecordWriter<'_, C> {
-    fn wants_json(&self) -> bool {
-        true
-    }
-    fn wants_records(&self) -> bool {
-        // Lines come from the workers; records only for a reader behind.
-        self.inner.wants_records()
-    }
-    fn on_json(&mut self, lines: &[u8]) {
-        self.fed = true;
-        self.write(lines);
-    }
-    fn on_record(&mut self, record: &GameRecord<C>) {
-        // Driven by hand rather than by a tournament: serialise here.
-        if !self.fed {
-            let mut line = Vec::with_capacity(512);
-            record.write_json_line(&mut line);
-            self.write(&line);
-        }
-        self.inner.on_record(record);
-    }
-    fn on_progress(&mut self, progress: &Progress<'_>) {
+    /// Flushes after a batch of games; the first error is kept in `error`.
+    pub(crate) fn flush_batch(&mut self) {
         if self.error.is_none() {
             if let Err(e) = self.out.flush() {
                 self.error = Some(io(&self.path)(e));
             }
         }
-        self.inner.on_progress(progress);
     }
 }
 
@@ -465,7 +651,7 @@ pub fn replay<G: Game>(
     let mut penalties = record
         .notices
         .iter()
-        .filter(|n| n.kind == crate::runner::NoticeKind::Penalty)
+        .filter(|n| n.kind == NoticeKind::Penalty)
         .peekable();
     for (i, c) in choices.iter().enumerate() {
         loop {
@@ -549,6 +735,126 @@ pub fn parse_shard(s: &str) -> Result<(u64, u64), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::SeatSet;
+
+    proptest::proptest! {
+        /// The hand-written line is byte for byte what serde_json writes, for any
+        /// record: free text to escape, floats, choices with and without codes.
+        #[test]
+        fn the_record_writer_agrees_with_serde_json(
+            index in proptest::prelude::any::<u64>(),
+            seed in proptest::prelude::any::<u64>(),
+            seats in proptest::collection::vec(0usize..1000, 0..8),
+            winners in proptest::prelude::any::<u8>(),
+            ending in 0..3u8,
+            turns in proptest::prelude::any::<u32>(),
+            scores in proptest::collection::vec(proptest::prop_oneof![
+                proptest::prelude::any::<f64>(),
+                proptest::sample::select(vec![-0.2, 1.0, 0.0, -0.0, 0.5]),
+            ], 0..8),
+            decisions in proptest::prelude::any::<u64>(),
+            faults in proptest::collection::vec(("\\PC*", proptest::option::of("\\PC*"), proptest::prelude::any::<bool>()), 0..3),
+            notes in proptest::collection::vec(("\\PC*", proptest::option::of("[a-z\"\\\\\n]*"), 0..3u8), 0..3),
+            places in proptest::collection::vec(1u8..9, 0..8),
+            // All coded, or some (64 and up) without a code.
+            choices in proptest::option::of(proptest::prop_oneof![
+                proptest::collection::vec(0u8..64, 0..300),
+                proptest::collection::vec(0u8..70, 0..300),
+            ]),
+        ) {
+            let r = GameRecord {
+                index,
+                seed,
+                seats: seats.into(),
+                outcome: Outcome {
+                    winners: SeatSet(winners),
+                    ending: [Ending::Decided, Ending::TurnCap, Ending::Adjudicated][ending as usize],
+                    turns,
+                },
+                scores: scores.into(),
+                decisions,
+                forfeits: faults
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (reason, stderr_tail, illegal))| ForfeitRecord {
+                        seat: i,
+                        at: i as u64 * 7,
+                        entrant: i + 1,
+                        fault: Fault { reason, stderr_tail, illegal, tried: None },
+                    })
+                    .collect(),
+                notices: notes
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (text, raw, kind))| NoticeRecord {
+                        seat: i,
+                        at: 3,
+                        entrant: 0,
+                        kind: [NoticeKind::Penalty, NoticeKind::Warning, NoticeKind::Stop][kind as usize],
+                        text,
+                        raw,
+                        tried: None,
+                    })
+                    .collect(),
+                places: places.into(),
+                // Pushed one by one, as during play.
+                choices: choices.map(|v| v.into_iter().collect()),
+            };
+            let mut line = Vec::new();
+            r.write_json_line(&mut line);
+            let mut expected = serde_json::to_vec(&r).unwrap();
+            expected.push(b'\n');
+            proptest::prop_assert_eq!(String::from_utf8(line.clone()).unwrap(), String::from_utf8(expected).unwrap());
+            // Records read without their game (choices as numbers) too; serde_json's
+            // reading of floats is not exact, so compare with its own writing.
+            let generic: GameRecord<serde_json::Value> = serde_json::from_slice(&line).unwrap();
+            let mut again = Vec::new();
+            generic.write_json_line(&mut again);
+            let mut expected = serde_json::to_vec(&generic).unwrap();
+            expected.push(b'\n');
+            proptest::prop_assert_eq!(String::from_utf8(again).unwrap(), String::from_utf8(expected).unwrap());
+        }
+    }
+
+    #[test]
+    fn choices_are_written_as_codes_and_read_in_either_form() {
+        let mut r = record(vec![0, 1], 0, vec![1.0, -1.0]);
+        r.choices = Some(vec![0, 1, 2, 63].into());
+        let line = serde_json::to_string(&r).unwrap();
+        assert!(line.contains(r#""choices":"ABC_""#), "{line}");
+        assert_eq!(serde_json::from_str::<GameRecord<u8>>(&line).unwrap(), r);
+        // Records written before codes existed keep a list, and still read.
+        let old = line.replace(r#""ABC_""#, "[0,1,2,63]");
+        assert_eq!(serde_json::from_str::<GameRecord<u8>>(&old).unwrap(), r);
+        // A choice without a code keeps the whole list as a list.
+        r.choices = Some(vec![0, 64].into());
+        let line = serde_json::to_string(&r).unwrap();
+        assert!(line.contains(r#""choices":[0,64]"#), "{line}");
+        assert_eq!(serde_json::from_str::<GameRecord<u8>>(&line).unwrap(), r);
+        r.choices = None;
+        let line = serde_json::to_string(&r).unwrap();
+        assert!(!line.contains("choices"), "{line}");
+        assert_eq!(serde_json::from_str::<GameRecord<u8>>(&line).unwrap(), r);
+    }
+
+    fn record(seats: Vec<usize>, winner: usize, scores: Vec<f64>) -> GameRecord<u8> {
+        GameRecord {
+            index: 0,
+            seed: 0,
+            seats: seats.into(),
+            outcome: Outcome {
+                winners: SeatSet::single(winner),
+                ending: Ending::Decided,
+                turns: 1,
+            },
+            scores: scores.into(),
+            decisions: 0,
+            forfeits: vec![],
+            notices: vec![],
+            places: Default::default(),
+            choices: None,
+        }
+    }
 
     #[test]
     fn differing_runs_name_the_values() {

@@ -69,8 +69,7 @@ fn bot_entries(
     for s in specs {
         bots.push(crate::check_cmd::parse_bot(game, s)?);
     }
-    let names =
-        koth_arena::runner::dedup_names(&bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>());
+    let names = koth_arena::dedup_names(&bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>());
     for (b, n) in bots.iter_mut().zip(names) {
         b.name = n;
     }

@@ -117,7 +117,7 @@ fn play(a: PpcgPlayArgs) -> Result<()> {
     let hide = [&a.a, &a.b].iter().any(|x| x.ends_with("=human"));
     let (na, mut pa) = seat(&a.a)?;
     let (nb, mut pb) = seat(&a.b)?;
-    let names = koth_arena::runner::dedup_names(&[na, nb]);
+    let names = koth_arena::dedup_names(&[na, nb]);
     let seed = a.seed.unwrap_or_else(output::fresh_seed);
     let scratch = koth_process::ScratchDir::new("ppcg-play")?;
     let mut game = koth_ppcg::PpcgGame::standalone(

@@ -172,7 +172,7 @@ where
                 );
             }
         }
-        prior = records::standings_of(&info, &done);
+        prior = koth_arena::standings::standings_of(&info, &done);
         start = range.start + done.len() as u64;
         if announce {
             eprintln!(

@@ -170,7 +170,7 @@ fn play(a: PlayArgs) -> Result<()> {
     if human_a && human_b {
         bail!("one human seat per terminal");
     }
-    let names = koth_arena::runner::dedup_names(&[first.name.as_str(), second.name.as_str()]);
+    let names = koth_arena::dedup_names(&[first.name.as_str(), second.name.as_str()]);
     first.name = names[0].clone();
     second.name = names[1].clone();
     let mut timeouts = Timeouts::default();
@@ -420,7 +420,7 @@ fn field_of(a: &TournamentArgs) -> Result<Field> {
         .cloned()
         .chain(builtins.iter().cloned())
         .collect();
-    let names = koth_arena::runner::dedup_names(&all);
+    let names = koth_arena::dedup_names(&all);
     for (b, name) in builtins.iter().zip(&names[taken.len()..]) {
         field.bots.push(BotEntry {
             name: name.clone(),

@@ -108,7 +108,7 @@ impl CheckGame {
             .enumerate()
             .map(|(s, &o)| if s == self.seat { bot } else { o })
             .collect();
-        koth_arena::runner::dedup_names(&raw)
+        koth_arena::dedup_names(&raw)
     }
 }
 

@@ -46,7 +46,7 @@ pub fn koth_with(
     records: RecordLevel,
     observer: &mut dyn Observer<Choice>,
 ) -> Measure {
-    let shown = koth_arena::runner::dedup_names(names);
+    let shown = koth_arena::dedup_names(names);
     let t = Tournament::<State> {
         rules: Rules::standard(),
         entrants: names

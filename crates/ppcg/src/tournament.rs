@@ -3,8 +3,8 @@
 
 use crate::agent::{Lifted, PpcgAgent, RunOptions};
 use crate::game::{Field, PpcgGame, PpcgRules, MAX_INVOCATIONS};
+use koth_arena::dedup_names;
 use koth_arena::programs::Program;
-use koth_arena::runner::dedup_names;
 use koth_arena::{Agent, Entrant, RecordLevel, Schedule, Scoring, Tournament};
 use koth_coup::{BotAgent, Rules};
 use koth_process::{Command, Limits, Sandbox};

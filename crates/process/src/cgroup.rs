@@ -164,7 +164,7 @@ fn detect() -> Roots {
     if r.v2.is_some() || r.v1_pids.is_some() || r.v1_memory.is_some() {
         let ok = BotCgroup::create(&Limits::none(), &r)
             .map(|g| {
-                let joined = crate::sandbox::probe_child(|| g.enter());
+                let joined = crate::sys::probe_child(|| g.enter());
                 drop(g);
                 joined
             })

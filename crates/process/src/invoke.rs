@@ -5,26 +5,12 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::spawn::{prepare, spawn_error};
-use crate::sys::{self, ReadOutcome, Tail};
+use crate::sys::{self, Exit, ReadOutcome, Tail};
 use crate::{Command, STDERR_TAIL};
 
 /// After the leader exits (or is killed) we kill its group and give the pipe readers this
 /// long to see end-of-file (a process that escaped the group may keep a pipe open).
 const GRACE: Duration = Duration::from_millis(100);
-
-/// How a one-shot invocation ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Exit {
-    /// Exited normally with this status code.
-    Code(i32),
-    /// Killed by this signal (e.g. 9 after a memory/CPU limit SIGKILL, 24 = SIGXCPU,
-    /// 25 = SIGXFSZ, 11 = SIGSEGV).
-    Signal(i32),
-    /// Did not exit within the wall-clock timeout; its whole process group was killed.
-    TimedOut,
-    /// Could not be started; the message names the program.
-    SpawnFailed(String),
-}
 
 /// Result of [`invoke`].
 #[derive(Clone, Debug)]

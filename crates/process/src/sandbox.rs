@@ -7,22 +7,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::sys::last_err;
-
-/// How much isolation to apply to a bot.
-///
-/// * `Auto` (default): use every mechanism [`sandbox_support`] reports, silently run without
-///   the ones this machine lacks (callers should tell the user, see [`SandboxSupport::detail`]).
-/// * `Off`: no isolation (resource limits and the process group still apply).
-/// * `Required`: like `Auto`, but spawning fails with a clear message unless the bot can
-///   be put in its own namespaces ([`SandboxSupport::namespaces`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Sandbox {
-    #[default]
-    Auto,
-    Off,
-    Required,
-}
+use crate::command::Sandbox;
+use crate::sys::{last_err, probe_child};
 
 /// What isolation this machine can give. Obtained from [`sandbox_support`].
 #[derive(Debug)]
@@ -178,33 +164,6 @@ fn detect() -> SandboxSupport {
         net,
         bwrap,
         tools,
-    }
-}
-
-/// Runs `f` in a forked child and reports whether it returned true. `f` must only make raw
-/// system calls (no allocation, no locks): the child of a multi-threaded parent.
-pub(crate) fn probe_child(f: impl Fn() -> bool) -> bool {
-    // SAFETY: the child only runs `f` (raw syscalls) and `_exit`s.
-    unsafe {
-        let pid = libc::fork();
-        if pid < 0 {
-            return false;
-        }
-        if pid == 0 {
-            let ok = f();
-            libc::_exit(if ok { 0 } else { 1 });
-        }
-        let mut status = 0;
-        loop {
-            let r = libc::waitpid(pid, &mut status, 0);
-            if r == pid {
-                break;
-            }
-            if r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                return false;
-            }
-        }
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
     }
 }
 

@@ -281,3 +281,17 @@ pub(crate) fn spawn_error(cmd: &Command, e: &std::io::Error) -> String {
     let program = cmd.program.first().map(String::as_str).unwrap_or("");
     format!("cannot start {program:?} in {}: {e}", cmd.cwd.display())
 }
+
+impl Command {
+    /// Whether this command can be started here (its folder exists, its program is
+    /// found, the sandbox it requires can be had), without starting it. The message
+    /// names the program and the reason.
+    ///
+    /// ```
+    /// let c = koth_process::Command::new(["no-such-interpreter", "bot.py"], ".");
+    /// assert!(c.check().unwrap_err().contains("not found on PATH"));
+    /// ```
+    pub fn check(&self) -> Result<(), String> {
+        prepare(self, &[]).map(drop)
+    }
+}

@@ -4,8 +4,6 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
-use crate::Exit;
-
 /// `errno` of the last failed call, as an `io::Error` (no allocation).
 pub(crate) fn last_err() -> io::Error {
     io::Error::last_os_error()
@@ -238,6 +236,47 @@ impl Tail {
     pub(crate) fn text(&self) -> String {
         let start = self.buf.len().saturating_sub(self.cap);
         String::from_utf8_lossy(&self.buf[start..]).into_owned()
+    }
+}
+
+/// How a one-shot invocation ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Exited normally with this status code.
+    Code(i32),
+    /// Killed by this signal (e.g. 9 after a memory/CPU limit SIGKILL, 24 = SIGXCPU,
+    /// 25 = SIGXFSZ, 11 = SIGSEGV).
+    Signal(i32),
+    /// Did not exit within the wall-clock timeout; its whole process group was killed.
+    TimedOut,
+    /// Could not be started; the message names the program.
+    SpawnFailed(String),
+}
+
+/// Runs `f` in a forked child and reports whether it returned true. `f` must only make raw
+/// system calls (no allocation, no locks): the child of a multi-threaded parent.
+pub(crate) fn probe_child(f: impl Fn() -> bool) -> bool {
+    // SAFETY: the child only runs `f` (raw syscalls) and `_exit`s.
+    unsafe {
+        let pid = libc::fork();
+        if pid < 0 {
+            return false;
+        }
+        if pid == 0 {
+            let ok = f();
+            libc::_exit(if ok { 0 } else { 1 });
+        }
+        let mut status = 0;
+        loop {
+            let r = libc::waitpid(pid, &mut status, 0);
+            if r == pid {
+                break;
+            }
+            if r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                return false;
+            }
+        }
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
     }
 }
 

@@ -100,7 +100,7 @@ impl CheckGame {
         } else {
             [self.opponent, bot]
         };
-        let n = koth_arena::runner::dedup_names(&raw);
+        let n = koth_arena::dedup_names(&raw);
         [n[0].clone(), n[1].clone()]
     }
 }

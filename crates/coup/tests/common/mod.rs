@@ -11,7 +11,7 @@ pub fn tournament(
     seed: u64,
     threads: usize,
 ) -> Tournament<State> {
-    let shown = koth_arena::runner::dedup_names(names);
+    let shown = koth_arena::dedup_names(names);
     Tournament {
         rules: Rules::standard(),
         entrants: names

@@ -18,7 +18,7 @@ pub use waiter::Waiter;
 
 use crate::bot::{entrant, Samurai};
 use crate::state::State;
-use koth_arena::runner::dedup_names;
+use koth_arena::dedup_names;
 use koth_arena::Entrant;
 
 /// The names [`builtin`] knows, weakest idea first.

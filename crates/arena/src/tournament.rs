@@ -1,0 +1,783 @@
+//! A tournament: a schedule of games played on every core, each worker keeping
+//! one game going (or, with entrants that play several at once, up to
+//! [`MAX_TABLES`]), records handed to an [`Observer`] in game order, and
+//! [`Standings`] identical for any thread count.
+//!
+//! Results are deterministic for any thread count: game `i` depends only on
+//! (master seed, `i`), games are grouped in fixed chunks whose size depends only
+//! on the number of games, and chunk results are merged in chunk order.
+
+use crate::agent::{Agent, AgentFactory, Entrant, Fault, MultiAgent};
+use crate::code::ChoiceCode;
+use crate::game::{Game, Seat, MAX_SEATS};
+use crate::play::{fault_of, play_game, Sheet};
+use crate::records::{GameRecord, NoticeKind, RecordLevel, RecordWriter};
+use crate::schedule::Schedule;
+use crate::scoring::Scoring;
+use crate::seeds::GameSeeds;
+use crate::standings::Standings;
+use serde::Serialize;
+use smallvec::SmallVec;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Everything that defines a tournament.
+pub struct Tournament<G: Game> {
+    /// The rule options.
+    pub rules: G::Rules,
+    /// The entrants, with unique names.
+    pub entrants: Vec<Entrant<G>>,
+    /// Who plays whom.
+    pub schedule: Schedule,
+    /// How games are scored.
+    pub scoring: Scoring,
+    /// The master seed.
+    pub seed: u64,
+    /// Worker threads (parallel game slots).
+    pub threads: usize,
+    /// What to keep of every game.
+    pub records: RecordLevel,
+    /// Duplicate play: each deal is played once per rotation of the seats, so every
+    /// entrant at the table holds every seat's cards once and the luck of the deal
+    /// cancels. Game `i` plays deal `i / k` in rotation `i % k` (`k` seats); the
+    /// schedule's seating of game `i / k` is rotated. Intervals are then taken
+    /// over deals ([`Standings::deals`]).
+    pub duplicate: bool,
+}
+
+/// Progress of a running tournament.
+#[derive(Clone, Debug)]
+pub struct Progress<'a> {
+    /// Games finished (merged) so far.
+    pub done: u64,
+    /// Games in the run.
+    pub total: u64,
+    /// Time since the run began.
+    pub elapsed: Duration,
+    /// Standings so far.
+    pub standings: &'a Standings,
+}
+
+/// What a caller sees while a tournament runs, on the calling thread.
+pub trait Observer<C> {
+    /// A game finished; called in game order.
+    fn on_record(&mut self, _record: &GameRecord<C>) {}
+    /// Whether to receive [`Observer::on_record`] calls at all (asked once, when a
+    /// run starts); an observer that only writes JSON lines or shows progress says
+    /// `false`, and the workers then keep no records in memory for it.
+    fn wants_records(&self) -> bool {
+        true
+    }
+    /// Whether to receive each batch's records as JSON lines as well, serialised on
+    /// the worker threads (asked once, when a run starts).
+    fn wants_json(&self) -> bool {
+        false
+    }
+    /// A batch's records as JSON lines, in game order, before their
+    /// [`Observer::on_record`] calls; only if [`Observer::wants_json`].
+    fn on_json(&mut self, _lines: &[u8]) {}
+    /// Called after each batch of games.
+    fn on_progress(&mut self, _progress: &Progress<'_>) {}
+}
+
+/// An observer that does nothing.
+pub struct Quiet;
+impl<C> Observer<C> for Quiet {
+    fn wants_records(&self) -> bool {
+        false
+    }
+}
+
+/// A finished (or stopped) run.
+#[derive(Clone, Debug)]
+pub struct RunSummary {
+    /// The standings.
+    pub standings: Standings,
+    /// The games played, as a range of indices.
+    pub played: Range<u64>,
+    /// Whether every game in the requested range was played.
+    pub complete: bool,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// Games in which a bot asked to stop the run: game index, entrant, its words.
+    pub stops: Vec<(u64, usize, String)>,
+}
+
+/// Games per chunk: depends only on the number of games, never on threads, so that
+/// floating-point sums are merged in the same order on every machine.
+fn chunk_size(total: u64) -> u64 {
+    (total / 256).clamp(1, 512)
+}
+
+/// A batch's record list and JSON buffer, given back to their worker.
+type Spare<C> = (Vec<GameRecord<C>>, Vec<u8>);
+
+struct Chunk<C> {
+    id: u64,
+    /// The worker that played it.
+    slot: usize,
+    standings: Standings,
+    records: Vec<GameRecord<C>>,
+    stops: Vec<(u64, usize, String)>,
+    /// The records as JSON lines, when the observer wants them.
+    json: Vec<u8>,
+}
+
+impl<G: Game> Tournament<G> {
+    /// Entrant names, in entrant order.
+    pub fn names(&self) -> Vec<String> {
+        self.entrants.iter().map(|e| e.name.clone()).collect()
+    }
+
+    /// Number of games in the whole schedule (with duplicate play, rounded up to
+    /// whole deals).
+    pub fn total_games(&self) -> u64 {
+        self.schedule.games(self.entrants.len(), self.duplicate)
+    }
+
+    /// Empty standings of this tournament's entrants, grouped by deal under
+    /// duplicate play.
+    pub fn empty_standings(&self) -> Standings {
+        Standings::for_run(&self.names(), &self.schedule, self.duplicate)
+    }
+
+    /// Plays every game of the schedule.
+    pub fn run(&self, observer: &mut dyn Observer<G::Choice>) -> RunSummary {
+        self.run_range(0..self.total_games(), observer, &AtomicBool::new(false))
+    }
+
+    /// Plays games `range` of the schedule on `threads` workers; stops early (after the
+    /// games already started) when `stop` becomes true.
+    pub fn run_range(
+        &self,
+        range: Range<u64>,
+        observer: &mut dyn Observer<G::Choice>,
+        stop: &AtomicBool,
+    ) -> RunSummary {
+        let start = Instant::now();
+        let total = range.end.saturating_sub(range.start);
+        let chunk = chunk_size(total);
+        let chunks = total.div_ceil(chunk);
+        let next = AtomicU64::new(0);
+        let threads = self.threads.max(1).min(chunks.max(1) as usize);
+        let (tx, rx) = mpsc::sync_channel::<Chunk<G::Choice>>(threads * 4);
+        // A batch's buffers go back to the worker that filled them once the
+        // observer has seen them: it drops the records there, where they were
+        // allocated, and reuses the memory (a fresh JSON buffer of a few hundred kB
+        // a batch, and frees on the main thread, cost page faults and contention).
+        let spare: Vec<Mutex<Vec<Spare<G::Choice>>>> =
+            (0..threads).map(|_| Mutex::new(Vec::new())).collect();
+        let mut standings = self.empty_standings();
+        let mut merged = 0u64;
+        let mut stops = Vec::new();
+        let json = observer.wants_json() && self.records != RecordLevel::None;
+        // Records in memory, for an observer that reads them.
+        let keep = observer.wants_records() && self.records != RecordLevel::None;
+        // Takes the next chunk to play, unless the run is stopping or none is left.
+        let claim = || -> Option<u64> {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let id = next.fetch_add(1, Ordering::Relaxed);
+            (id < chunks).then_some(id)
+        };
+        let bounds = |id: u64| {
+            let lo = range.start + id * chunk;
+            (lo, (lo + chunk).min(range.end))
+        };
+        // An empty batch for chunk `id`, in a worker's spare buffers when it has some.
+        let open = |slot: usize, id: u64, json_len: usize| {
+            let (lo, hi) = bounds(id);
+            let (mut records, mut json_buf) = spare
+                .get(slot)
+                .and_then(|m| m.lock().ok()?.pop())
+                .unwrap_or_default();
+            records.clear();
+            json_buf.clear();
+            if keep {
+                records.reserve((hi - lo) as usize);
+            }
+            if json {
+                json_buf.reserve(json_len + json_len / 8);
+            }
+            Chunk {
+                id,
+                slot,
+                standings: self.empty_standings(),
+                records,
+                stops: Vec::new(),
+                json: json_buf,
+            }
+        };
+        // Adds game `index`'s record to its batch (games in index order).
+        let add = |part: &mut Chunk<G::Choice>, index: u64, rec: GameRecord<G::Choice>| {
+            part.standings.add(&rec);
+            for n in rec.notices.iter().filter(|n| n.kind == NoticeKind::Stop) {
+                part.stops.push((index, n.entrant, n.text.clone()));
+                stop.store(true, Ordering::Relaxed);
+            }
+            if json {
+                rec.write_json_line(&mut part.json);
+            }
+            if keep {
+                part.records.push(rec);
+            }
+        };
+        let multi = self.entrants.iter().any(|e| e.multi.is_some());
+        // One worker's loop: plays chunks until none is left, handing each to `sink`.
+        let work = |slot: usize, sink: &mut dyn FnMut(Chunk<G::Choice>) -> bool| {
+            if multi {
+                return self.work_multi(slot, &claim, &bounds, &open, &add, sink);
+            }
+            // Under duplicate play, a set of agents per rotation (slot numbers
+            // `slot * k + r`): no program sees two rotations of one deal.
+            let sets = if self.duplicate {
+                self.schedule.table(self.entrants.len()).max(1)
+            } else {
+                1
+            };
+            let mut agents: Vec<Vec<Option<Box<dyn Agent<G>>>>> = (0..sets)
+                .map(|_| (0..self.entrants.len()).map(|_| None).collect())
+                .collect();
+            let mut seating = Vec::new();
+            let mut legal = Vec::with_capacity(64);
+            let mut game: Option<G> = None;
+            // The last batch's JSON size, to size the next one's buffer once.
+            let mut json_len = 0;
+            while let Some(id) = claim() {
+                let (lo, hi) = bounds(id);
+                let mut part = open(slot, id, json_len);
+                for index in lo..hi {
+                    let r = (index % sets as u64) as usize;
+                    let (rec, _) = self.play_index(
+                        index,
+                        slot * sets + r,
+                        &mut agents[r],
+                        &mut seating,
+                        &mut legal,
+                        &mut game,
+                    );
+                    add(&mut part, index, rec);
+                }
+                json_len = part.json.len();
+                if !sink(part) {
+                    break;
+                }
+            }
+        };
+        let mut pending: BTreeMap<u64, Chunk<G::Choice>> = BTreeMap::new();
+        let mut want = 0u64;
+        let mut absorb = |part: Chunk<G::Choice>| {
+            pending.insert(part.id, part);
+            while let Some(mut part) = pending.remove(&want) {
+                standings.merge(&part.standings);
+                stops.extend(part.stops.iter().cloned());
+                merged += part.standings.games;
+                if json {
+                    observer.on_json(&part.json);
+                }
+                for r in &part.records {
+                    observer.on_record(r);
+                }
+                if let Some(Ok(mut v)) = spare.get(part.slot).map(|m| m.lock()) {
+                    if v.len() < 4 {
+                        v.push((
+                            std::mem::take(&mut part.records),
+                            std::mem::take(&mut part.json),
+                        ));
+                    }
+                }
+                want += 1;
+                observer.on_progress(&Progress {
+                    done: merged,
+                    total,
+                    elapsed: start.elapsed(),
+                    standings: &standings,
+                });
+            }
+            true
+        };
+        std::thread::scope(|scope| {
+            let work = &work;
+            let mut spawned = 0;
+            for slot in 0..threads {
+                let tx = tx.clone();
+                // A machine out of threads (a container's PID limit) gets fewer
+                // workers, or none: then the games are played here.
+                let worker = std::thread::Builder::new()
+                    .name(format!("koth-worker-{slot}"))
+                    .spawn_scoped(scope, move || work(slot, &mut |p| tx.send(p).is_ok()));
+                if worker.is_err() {
+                    break;
+                }
+                spawned += 1;
+            }
+            drop(tx);
+            if spawned == 0 {
+                work(0, &mut absorb);
+            }
+            for part in rx {
+                absorb(part);
+            }
+        });
+        RunSummary {
+            standings,
+            played: range.start..range.start + merged,
+            complete: merged == total,
+            elapsed: start.elapsed(),
+            stops,
+        }
+    }
+
+    /// Fills `seating` with the entrants of game `index`, seat by seat, and returns
+    /// the game's seeds.
+    fn seating_of(&self, index: u64, seating: &mut Vec<usize>) -> GameSeeds {
+        let n = self.entrants.len();
+        if self.duplicate {
+            let k = self.schedule.table(n).max(1) as u64;
+            let deal = index / k;
+            self.schedule.seating(n, self.seed, deal, seating);
+            seating.rotate_left((index % k) as usize);
+            // The deal's chance events; the bots' own streams stay per game.
+            GameSeeds::of(self.seed, index).with_deal(GameSeeds::of(self.seed, deal).deal)
+        } else {
+            self.schedule.seating(n, self.seed, index, seating);
+            GameSeeds::of(self.seed, index)
+        }
+    }
+
+    /// A worker's loop when some entrant plays several games at once: it keeps up to
+    /// [`MAX_TABLES`] games going (as many as every such entrant takes), asks all
+    /// their pending decisions, sends each agent its requests at once and then
+    /// takes the answers. Games are independent, so each one plays as it would
+    /// alone; batches are handed on, whole, as their last game ends.
+    fn work_multi(
+        &self,
+        slot: usize,
+        claim: &dyn Fn() -> Option<u64>,
+        bounds: &dyn Fn(u64) -> (u64, u64),
+        open: &dyn Fn(usize, u64, usize) -> Chunk<G::Choice>,
+        add: &AddRecord<'_, G::Choice>,
+        sink: &mut dyn FnMut(Chunk<G::Choice>) -> bool,
+    ) {
+        // Under duplicate play, each rotation of a deal is played at its own table,
+        // by agents of that table only (a process per rotation): no program sees two
+        // rotations of one deal, so none can carry a seat's cards from one into the
+        // next.
+        let rotations = self
+            .duplicate
+            .then(|| self.schedule.table(self.entrants.len()).max(1));
+        let per_table = |e: &Entrant<G>, tables: usize| -> Box<dyn MultiAgent<G>> {
+            Box::new(PerTable::new(e.factory.clone(), slot, tables))
+        };
+        let (tables, mut agents) = match rotations {
+            Some(k) => (k, self.entrants.iter().map(|e| per_table(e, k)).collect()),
+            None => {
+                // Entrants that multiplex come first: what they take sets the tables.
+                let mut tables = MAX_TABLES;
+                let made: Vec<Option<Box<dyn MultiAgent<G>>>> = self
+                    .entrants
+                    .iter()
+                    .map(|e| {
+                        let make = e.multi.as_ref()?;
+                        let mut agent = make(slot).unwrap_or_else(|msg| {
+                            let broken: AgentFactory<G> = Arc::new(move |_| Err(msg.clone()));
+                            Box::new(PerTable::new(broken, slot, 1))
+                        });
+                        tables = tables.min(agent.tables().max(1));
+                        Some(agent)
+                    })
+                    .collect();
+                let agents: Vec<Box<dyn MultiAgent<G>>> = made
+                    .into_iter()
+                    .zip(&self.entrants)
+                    .map(|(m, e)| m.unwrap_or_else(|| per_table(e, tables)))
+                    .collect();
+                (tables, agents)
+            }
+        };
+        // The games table `t` may take: under duplicate play, its rotation's.
+        let fits = |t: usize, index: u64| rotations.is_none_or(|k| index % k as u64 == t as u64);
+        let mut games: Vec<Option<G>> = (0..tables).map(|_| None).collect();
+        let mut seated: Vec<Option<Seated<G::Choice>>> = (0..tables).map(|_| None).collect();
+        let mut opened: Vec<OpenChunk<G::Choice>> = Vec::new();
+        let mut claiming = true;
+        let mut json_len = 0;
+        // The tables asked this round, with the seat asked.
+        let mut asked: Vec<(usize, Seat)> = Vec::with_capacity(tables);
+        loop {
+            // A new game at every free table, in index order.
+            for t in 0..tables {
+                if seated[t].is_some() {
+                    continue;
+                }
+                let found = loop {
+                    let pick = opened.iter_mut().find_map(|o| {
+                        let p = (o.first..o.started.len())
+                            .find(|&p| !o.started[p] && fits(t, o.lo + p as u64))?;
+                        Some((o, p))
+                    });
+                    if let Some((o, p)) = pick {
+                        o.started[p] = true;
+                        while o.first < o.started.len() && o.started[o.first] {
+                            o.first += 1;
+                        }
+                        break Some((o.lo + p as u64, o.id));
+                    }
+                    let claimed = if claiming { claim() } else { None };
+                    match claimed {
+                        Some(id) => {
+                            let (lo, hi) = bounds(id);
+                            opened.push(OpenChunk {
+                                id,
+                                lo,
+                                first: 0,
+                                started: vec![false; (hi - lo) as usize],
+                                left: hi - lo,
+                                recs: (lo..hi).map(|_| None).collect(),
+                            });
+                        }
+                        None => {
+                            claiming = false;
+                            break None;
+                        }
+                    }
+                };
+                // Another table may still have games of its rotation.
+                let Some((index, chunk)) = found else {
+                    continue;
+                };
+                let mut seating = Vec::new();
+                let seeds = self.seating_of(index, &mut seating);
+                let game = match &mut games[t] {
+                    Some(g) => {
+                        g.reset(&self.rules, seating.len(), seeds.deal);
+                        g
+                    }
+                    slot @ None => slot.insert(G::new_game(&self.rules, seating.len(), seeds.deal)),
+                };
+                let names: Vec<&str> = seating
+                    .iter()
+                    .map(|&e| self.entrants[e].name.as_str())
+                    .collect();
+                let mut sheet = Sheet::new(self.records);
+                for (seat, &e) in seating.iter().enumerate() {
+                    let agent = &mut agents[e];
+                    agent.seat_names(t, &names);
+                    let r = catch_unwind(AssertUnwindSafe(|| {
+                        agent.start(t, game, seat, seeds.seat(seat))
+                    }));
+                    if let Some(fault) = fault_of(r) {
+                        sheet.forfeit_at_start(game, seat, e, fault);
+                    }
+                }
+                seated[t] = Some(Seated {
+                    index,
+                    chunk,
+                    seating,
+                    deal: seeds.deal,
+                    sheet,
+                    legal: Vec::new(),
+                });
+            }
+            if seated.iter().all(Option::is_none) {
+                break;
+            }
+            // Every game's pending decision is asked; games that are over end.
+            asked.clear();
+            for t in 0..tables {
+                let (Some(s), Some(game)) = (seated[t].as_mut(), games[t].as_mut()) else {
+                    continue;
+                };
+                if let Some(seat) = game.to_move() {
+                    s.legal.clear();
+                    game.legal_choices(&mut s.legal);
+                    s.sheet.decisions += 1;
+                    agents[s.seating[seat]].request(t, game, seat, &s.legal);
+                    asked.push((t, seat));
+                    continue;
+                }
+                let Some(s) = seated[t].take() else { continue };
+                for (seat, &e) in s.seating.iter().enumerate() {
+                    let agent = &mut agents[e];
+                    let _ = catch_unwind(AssertUnwindSafe(|| agent.finish(t, game, seat)));
+                }
+                let rec = s
+                    .sheet
+                    .record(game, &s.seating, s.index, s.deal, self.scoring);
+                if let Some(o) = opened.iter_mut().find(|o| o.id == s.chunk) {
+                    o.recs[(s.index - o.lo) as usize] = Some(rec);
+                    o.left -= 1;
+                }
+            }
+            for agent in agents.iter_mut() {
+                agent.flush();
+            }
+            for &(t, seat) in &asked {
+                let (Some(s), Some(game)) = (seated[t].as_mut(), games[t].as_mut()) else {
+                    continue;
+                };
+                let agent = &mut agents[s.seating[seat]];
+                let mut stop = None;
+                let answer = catch_unwind(AssertUnwindSafe(|| {
+                    let a = agent.answer(t, &s.legal);
+                    stop = agent.take_stop(t);
+                    a
+                }));
+                // Every seat here is given the list (programs read it).
+                s.sheet
+                    .settle(game, seat, &s.seating, &mut s.legal, true, answer, stop);
+            }
+            // Batches whose games have all ended are handed on.
+            while let Some(pos) = opened
+                .iter()
+                .position(|o| o.left == 0 && o.first == o.started.len())
+            {
+                let o = opened.remove(pos);
+                let mut part = open(slot, o.id, json_len);
+                for (k, rec) in o.recs.into_iter().enumerate() {
+                    if let Some(rec) = rec {
+                        add(&mut part, o.lo + k as u64, rec);
+                    }
+                }
+                json_len = part.json.len();
+                if !sink(part) {
+                    return;
+                }
+            }
+        }
+        for agent in agents.iter_mut() {
+            agent.flush();
+        }
+    }
+
+    /// Plays game `index` of the schedule with a worker's agents. Not inlined, so
+    /// the decision loop's code does not depend on what the worker does around it.
+    #[inline(never)]
+    fn play_index(
+        &self,
+        index: u64,
+        slot: usize,
+        agents: &mut [Option<Box<dyn Agent<G>>>],
+        seating: &mut Vec<usize>,
+        legal: &mut Vec<G::Choice>,
+        reuse: &mut Option<G>,
+    ) -> (GameRecord<G::Choice>, u64) {
+        let seeds = self.seating_of(index, seating);
+        let seed = seeds.deal;
+        let game = match reuse {
+            Some(g) => {
+                g.reset(&self.rules, seating.len(), seed);
+                g
+            }
+            None => reuse.insert(G::new_game(&self.rules, seating.len(), seed)),
+        };
+        for &e in seating.iter() {
+            if agents[e].is_none() {
+                // A factory that fails leaves a stand-in that forfeits, so the
+                // failure is recorded per game instead of stopping the run.
+                agents[e] = Some(match (self.entrants[e].factory)(slot) {
+                    Ok(a) => a,
+                    Err(msg) => Box::new(Broken(msg)),
+                });
+            }
+        }
+        let mut names = [""; MAX_SEATS];
+        for (slot, &e) in names.iter_mut().zip(seating.iter()) {
+            *slot = self.entrants[e].name.as_str();
+        }
+        let names = &names[..seating.len().min(MAX_SEATS)];
+        // Borrow each seat's agent mutably (entrants at a table are distinct),
+        // walking the agents once in entrant order: no allocation a game.
+        let mut order: SmallVec<[(usize, usize); MAX_SEATS]> = seating
+            .iter()
+            .enumerate()
+            .map(|(seat, &e)| (e, seat))
+            .collect();
+        order.sort_unstable();
+        let mut by_seat: SmallVec<[Option<&mut dyn Agent<G>>; MAX_SEATS]> =
+            seating.iter().map(|_| None).collect();
+        let mut rest = &mut agents[..];
+        let mut skipped = 0;
+        for (e, seat) in order {
+            let at = e
+                .checked_sub(skipped)
+                .expect("each entrant sits once per table");
+            let (agent, tail) = std::mem::take(&mut rest)[at..]
+                .split_first_mut()
+                .expect("a seated entrant exists");
+            by_seat[seat] = Some(agent.as_mut().expect("made above").as_mut());
+            rest = tail;
+            skipped = e + 1;
+        }
+        let mut refs: SmallVec<[&mut dyn Agent<G>; MAX_SEATS]> = by_seat
+            .into_iter()
+            .map(|a| a.expect("each entrant sits once per table"))
+            .collect();
+        for agent in refs.iter_mut() {
+            agent.seat_names(names);
+        }
+        play_game(
+            game,
+            &mut refs,
+            seating,
+            index,
+            seeds,
+            self.scoring,
+            self.records,
+            legal,
+        )
+    }
+}
+
+/// Games a worker keeps going at once, at most, when entrants play several at once.
+pub const MAX_TABLES: usize = 64;
+
+/// Adds a game's record (its index given) to its batch.
+type AddRecord<'a, C> = dyn Fn(&mut Chunk<C>, u64, GameRecord<C>) + 'a;
+
+/// An agent's answer, or the panic it raised.
+type Answer<C> = std::thread::Result<Result<C, Fault>>;
+
+/// A game under way at one of a worker's tables.
+struct Seated<C> {
+    index: u64,
+    /// The batch it belongs to.
+    chunk: u64,
+    seating: Vec<usize>,
+    deal: u64,
+    sheet: Sheet<C>,
+    /// The legal choices of its pending decision.
+    legal: Vec<C>,
+}
+
+/// A batch being played by a worker that keeps several games going.
+struct OpenChunk<C> {
+    id: u64,
+    lo: u64,
+    /// Which of its games have begun, and the first that has not.
+    started: Vec<bool>,
+    first: usize,
+    /// Games not yet ended.
+    left: u64,
+    /// The records of the ended games, by position in the batch.
+    recs: Vec<Option<GameRecord<C>>>,
+}
+
+/// A plain agent per table: how an entrant that plays one game at a time (a
+/// built-in bot) sits at the tables of a worker that keeps several going. Each
+/// table's agent plays its games one after another, as on a worker of its own.
+struct PerTable<G: Game> {
+    factory: AgentFactory<G>,
+    /// The slot number of table 0; table `t` is slot `first + t`.
+    first: usize,
+    agents: Vec<Option<Box<dyn Agent<G>>>>,
+    answers: Vec<Option<Answer<G::Choice>>>,
+    stops: Vec<Option<String>>,
+}
+
+impl<G: Game> PerTable<G> {
+    fn new(factory: AgentFactory<G>, slot: usize, tables: usize) -> Self {
+        PerTable {
+            factory,
+            first: slot * tables,
+            agents: Vec::new(),
+            answers: Vec::new(),
+            stops: Vec::new(),
+        }
+    }
+
+    /// Table `t`'s agent, made at its first use.
+    fn agent(&mut self, t: usize) -> &mut Box<dyn Agent<G>> {
+        if self.agents.len() <= t {
+            self.agents.resize_with(t + 1, || None);
+            self.answers.resize_with(t + 1, || None);
+            self.stops.resize_with(t + 1, || None);
+        }
+        let slot = self.first + t;
+        let factory = &self.factory;
+        self.agents[t].get_or_insert_with(|| {
+            // A factory that fails leaves a stand-in that forfeits.
+            factory(slot).unwrap_or_else(|msg| Box::new(Broken(msg)))
+        })
+    }
+}
+
+impl<G: Game> MultiAgent<G> for PerTable<G> {
+    fn tables(&mut self) -> usize {
+        usize::MAX
+    }
+    fn seat_names(&mut self, table: usize, names: &[&str]) {
+        self.agent(table).seat_names(names);
+    }
+    fn start(&mut self, table: usize, game: &G, seat: Seat, seed: u64) -> Result<(), Fault> {
+        self.agent(table).start(game, seat, seed)
+    }
+    fn request(&mut self, table: usize, game: &G, seat: Seat, legal: &[G::Choice]) {
+        let agent = self.agent(table);
+        let mut stop = None;
+        let answer = catch_unwind(AssertUnwindSafe(|| {
+            let a = agent.decide(game, seat, legal);
+            stop = agent.take_stop();
+            a
+        }));
+        self.answers[table] = Some(answer);
+        self.stops[table] = stop;
+    }
+    fn flush(&mut self) {}
+    fn answer(&mut self, table: usize, _legal: &[G::Choice]) -> Result<G::Choice, Fault> {
+        match self.answers.get_mut(table).and_then(Option::take) {
+            Some(Ok(answer)) => answer,
+            Some(Err(p)) => Err(Fault::panicked(&p)),
+            None => Err(Fault::new("answer taken before it was asked")),
+        }
+    }
+    fn finish(&mut self, table: usize, game: &G, seat: Seat) {
+        self.agent(table).finish(game, seat);
+    }
+    fn take_stop(&mut self, table: usize) -> Option<String> {
+        self.stops.get_mut(table).and_then(Option::take)
+    }
+}
+
+/// Stands in for an agent that could not be made: forfeits at the start.
+struct Broken(String);
+impl<G: Game> Agent<G> for Broken {
+    fn start(&mut self, _: &G, _: Seat, _: u64) -> Result<(), Fault> {
+        Err(Fault::new(format!("could not start: {}", self.0)))
+    }
+    fn decide(&mut self, _: &G, _: Seat, _: &[G::Choice]) -> Result<G::Choice, Fault> {
+        Err(Fault::new(format!("could not start: {}", self.0)))
+    }
+}
+
+impl<C: Serialize + ChoiceCode, O: Observer<C> + ?Sized> Observer<C> for RecordWriter<'_, O> {
+    fn wants_json(&self) -> bool {
+        true
+    }
+    fn wants_records(&self) -> bool {
+        // Lines come from the workers; records only for a reader behind.
+        self.inner.wants_records()
+    }
+    fn on_json(&mut self, lines: &[u8]) {
+        self.fed = true;
+        self.write(lines);
+    }
+    fn on_record(&mut self, record: &GameRecord<C>) {
+        // Driven by hand rather than by a tournament: serialise here.
+        if !self.fed {
+            let mut line = Vec::with_capacity(512);
+            record.write_json_line(&mut line);
+            self.write(&line);
+        }
+        self.inner.on_record(record);
+    }
+    fn on_progress(&mut self, progress: &Progress<'_>) {
+        self.flush_batch();
+        self.inner.on_progress(progress);
+    }
+}
