@@ -1,4 +1,13 @@
 //! `koth`: a king-of-the-hill arena for programming games.
+//!
+//! The binary is three kinds of room:
+//! * `front/`: one file a game (Coup, Samurai, seed 000's edition of Coup), each
+//!   implementing [`front::Front`]: its words, rules, built-ins, narration, check;
+//! * one file a command (`play`, `run`, `check`, `bots`, `replay`, `report`,
+//!   `gauntlet`, `merge`, `bench`), each written once for any game;
+//! * what the commands share and that names no game: `term` (the terminal),
+//!   `settings` (seeds, threads, schedules), `summary` (standings as JSON) and
+//!   `runs` (run folders: `--out`, `--resume`, `--shard`, `--records`).
 
 /// `println!` that ends the program quietly when stdout is closed (`koth ... | head`);
 /// SIGPIPE stays ignored so that a bot closing its pipe never kills the arena.
@@ -11,20 +20,26 @@ macro_rules! out {
     }};
 }
 
-mod bench_cmd;
-mod check_cmd;
-mod coup_cmd;
-mod gauntlet_cmd;
-mod human;
-mod output;
-mod ppcg_cmd;
-mod records_cmd;
+mod bench;
+mod bots;
+mod check;
+mod front;
+mod gauntlet;
+mod merge;
+mod play;
+mod replay;
 mod report;
-mod run_cmd;
+mod run;
 mod runs;
-mod samurai_cmd;
+mod settings;
+mod summary;
+mod term;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+use front::coup::Coup;
+use front::ppcg::Ppcg;
+use front::samurai::Samurai;
+use front::Front;
 
 /// Run bots against each other under exact rules, fast, fairly and reproducibly.
 #[derive(Parser, Debug)]
@@ -38,13 +53,13 @@ struct Cli {
 enum Cmd {
     /// Coup for 2–6 players: play one narrated game, or loop many and rank the bots.
     #[command(subcommand)]
-    Coup(coup_cmd::CoupCmd),
+    Coup(Box<Verb<Coup>>),
     /// Ultimate Samurai Showdown: play a duel, run a round robin of any samurai, check a bot.
-    Samurai(Box<samurai_cmd::SamuraiCmd>),
+    Samurai(Box<GameCmd<Samurai>>),
     /// Coup, the two-player challenge edition: run seed-000 programs unchanged.
-    Ppcg(Box<ppcg_cmd::PpcgCmd>),
+    Ppcg(Box<GameCmd<Ppcg>>),
     /// Test a candidate against a pool until a sequential test (SPRT) decides.
-    Gauntlet(gauntlet_cmd::GauntletArgs),
+    Gauntlet(gauntlet::GauntletArgs),
     /// Combine the shards of one tournament (`--shard I/N` runs) into one run.
     Merge {
         /// The shard folders.
@@ -74,7 +89,7 @@ enum Cmd {
     },
     /// Measure koth against the `coup` crate on this machine: games/s, decisions/s,
     /// scaling by thread count, memory, what records cost, external decisions.
-    Bench(bench_cmd::BenchArgs),
+    Bench(bench::BenchArgs),
     /// The compiled first-legal bot `koth bench` measures external decisions with.
     #[command(hide = true)]
     FirstLegalBot {
@@ -83,25 +98,129 @@ enum Cmd {
         games: usize,
     },
     /// The old name of `koth coup run` (kept for this release).
-    Run(run_cmd::RunArgs),
+    Run(Box<run::RunArgs<Coup>>),
+}
+
+/// The commands every game has.
+#[derive(Subcommand, Debug)]
+enum Verb<F: Front> {
+    /// Narrate one game, turn by turn, with each program's stderr shown as it logs.
+    Play(play::PlayArgs<F>),
+    /// Play many games among built-in bots and rank them.
+    Loop(run::LoopArgs<F>),
+    /// Run a tournament of bots of any kind: a tournament file, a program list of
+    /// the game's original challenge, --bot and --builtin.
+    Run(run::RunArgs<F>),
+    /// Put one bot through every kind of decision and report what it does wrong
+    /// (exit status 1 if anything).
+    Check(check::CheckArgs<F>),
+    /// List the built-in bots.
+    Bots,
+    /// Measure koth on this machine: games/s, scaling by thread count, memory,
+    /// what records cost, external decisions.
+    Bench(bench::BenchArgs),
+}
+
+/// A game whose tournament runs without a command word (`koth samurai FILE`).
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+struct GameCmd<F: Front> {
+    #[command(subcommand)]
+    sub: Option<Verb<F>>,
+    #[command(flatten)]
+    run: run::RunArgs<F>,
+}
+
+/// Runs a command of game `F`.
+fn verb<F: Front>(v: Verb<F>) -> anyhow::Result<()> {
+    match v {
+        Verb::Play(a) => play::play(a),
+        Verb::Loop(a) => run::run_loop(a),
+        Verb::Run(a) => run::run(a),
+        Verb::Check(a) => {
+            if !check::check(a)? {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
+        Verb::Bots => {
+            bots::list::<F>();
+            Ok(())
+        }
+        Verb::Bench(a) => bench::bench::<F>(a),
+    }
+}
+
+/// Runs `koth <game> [FILE]`: a command, or the old form of `run`.
+fn game<F: Front>(c: GameCmd<F>) -> anyhow::Result<()> {
+    match c.sub {
+        Some(v) => verb(v),
+        None => {
+            if c.run.file.is_some() {
+                term::old_name(
+                    &format!("koth {} {}", F::WORD, F::FILE_WORD),
+                    &format!("koth {} run {}", F::WORD, F::FILE_WORD),
+                );
+            }
+            run::run(c.run)
+        }
+    }
+}
+
+/// `koth report DIR`: the page of a run, made with the front of its game.
+fn report_page(dir: &std::path::Path, want: report::Replays) -> anyhow::Result<()> {
+    let info = report::run_info(dir)?;
+    let page = Page {
+        info: &info,
+        dir,
+        want,
+    };
+    let data = front::visit(&info.game, page).unwrap_or_else(|| {
+        Err(anyhow::anyhow!(
+            "cannot report on {:?} runs: koth reports Coup, Coup ppcg and samurai runs",
+            info.game
+        ))
+    })?;
+    report::run(dir, &data)
+}
+
+/// A run's page, told by the front of its game.
+struct Page<'a> {
+    info: &'a koth_arena::records::RunInfo,
+    dir: &'a std::path::Path,
+    want: report::Replays,
+}
+
+impl front::Visit for Page<'_> {
+    type Out = anyhow::Result<serde_json::Value>;
+    fn visit<F: Front>(self) -> Self::Out {
+        let rules = F::recorded_rules(&self.info.rules)?;
+        let mut data = report::build::<F::Game>(self.info, self.dir, self.want, |r, names| {
+            F::page_steps(&rules, r, names)
+        })?;
+        if let serde_json::Value::Object(m) = &mut data {
+            m.extend(F::page_facts());
+        }
+        Ok(data)
+    }
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match cli.cmd {
-        Cmd::Coup(c) => coup_cmd::run(c),
-        Cmd::Samurai(c) => samurai_cmd::run(*c),
+        Cmd::Coup(v) => verb(*v),
+        Cmd::Samurai(c) => game(*c),
+        Cmd::Ppcg(c) => game(*c),
         Cmd::Run(a) => {
-            output::old_name("koth run", "koth coup run");
-            run_cmd::run(a)
+            term::old_name("koth run", "koth coup run");
+            run::run(*a)
         }
-        Cmd::Ppcg(a) => ppcg_cmd::run_cmd(*a),
-        Cmd::Gauntlet(a) => gauntlet_cmd::run(a),
-        Cmd::Bench(a) => bench_cmd::run(a),
-        Cmd::FirstLegalBot { games } => bench_cmd::first_legal_bot(games),
-        Cmd::Report { dir, replays } => report::run(&dir, replays),
-        Cmd::Merge { dirs, out } => records_cmd::merge(&dirs, &out),
-        Cmd::Replay { dir, game } => records_cmd::replay(&dir, game),
+        Cmd::Gauntlet(a) => gauntlet::run(a),
+        Cmd::Bench(a) => bench::bench::<Coup>(a),
+        Cmd::FirstLegalBot { games } => bench::first_legal_bot(games),
+        Cmd::Report { dir, replays } => report_page(&dir, replays),
+        Cmd::Merge { dirs, out } => merge::merge(&dirs, &out),
+        Cmd::Replay { dir, game } => replay::show(&dir, game),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -12,9 +12,9 @@
 //! `<script type="application/json">` with every `<`, `>` and `&` escaped, and
 //! the script only ever puts text into the page with `textContent`.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use koth_arena::records::{self, RunInfo};
-use koth_arena::{ratings, Ending, Game, GameRecord, Outcome};
+use koth_arena::{ratings, Game, GameRecord};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
@@ -45,9 +45,9 @@ const TEMPLATE: &str = include_str!("report/page.html");
 const CSS: &str = include_str!("report/report.css");
 const JS: &str = include_str!("report/report.js");
 
-/// `koth report DIR`: writes `DIR/report.html` and says where.
-pub fn run(dir: &Path, want: Replays) -> Result<()> {
-    let path = write(dir, want)?;
+/// `koth report DIR`: writes `DIR/report.html` from the page's `data` and says where.
+pub fn run(dir: &Path, data: &Value) -> Result<()> {
+    let path = write(dir, data)?;
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     let _ = writeln!(
         std::io::stdout(),
@@ -59,52 +59,24 @@ pub fn run(dir: &Path, want: Replays) -> Result<()> {
 }
 
 /// Writes `DIR/report.html` and returns its path.
-pub fn write(dir: &Path, want: Replays) -> Result<PathBuf> {
-    let html = render(dir, want)?;
+pub fn write(dir: &Path, data: &Value) -> Result<PathBuf> {
+    let html = assemble(data);
     let path = dir.join(REPORT_FILE);
     std::fs::write(&path, html)
         .with_context(|| format!("cannot write the report to {}", path.display()))?;
     Ok(path)
 }
 
-/// The report page of the run in `dir`.
-pub fn render(dir: &Path, want: Replays) -> Result<String> {
-    let data = page_data(dir, want)?;
-    Ok(assemble(&data))
+/// The run in `dir`, for its page: what `run.json` says, with the error naming
+/// the folder.
+pub fn run_info(dir: &Path) -> Result<RunInfo> {
+    // (The error already names the file: no context chain, to say it once.)
+    records::read_info(dir)
+        .map_err(|e| anyhow::anyhow!("{e}: {} is not a koth run folder", dir.display()))
 }
 
-/// The data the page draws, as embedded in it.
-pub fn page_data(dir: &Path, want: Replays) -> Result<Value> {
-    // (The error already names the file: no context chain, to say it once.)
-    let info = records::read_info(dir)
-        .map_err(|e| anyhow::anyhow!("{e}: {} is not a koth run folder", dir.display()))?;
-    match info.game.as_str() {
-        "coup" => {
-            let rules: koth_coup::Rules = serde_json::from_value(info.rules.clone())
-                .context("run.json: these are not Coup rules")?;
-            build::<koth_coup::State>(&info, dir, want, |r, names| {
-                coup_replay::<koth_coup::State>(&rules, r, names, |g| g)
-            })
-        }
-        "coup-ppcg" => {
-            let rules = koth_ppcg::PpcgRules::from_json(&info.rules)
-                .map_err(|e| anyhow::anyhow!("run.json: {e}"))?;
-            build::<koth_ppcg::PpcgGame>(&info, dir, want, |r, names| {
-                coup_replay::<koth_ppcg::PpcgGame>(&rules, r, names, |g| g.state())
-            })
-        }
-        "samurai" => {
-            let rules: koth_samurai::Rules = serde_json::from_value(info.rules.clone())
-                .context("run.json: these are not samurai rules")?;
-            build::<koth_samurai::State>(&info, dir, want, |r, names| {
-                samurai_replay(&rules, r, names)
-            })
-        }
-        other => {
-            bail!("cannot report on {other:?} runs: koth reports Coup, Coup ppcg and samurai runs")
-        }
-    }
-}
+/// One step of a replay on the page: `[table, line, line...]`.
+pub type Step = Vec<Value>;
 
 /// The page: the template with the style, the script and the data put in.
 pub fn assemble(data: &Value) -> String {
@@ -139,253 +111,6 @@ pub fn embed_json(data: &Value) -> String {
         }
     }
     out
-}
-
-/// One step of a replay, as embedded: `[table, line, line...]`. `table` is the
-/// game's state after the step as a short string (`0` when unchanged); each
-/// line is a tone letter followed by the text (see `TONES` in the script).
-type Step = Vec<Value>;
-
-/// A run of passes merged into one step ("a, b and c let it stand").
-struct Passes {
-    kind: PassKind,
-    who: Vec<String>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum PassKind {
-    Challenge,
-    Block,
-}
-
-impl Passes {
-    fn text(&self) -> String {
-        let one = self.who.len() == 1;
-        let verb = match (self.kind, one) {
-            (PassKind::Challenge, true) => "lets it stand",
-            (PassKind::Challenge, false) => "let it stand",
-            (PassKind::Block, true) => "does not block",
-            (PassKind::Block, false) => "do not block",
-        };
-        format!("{} {verb}", joined(&self.who))
-    }
-}
-
-/// Collects steps, leaving out unchanged tables and merging runs of passes.
-#[derive(Default)]
-struct Steps {
-    steps: Vec<Step>,
-    last: Option<String>,
-    passes: Option<Passes>,
-}
-
-impl Steps {
-    fn push(&mut self, lines: Vec<String>, table: String) {
-        self.passes = None;
-        let mut step = Vec::with_capacity(lines.len() + 1);
-        if self.last.as_ref() == Some(&table) {
-            step.push(json!(0));
-        } else {
-            step.push(json!(table));
-            self.last = Some(table);
-        }
-        step.extend(lines.into_iter().map(Value::String));
-        self.steps.push(step);
-    }
-    /// One more pass: joins the previous step when that was a pass of the same
-    /// kind (and nothing else comes first).
-    fn pass(&mut self, kind: PassKind, who: &str, table: String, mut first: Vec<String>) {
-        match &mut self.passes {
-            Some(p) if first.is_empty() && p.kind == kind && self.last.as_ref() == Some(&table) => {
-                p.who.push(who.to_string());
-                let text = Value::String(format!("q{}", p.text()));
-                if let Some(line) = self.steps.last_mut().and_then(|s| s.last_mut()) {
-                    *line = text;
-                }
-            }
-            _ => {
-                let p = Passes {
-                    kind,
-                    who: vec![who.to_string()],
-                };
-                first.push(format!("q{}", p.text()));
-                self.push(first, table);
-                self.passes = Some(p);
-            }
-        }
-    }
-    fn end(mut self, text: String) -> Vec<Step> {
-        let line = Value::String(format!("e{text}"));
-        match self.steps.last_mut() {
-            Some(s) => s.push(line),
-            None => self.steps.push(vec![json!(0), line]),
-        }
-        self.steps
-    }
-}
-
-fn joined(names: &[String]) -> String {
-    match names {
-        [] => String::new(),
-        [a] => a.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
-/// "Game over after 31 turns: economist wins."
-fn verdict(outcome: &Outcome, names: &[String]) -> String {
-    let winners: Vec<String> = outcome.winners.iter().map(|s| names[s].clone()).collect();
-    let who = match winners.len() {
-        0 => "nobody wins".to_string(),
-        1 => format!("{} wins", winners[0]),
-        // Every seat "won": a draw (a samurai duel's 500th turn, a capped game).
-        n if n == names.len() => "a draw".to_string(),
-        _ => format!("{} share the win", joined(&winners)),
-    };
-    let how = match outcome.ending {
-        Ending::Decided => "",
-        Ending::TurnCap => " (turn cap reached)",
-        Ending::Adjudicated => " (adjudicated)",
-    };
-    format!("Game over after {} turns: {who}{how}.", outcome.turns)
-}
-
-/// The letter of a Coup narration tone.
-fn tone_letter(tone: koth_coup::narrate::Tone) -> char {
-    use koth_coup::narrate::Tone;
-    match tone {
-        Tone::Turn => 't',
-        Tone::Claim => 'c',
-        Tone::Challenge => 'h',
-        Tone::Block => 'b',
-        Tone::Reveal => 'r',
-        Tone::Loss => 'l',
-        Tone::Gain => 'g',
-        Tone::Out => 'o',
-        Tone::Quiet => 'q',
-    }
-}
-
-/// Coup's table: per seat `coins:hidden:face-up` (cards as digits of
-/// `Card::ALL`), seats separated by spaces.
-fn coup_table(g: &koth_coup::State) -> String {
-    let digits = |cards: &[koth_coup::Card]| -> String {
-        cards
-            .iter()
-            .map(|c| char::from(b'0' + c.index() as u8))
-            .collect()
-    };
-    (0..g.players())
-        .map(|s| {
-            format!(
-                "{}:{}:{}",
-                g.coins(s),
-                digits(g.hand(s)),
-                digits(g.revealed(s))
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// The Coup table inside a game: the game itself, or the engine a protocol wraps.
-fn coup_replay<G: Game<Choice = koth_coup::Choice>>(
-    rules: &G::Rules,
-    rec: &GameRecord<koth_coup::Choice>,
-    names: &[String],
-    engine: impl Fn(&G) -> &koth_coup::State,
-) -> Result<Vec<Step>, String> {
-    use koth_coup::narrate::describe;
-    use koth_coup::Event;
-    let mut steps = Steps::default();
-    let mut shown = 0;
-    // A turn's header opens the step of its first decision, not the step that
-    // ended the turn before.
-    let mut header: Vec<String> = Vec::new();
-    records::replay::<G>(rules, rec, |game| {
-        let g = engine(game);
-        let mut new = &g.log()[shown..];
-        shown = g.log().len();
-        let mut lines = std::mem::take(&mut header);
-        if steps.steps.is_empty() {
-            lines.push(format!(
-                "i{} players sit down: {}. Each holds two hidden cards.",
-                names.len(),
-                joined(names)
-            ));
-        }
-        let mut next_header = Vec::new();
-        if let [rest @ .., turn @ Event::Turn { .. }] = new {
-            if !rest.is_empty() || !lines.is_empty() {
-                let (tone, text) = describe(turn, names);
-                next_header.push(format!("{}{text}", tone_letter(tone)));
-                new = rest;
-            }
-        }
-        match new {
-            [Event::NoChallenge { player }] => {
-                steps.pass(PassKind::Challenge, &names[*player], coup_table(g), lines)
-            }
-            [Event::NoBlock { player }] => {
-                steps.pass(PassKind::Block, &names[*player], coup_table(g), lines)
-            }
-            _ => {
-                for e in new {
-                    let (tone, text) = describe(e, names);
-                    lines.push(format!("{}{text}", tone_letter(tone)));
-                }
-                if !lines.is_empty() {
-                    steps.push(lines, coup_table(g));
-                }
-            }
-        }
-        header = next_header;
-    })?;
-    if let Some(last) = steps.steps.last_mut() {
-        last.extend(header.into_iter().map(Value::String));
-    }
-    Ok(steps.end(verdict(&rec.outcome, names)))
-}
-
-fn samurai_replay(
-    rules: &koth_samurai::Rules,
-    rec: &GameRecord<koth_samurai::Action>,
-    names: &[String],
-) -> Result<Vec<Step>, String> {
-    use koth_samurai::{narrate_end, narrate_turn_with};
-    let [a, b] = match names {
-        [a, b] => [a.as_str(), b.as_str()],
-        _ => return Err(format!("a duel has two seats, not {}", names.len())),
-    };
-    let mut steps = Steps::default();
-    let mut shown = 0;
-    let mut over = false;
-    // Per seat `health:honour`.
-    let table = |g: &koth_samurai::State| -> String {
-        let (x, y) = (g.samurai(0), g.samurai(1));
-        format!("{}:{} {}:{}", x.health, x.honour, y.health, y.honour)
-    };
-    let end = records::replay::<koth_samurai::State>(rules, rec, |g| {
-        let mut lines = Vec::new();
-        if steps.steps.is_empty() {
-            let m = g.samurai(0);
-            lines.push(format!(
-                "i{a} faces {b}; each starts with {} health and {} honour.",
-                m.health, m.honour
-            ));
-        }
-        for t in &g.log()[shown..] {
-            lines.push(format!("t{}", narrate_turn_with(t, [a, b])));
-        }
-        shown = g.log().len();
-        let now_over = g.outcome().is_some();
-        if !lines.is_empty() || now_over != over {
-            over = now_over;
-            steps.push(lines, table(g));
-        }
-    })?;
-    let last = narrate_end(&end, [a, b]).unwrap_or_else(|| verdict(&rec.outcome, names));
-    Ok(steps.end(format!("{last}.")))
 }
 
 /// Rounds for the page (4 decimals is plenty for any score).
@@ -455,7 +180,7 @@ fn count_records(dir: &Path) -> Result<u64> {
 
 /// The page data of a run, reading its records once, one at a time: memory grows
 /// with what the page embeds (replays, listed games), not with the run.
-fn build<G: Game>(
+pub fn build<G: Game>(
     info: &RunInfo,
     dir: &Path,
     want: Replays,
@@ -745,7 +470,6 @@ fn build<G: Game>(
         "replays": replays,
         "replay_note": replay_note,
         "replay_cmd": replay_cmd,
-        "cards": koth_coup::Card::ALL.iter().map(|c| c.name()).collect::<Vec<_>>(),
         "generator": format!("koth {}", env!("CARGO_PKG_VERSION")),
     }))
 }
@@ -764,29 +488,6 @@ mod tests {
         assert_eq!(back, v);
         let page = assemble(&v);
         assert_eq!(page.matches("</script>").count(), 2, "only the page's own");
-    }
-
-    #[test]
-    fn a_draw_reads_as_one() {
-        let names = ["waiter".to_string(), "copycat".to_string(), "x".to_string()];
-        let o = |w: &[usize], seats: usize| {
-            let mut set = koth_arena::SeatSet::EMPTY;
-            w.iter().for_each(|&s| set.insert(s));
-            (
-                Outcome {
-                    winners: set,
-                    ending: Ending::Decided,
-                    turns: 500,
-                },
-                names[..seats].to_vec(),
-            )
-        };
-        let (out, n) = o(&[0, 1], 2);
-        assert_eq!(verdict(&out, &n), "Game over after 500 turns: a draw.");
-        let (out, n) = o(&[0, 1], 3);
-        assert!(verdict(&out, &n).contains("share the win"));
-        let (out, n) = o(&[2], 3);
-        assert!(verdict(&out, &n).contains("x wins"));
     }
 
     #[test]

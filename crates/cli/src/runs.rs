@@ -2,7 +2,7 @@
 //! and running a tournament with them: records written as games finish, an
 //! interrupted run continued, a shard played alone.
 
-use crate::output::Summary;
+use crate::summary::Summary;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use koth_arena::records::{self, RecordWriter, RunInfo};
@@ -122,7 +122,7 @@ where
     let names = t.names();
     let Some(dir) = opts.out.as_deref() else {
         let end = limit.map_or(range.end, |l| (range.start + l).min(range.end));
-        let summary = t.run_range(range.start..end, inner, crate::output::ctrl_c_flag());
+        let summary = t.run_range(range.start..end, inner, crate::term::ctrl_c_flag());
         return Ok(summary);
     };
     t.records = match opts.records {
@@ -201,7 +201,7 @@ where
     }
     let end = limit.map_or(range.end, |l| (start + l).min(range.end));
     let mut writer = RecordWriter::append(dir, inner)?;
-    let mut summary = t.run_range(start..end, &mut writer, crate::output::ctrl_c_flag());
+    let mut summary = t.run_range(start..end, &mut writer, crate::term::ctrl_c_flag());
     writer.flush()?;
     if let Some(e) = writer.error.take() {
         return Err(e).context("game records could not be written");

@@ -19,11 +19,10 @@
 //! * [`JsonAgent`]: the arena [`Agent`](koth_arena::Agent) that runs an external
 //!   program, restarting it after a fault and forfeiting it with a clear reason on
 //!   crashes, time-outs, garbage, over-long lines and illegal choices;
-//! * [`config`]: tournament files (`koth run FILE.toml`) and `--bot` arguments.
+//! * tournament files and `--bot` arguments are in `koth-entrants`.
 #![warn(missing_docs)]
 
 mod agent;
-pub mod config;
 pub mod conformance;
 mod coup;
 mod samurai;

@@ -1,12 +1,14 @@
-//! What every runner prints: the live progress bar, the leaderboard and the JSON
-//! summary. Game-agnostic.
+//! What koth shows on a terminal, for every game and every command: the live
+//! progress bar and standings, leaderboard tables, numbers at a glance, colours,
+//! a bot's faults and stderr lines, the forfeits of a run, the isolation line,
+//! Ctrl-C, and a person's typed answers. Names no game and no command.
 
-use anyhow::{Context, Result};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use koth_arena::{GameRecord, Observer, Progress, RunSummary, Standings};
+use owo_colors::{OwoColorize, Style};
 use serde::Serialize;
-use std::path::Path;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// Whether a progress bar is drawing on the terminal (then the bar, not the
@@ -364,120 +366,6 @@ pub fn run_line(summary: &RunSummary, seed: u64, threads: usize) -> String {
     )
 }
 
-/// The JSON summary of a run.
-#[derive(Serialize)]
-pub struct Summary<'a, R: Serialize> {
-    /// The game's name.
-    pub game: &'a str,
-    /// The rule options.
-    pub rules: &'a R,
-    /// Master seed.
-    pub seed: u64,
-    /// The schedule.
-    pub schedule: &'a koth_arena::Schedule,
-    /// The scoring.
-    pub scoring: koth_arena::Scoring,
-    /// Duplicate play: intervals are taken over deals.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub duplicate: bool,
-    /// Worker threads.
-    pub threads: usize,
-    /// Games played.
-    pub games: u64,
-    /// Whether every scheduled game was played.
-    pub complete: bool,
-    /// Wall time in seconds.
-    pub elapsed_seconds: f64,
-    /// Games per second.
-    pub games_per_second: f64,
-    /// Leaderboard, best first.
-    pub standings: Vec<Row>,
-    /// `head_to_head[a][b]`: a's mean score in games with b (null when they never met).
-    pub head_to_head: Vec<Vec<Option<f64>>>,
-    /// Entrant names, in the order of `head_to_head`.
-    pub entrants: Vec<String>,
-}
-
-impl<'a, R: Serialize> Summary<'a, R> {
-    /// The summary of a finished run.
-    pub fn new(
-        game: &'a str,
-        rules: &'a R,
-        seed: u64,
-        schedule: &'a koth_arena::Schedule,
-        scoring: koth_arena::Scoring,
-        threads: usize,
-        run: &RunSummary,
-    ) -> Self {
-        let s = &run.standings;
-        let n = s.entrants.len();
-        let head_to_head = (0..n)
-            .map(|a| {
-                (0..n)
-                    .map(|b| (s.pair[a * n + b].n > 0).then(|| s.pair[a * n + b].mean()))
-                    .collect()
-            })
-            .collect();
-        Summary {
-            game,
-            rules,
-            seed,
-            schedule,
-            scoring,
-            duplicate: s.deals.is_some(),
-            threads,
-            games: s.games,
-            complete: run.complete,
-            elapsed_seconds: run.elapsed.as_secs_f64(),
-            games_per_second: s.games as f64 / run.elapsed.as_secs_f64().max(1e-9),
-            standings: rows(s),
-            head_to_head,
-            entrants: s.entrants.iter().map(|e| e.name.clone()).collect(),
-        }
-    }
-
-    /// Writes the summary as pretty JSON.
-    pub fn write(&self, path: &Path) -> Result<()> {
-        let text = serde_json::to_string_pretty(self)?;
-        std::fs::write(path, text + "\n")
-            .with_context(|| format!("cannot write the summary to {}", path.display()))
-    }
-}
-
-/// 64 bits from the operating system's random source, for runs without `--seed`:
-/// a bot cannot guess it, so it cannot rebuild the deals (docs/fair-play.md).
-pub fn fresh_seed() -> u64 {
-    let mut bytes = [0u8; 8];
-    if let Err(e) = getrandom::fill(&mut bytes) {
-        // No entropy source at all (a broken container): the clock is the best left,
-        // and the user must know the seed is guessable.
-        eprintln!("warning: the system's random source failed ({e}); the seed comes from the clock and can be guessed");
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        return koth_arena::rng::derive_seed(t.as_nanos() as u64, std::process::id() as u64);
-    }
-    u64::from_le_bytes(bytes)
-}
-
-/// Says, once, that a hand-picked seed is guessable by the external programs of a
-/// hidden-information game (the default seed is not).
-pub fn note_chosen_seed(seed: u64) {
-    eprintln!(
-        "note: seed {seed} was chosen by hand: a bot that guesses it can rebuild every deal. \
-For a contest, leave the seed out (koth draws 64 random bits) and publish it after the run."
-    );
-}
-
-/// Worker threads: `requested`, or every core.
-pub fn threads(requested: Option<usize>) -> usize {
-    requested.filter(|&t| t > 0).unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    })
-}
-
 static STOP_FLAG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// A stop flag raised by Ctrl-C: the run finishes the games under way and reports.
@@ -498,58 +386,6 @@ pub fn ctrl_c_flag() -> &'static std::sync::atomic::AtomicBool {
         });
     });
     &STOP_FLAG
-}
-
-/// What every runner prints at the end: the leaderboard, the run line, where the
-/// JSON summary and the run folder went.
-pub struct Finish<'a, R: Serialize> {
-    /// The game's name.
-    pub game: &'a str,
-    /// The rule options.
-    pub rules: &'a R,
-    /// The schedule.
-    pub schedule: &'a koth_arena::Schedule,
-    /// The scoring.
-    pub scoring: koth_arena::Scoring,
-    /// Master seed.
-    pub seed: u64,
-    /// Worker threads.
-    pub threads: usize,
-    /// `--summary-json`.
-    pub summary_json: Option<&'a Path>,
-    /// `--out`.
-    pub out_dir: Option<&'a Path>,
-}
-
-impl<R: Serialize> Finish<'_, R> {
-    /// Prints the standings of `run` and writes the JSON summary.
-    pub fn print(&self, run: &RunSummary) -> Result<()> {
-        let columns = if self.scoring == koth_arena::Scoring::ZeroSum {
-            Columns::ZeroSum
-        } else {
-            Columns::Points
-        };
-        out!("{}", leaderboard(&run.standings, columns));
-        out!("{}", run_line(run, self.seed, self.threads));
-        if let Some(path) = self.summary_json {
-            Summary::new(
-                self.game,
-                self.rules,
-                self.seed,
-                self.schedule,
-                self.scoring,
-                self.threads,
-                run,
-            )
-            .write(path)?;
-            out!("summary written to {}", path.display());
-        }
-        if let Some(d) = self.out_dir {
-            let d = d.display();
-            out!("run recorded in {d} (koth replay {d} --game K; koth report {d})");
-        }
-        Ok(())
-    }
 }
 
 /// What isolation each external bot gets on this machine, and what it lacks: one line
@@ -573,94 +409,187 @@ pub fn isolation_lines<'a>(
     out
 }
 
-/// `--sandbox auto|off|required`, for clap.
-pub fn parse_sandbox(s: &str) -> Result<koth_process::Sandbox, String> {
-    koth_protocol::config::parse_sandbox(s)
-        .ok_or_else(|| format!("unknown sandbox mode {s:?}: use auto, off or required"))
-}
-
-/// Fails now, before any game, if the summary could not be written at the end.
-pub fn check_summary_path(path: Option<&Path>) -> Result<()> {
-    let Some(path) = path else { return Ok(()) };
-    let existed = path.exists();
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .with_context(|| {
-            format!(
-                "cannot write the summary to {}\n  fix: choose a --summary-json path in a folder that exists and is writable",
-                path.display()
-            )
-        })?;
-    if !existed {
-        let _ = std::fs::remove_file(path);
-    }
-    Ok(())
-}
-
-/// `--schedule` of the Coup runners.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum ScheduleKind {
-    /// Rounds in which every bot plays the same number of games, once in every seat
-    /// (games rounded up to whole rounds).
-    #[default]
-    Balanced,
-    /// Each game seats a random draw of bots in random order (seed 003's loop mode).
-    Random,
-}
-
-/// The schedule of `games` games at tables of `table` among `entrants` bots:
-/// balanced schedules play whole rounds (`entrants` games; with duplicate play,
-/// `entrants` deals of `table` games).
-pub fn table_schedule(
-    kind: ScheduleKind,
-    games: u64,
-    table: usize,
-    entrants: usize,
-    duplicate: bool,
-) -> koth_arena::Schedule {
-    let k = if duplicate { table.max(1) as u64 } else { 1 };
-    match kind {
-        ScheduleKind::Balanced => {
-            let n = entrants.max(1) as u64;
-            // Deals are the schedule's games under duplicate play.
-            let deals = games.div_ceil(k).div_ceil(n) * n;
-            koth_arena::Schedule::Balanced {
-                games: deals * k,
-                table,
-            }
-        }
-        ScheduleKind::Random => koth_arena::Schedule::RandomTables { games, table },
-    }
-}
-
-/// A missing FILE argument that looks like a misspelt subcommand (`koth samurai
-/// bot`): the error says which command was meant.
-pub fn check_not_a_typo(
-    file: &std::path::Path,
-    command: &str,
-    subcommands: &[&str],
-) -> anyhow::Result<()> {
-    let word = file.to_string_lossy();
-    if file.exists() || word.contains(['/', '.']) {
-        return Ok(());
-    }
-    let near = subcommands
-        .iter()
-        .filter(|s| strsim::levenshtein(s, &word) <= 2 || s.starts_with(word.as_ref()))
-        .min_by_key(|s| strsim::levenshtein(s, &word));
-    match near {
-        Some(s) => anyhow::bail!(
-            "{word}: no such file, and not a subcommand\n  fix: did you mean `{command} {s}`?"
-        ),
-        None => Ok(()),
-    }
-}
-
 /// Says on stderr that a command has a new name (the old one works for this release).
 pub fn old_name(old: &str, new: &str) {
     eprintln!("note: `{old}` is now `{new}`; the old name works until the next release");
+}
+
+/// A forfeit in `play`: the reason, then the program's last stderr lines, dimmed,
+/// from after `shown` (the last line already shown live) when it is among them.
+pub fn show_fault(name: &str, f: &koth_arena::Fault, shown: Option<&str>) {
+    out!(
+        "{}",
+        paint(
+            &format!("{name} forfeits: {}", f.reason),
+            Style::new().red()
+        )
+    );
+    if let Some(tail) = f.stderr_tail.as_deref().filter(|t| !t.trim().is_empty()) {
+        let lines: Vec<&str> = tail.lines().collect();
+        let fresh = shown
+            .and_then(|l| lines.iter().rposition(|x| *x == l))
+            .map_or(0, |i| i + 1);
+        for l in &lines[fresh.max(lines.len().saturating_sub(10))..] {
+            show_stderr_line(name, l);
+        }
+    }
+}
+
+/// One line a bot wrote to stderr, dimmed, under the narration.
+pub fn show_stderr_line(name: &str, line: &str) {
+    out!(
+        "{}",
+        paint(&format!("  {name} stderr | {line}"), Style::new().dimmed())
+    );
+}
+
+/// Shows what `agent` logged since last time; keeps its last line in `last`.
+pub fn show_log(name: &str, text: &str, last: &mut Option<String>) {
+    for l in text.lines() {
+        show_stderr_line(name, l);
+        *last = Some(l.to_string());
+    }
+}
+
+/// Prints the lines folded so far (a narration's passes), before anything else is
+/// shown.
+pub fn flush_quiet(quiet: &mut Vec<String>) {
+    if !quiet.is_empty() {
+        out!("  {}", paint(&quiet.join("; "), Style::new().dimmed()));
+        quiet.clear();
+    }
+}
+
+/// Colours `text` when stdout is a terminal and NO_COLOR is unset.
+pub fn paint(text: &str, style: Style) -> String {
+    use std::io::IsTerminal;
+    use std::sync::OnceLock;
+    static ON: OnceLock<bool> = OnceLock::new();
+    if *ON.get_or_init(|| std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none())
+    {
+        text.style(style).to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+/// What a line of narration tells, which sets its colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mood {
+    /// A new turn (bold, underlined, after a blank line).
+    Heading,
+    /// A claim of a card or an action.
+    Claim,
+    /// A challenge.
+    Challenge,
+    /// A block.
+    Block,
+    /// Something gained or shown.
+    Good,
+    /// Something lost.
+    Bad,
+    /// A player out of the game.
+    Out,
+    /// A line of little weight (dimmed).
+    Quiet,
+}
+
+/// The style of a line of narration.
+pub fn mood_style(mood: Mood) -> Style {
+    match mood {
+        Mood::Heading => Style::new().bold().underline(),
+        Mood::Claim => Style::new().cyan(),
+        Mood::Challenge => Style::new().yellow().bold(),
+        Mood::Block => Style::new().magenta(),
+        Mood::Good => Style::new().green(),
+        Mood::Bad => Style::new().red(),
+        Mood::Out => Style::new().red().bold(),
+        Mood::Quiet => Style::new().dimmed(),
+    }
+}
+
+/// Forfeits per entrant: reason → count, and the first stderr tail.
+#[derive(Default)]
+pub struct Forfeits {
+    /// Entrant → (reason → count, the first stderr tail).
+    pub by_entrant: BTreeMap<usize, (BTreeMap<String, u64>, Option<String>)>,
+}
+
+/// The forfeits of a run, by bot: reasons with counts, and the first one's stderr.
+pub fn print_forfeits(forfeits: &Forfeits, standings: &koth_arena::Standings) {
+    if forfeits.by_entrant.is_empty() {
+        out!("forfeits: none");
+    } else {
+        out!("forfeits:");
+        for (e, (reasons, tail)) in &forfeits.by_entrant {
+            let name = &standings.entrants[*e].name;
+            let total: u64 = reasons.values().sum();
+            out!(
+                "  {name}: {total} game{}",
+                if total == 1 { "" } else { "s" }
+            );
+            let mut rs: Vec<(&String, &u64)> = reasons.iter().collect();
+            rs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            for (reason, n) in rs.iter().take(8) {
+                out!("    {n:>6} × {reason}");
+            }
+            if rs.len() > 8 {
+                out!("           … and {} other reasons", rs.len() - 8);
+            }
+            if let Some(tail) = tail {
+                out!("    stderr (last lines, first forfeit):");
+                let lines: Vec<&str> = tail.lines().collect();
+                for l in &lines[lines.len().saturating_sub(10)..] {
+                    out!("      | {l}");
+                }
+            }
+        }
+    }
+}
+
+/// Lower case, single spaces, without the filler words a label may carry.
+fn normal(s: &str) -> String {
+    s.to_lowercase()
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "with" | "from" | "against" | "seat"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The choice a typed answer names: its number (from 1), its label, or the start
+/// of exactly one label ("inc", "steal early", "block duke").
+pub fn parse_answer(input: &str, labels: &[String]) -> Result<usize, String> {
+    let input = input.trim();
+    let t = normal(input);
+    if t.is_empty() {
+        return Err("type a number or a choice".into());
+    }
+    if let Ok(n) = t.parse::<usize>() {
+        return if (1..=labels.len()).contains(&n) {
+            Ok(n - 1)
+        } else {
+            Err(format!("choose 1 to {}", labels.len()))
+        };
+    }
+    let norm: Vec<String> = labels.iter().map(|l| normal(l)).collect();
+    if let Some(i) = norm.iter().position(|l| *l == t) {
+        return Ok(i);
+    }
+    let starts: Vec<usize> = (0..norm.len())
+        .filter(|&i| norm[i].starts_with(&t))
+        .collect();
+    match starts[..] {
+        [i] => Ok(i),
+        [] => Err(format!("{input:?} is not one of the choices")),
+        _ => Err(format!(
+            "{input:?} could be {}",
+            starts
+                .iter()
+                .map(|&i| labels[i].as_str())
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -784,5 +713,28 @@ mod tests {
             "{}",
             mean_text(&r, 4)
         );
+    }
+
+    #[test]
+    fn answers_by_number_label_or_unique_start() {
+        let labels: Vec<String> = [
+            "Income",
+            "Foreign Aid",
+            "Steal from early",
+            "Steal from eve",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(parse_answer("1\n", &labels), Ok(0));
+        assert_eq!(parse_answer(" foreign  AID ", &labels), Ok(1));
+        assert_eq!(parse_answer("inc", &labels), Ok(0));
+        assert_eq!(parse_answer("steal early", &labels), Ok(2));
+        assert!(parse_answer("steal e", &labels).unwrap_err().contains("or"));
+        assert!(parse_answer("5", &labels).unwrap_err().contains("1 to 4"));
+        assert_eq!(
+            parse_answer("tax\n", &labels).unwrap_err(),
+            "\"tax\" is not one of the choices"
+        );
+        assert!(parse_answer("", &labels).is_err());
     }
 }

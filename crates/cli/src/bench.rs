@@ -1,13 +1,16 @@
-//! `koth bench`: the seed-003 lineup through koth and through the `coup` crate 1.1.1
-//! in the same process, what writing records costs, and koth's share of an external
-//! decision, so anyone can check the speed figures on their machine.
+//! `koth <game> bench` (`koth bench`: Coup): the game's built-in lineups through
+//! koth, and through a reference engine where the game has one, what writing
+//! records costs, and koth's share of an external decision, so anyone can check
+//! the speed figures on their machine. Any game.
 
-use crate::output::{self, count};
+use crate::front::{BenchTable, ChoiceOf, Front};
+use crate::settings;
+use crate::term::count;
 use anyhow::{bail, Result};
 use clap::Args;
 use koth_arena::records::RecordWriter;
-use koth_arena::{Quiet, RecordLevel};
-use koth_coup::versus::{coup_crate, crate_six, crate_two, koth, koth_with, peak_rss_mib, SIX};
+use koth_arena::{Observer, Quiet, RecordLevel, Schedule, Tournament};
+use koth_entrants::{BotEntry, BotSource};
 use std::time::Duration;
 
 /// Options of `koth bench`.
@@ -17,7 +20,8 @@ pub struct BenchArgs {
     /// quarter of it).
     #[arg(long, default_value_t = 1_000_000)]
     pub games: u64,
-    /// Seconds the `coup` crate plays each table (it is far slower; 0 skips it).
+    /// Seconds the reference engine (for Coup, the `coup` crate) plays each table
+    /// (it is far slower; 0 skips it).
     #[arg(long, default_value_t = 5.0)]
     pub crate_seconds: f64,
     /// Most worker threads to measure (default: every core); scaling is shown for
@@ -30,33 +34,113 @@ pub struct BenchArgs {
     pub external_games: u64,
 }
 
-/// Runs `koth bench`.
-pub fn run(a: BenchArgs) -> Result<()> {
+/// A koth measurement.
+#[derive(Clone, Copy, Debug)]
+struct Measure {
+    games: u64,
+    decisions: u64,
+    elapsed: Duration,
+}
+
+impl Measure {
+    fn games_per_s(&self) -> f64 {
+        self.games as f64 / self.elapsed.as_secs_f64()
+    }
+    fn decisions_per_s(&self) -> f64 {
+        self.decisions as f64 / self.elapsed.as_secs_f64()
+    }
+}
+
+/// `games` games of the built-ins `names` at one table, on `threads` workers,
+/// keeping `records` for `observer`.
+fn koth_with<F: Front>(
+    names: &[&str],
+    games: u64,
+    threads: usize,
+    records: RecordLevel,
+    observer: &mut dyn Observer<ChoiceOf<F>>,
+) -> Result<Measure> {
+    let shown = koth_arena::dedup_names(names);
+    let bots: Vec<BotEntry> = names
+        .iter()
+        .zip(shown)
+        .map(|(b, s)| BotEntry::new(s, BotSource::Builtin(b.to_string())))
+        .collect();
+    let (rules, _) = F::rules(&F::Options::default(), None)?;
+    let t = Tournament::<F::Game> {
+        rules,
+        entrants: koth_entrants::entrants::<F::Game>(&bots, &Default::default())?,
+        schedule: Schedule::RandomTables {
+            games,
+            table: names.len(),
+        },
+        scoring: F::SCORING,
+        seed: 2026,
+        threads,
+        records,
+        duplicate: false,
+    };
+    let run = t.run(observer);
+    Ok(Measure {
+        games: run.played.end - run.played.start,
+        decisions: run.standings.decisions,
+        elapsed: run.elapsed,
+    })
+}
+
+fn koth<F: Front>(names: &[&str], games: u64, threads: usize) -> Result<Measure> {
+    koth_with::<F>(names, games, threads, RecordLevel::None, &mut Quiet)
+}
+
+/// This process's peak resident memory, in MiB.
+fn peak_rss_mib() -> f64 {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut r) };
+    r.ru_maxrss as f64 / 1024.0
+}
+
+/// `6` as `six`, for headings.
+fn number_word(n: usize) -> String {
+    const WORDS: [&str; 7] = ["no", "one", "two", "three", "four", "five", "six"];
+    WORDS
+        .get(n)
+        .map_or_else(|| n.to_string(), |w| w.to_string())
+}
+
+/// Runs `koth <game> bench`.
+pub fn bench<F: Front>(a: BenchArgs) -> Result<()> {
     if a.games < 4 {
         bail!("--games must be at least 4");
     }
-    let max = output::threads(a.threads);
+    let tables = F::bench_tables();
+    let Some((main, rest)) = tables.split_first() else {
+        bail!("koth {} has no bench tables", F::WORD);
+    };
+    let max = settings::threads(a.threads);
     let budget = Duration::from_secs_f64(a.crate_seconds.max(0.0));
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let load = std::fs::read_to_string("/proc/loadavg")
         .ok()
         .and_then(|l| l.split_whitespace().next().map(str::to_string))
         .unwrap_or_else(|| "?".into());
+    let reference = match main.reference {
+        Some(r) => format!(", the {} {:.0} s a table", r.short, budget.as_secs_f64()),
+        None => String::new(),
+    };
     out!(
-        "koth {} bench: {cores} cores, load {load} at the start; koth {} games a measurement (a quarter for scaling), the coup crate {:.0} s a table",
+        "koth {} bench: {cores} cores, load {load} at the start; koth {} games a measurement (a quarter for scaling){reference}",
         env!("CARGO_PKG_VERSION"),
         count(a.games),
-        budget.as_secs_f64()
     );
-    out!("\nsix players (seed 003's lineup: 2 static, 2 honest, 2 random)");
-    let crate6 = if budget.is_zero() {
-        None
-    } else {
-        Some(coup_crate(crate_six, budget)?)
+    out!("\n{}", main.title);
+    let reference = match main.reference {
+        Some(r) if !budget.is_zero() => Some((r, (r.run)(budget)?)),
+        _ => None,
     };
-    let warm = koth(&SIX, a.games / 10, max);
+    let warm = koth::<F>(main.bots, a.games / 10, max)?;
     let rss_tenth = peak_rss_mib();
-    let full = koth(&SIX, a.games, max);
+    let full = koth::<F>(main.bots, a.games, max)?;
     let rss_full = peak_rss_mib();
     out!(
         "  koth, {max} thread{}: {:>10} games/s, {:>12} decisions/s ({} games in {:.2} s)",
@@ -69,12 +153,12 @@ pub fn run(a: BenchArgs) -> Result<()> {
     let mut scaling = Vec::new();
     let mut n = 1;
     while n <= max {
-        let m = koth(&SIX, a.games / 4, n);
+        let m = koth::<F>(main.bots, a.games / 4, n)?;
         scaling.push((n, m.games_per_s()));
         n *= 2;
     }
     if scaling.last().map(|s| s.0) != Some(max) {
-        let m = koth(&SIX, a.games / 4, max);
+        let m = koth::<F>(main.bots, a.games / 4, max)?;
         scaling.push((max, m.games_per_s()));
     }
     let one = scaling[0].1;
@@ -86,9 +170,10 @@ pub fn run(a: BenchArgs) -> Result<()> {
             g / one
         );
     }
-    if let Some((c, played)) = crate6 {
+    if let Some((r, (c, played))) = reference {
         out!(
-            "  coup crate 1.1.1: {:>10.0} games/s ({} games, one thread: it has no parallel mode)",
+            "  {}: {:>10.0} games/s ({} games, one thread: it has no parallel mode)",
+            r.name,
             c,
             count(played)
         );
@@ -108,35 +193,38 @@ pub fn run(a: BenchArgs) -> Result<()> {
         count(full.games)
     );
 
-    records((a.games / 8).max(1), max)?;
+    records::<F>(main, (a.games / 8).max(1), max)?;
     if a.external_games > 0 {
-        external(a.external_games)?;
+        external::<F>(a.external_games, main.bots.len())?;
     }
 
-    out!("\ntwo players (static, honest)");
-    let two = koth(&["static", "honest"], a.games / 4, max);
-    out!(
-        "  koth, {max} thread{}: {:>10} games/s",
-        if max == 1 { "" } else { "s" },
-        count(two.games_per_s() as u64)
-    );
-    if !budget.is_zero() {
-        let (c, played) = coup_crate(crate_two, budget)?;
+    for t in rest {
+        out!("\n{}", t.title);
+        let m = koth::<F>(t.bots, a.games / 4, max)?;
         out!(
-            "  coup crate 1.1.1: {c:>10.0} games/s ({} games); ratio {:.0}x",
-            count(played),
-            two.games_per_s() / c
+            "  koth, {max} thread{}: {:>10} games/s",
+            if max == 1 { "" } else { "s" },
+            count(m.games_per_s() as u64)
         );
+        if let (Some(r), false) = (t.reference, budget.is_zero()) {
+            let (c, played) = (r.run)(budget)?;
+            out!(
+                "  {}: {c:>10.0} games/s ({} games); ratio {:.0}x",
+                r.name,
+                count(played),
+                m.games_per_s() / c
+            );
+        }
     }
     Ok(())
 }
 
-/// What writing a run (`--out`) costs: the six-player table with no records, with
+/// What writing a run (`--out`) costs: the main table with no records, with
 /// results and with every choice, written to a scratch folder, and full records on
 /// one thread for the scaling with records on; interleaved five times and the best
 /// of each kept, as the machine's noise only slows runs down (with three, a busy
 /// VM's figures swung by ten points from run to run).
-fn records(games: u64, threads: usize) -> Result<()> {
+fn records<F: Front>(table: &BenchTable, games: u64, threads: usize) -> Result<()> {
     const ROUNDS: usize = 5;
     let dir = std::env::temp_dir().join(format!("koth-bench-{}", std::process::id()));
     // Index of the full-records run on every thread, which the one-thread run is
@@ -155,13 +243,13 @@ fn records(games: u64, threads: usize) -> Result<()> {
     for _ in 0..ROUNDS {
         for (i, &(_, level, t)) in runs.iter().enumerate() {
             let m = if level == RecordLevel::None {
-                koth(&SIX, games, t)
+                koth::<F>(table.bots, games, t)?
             } else {
                 let _ = std::fs::remove_dir_all(&dir);
                 std::fs::create_dir_all(&dir)?;
                 let mut quiet = Quiet;
                 let mut w = RecordWriter::append(&dir, &mut quiet)?;
-                let m = koth_with(&SIX, games, t, level, &mut w);
+                let m = koth_with::<F>(table.bots, games, t, level, &mut w)?;
                 w.flush()?;
                 if let Some(e) = w.error.take() {
                     return Err(e.into());
@@ -174,7 +262,8 @@ fn records(games: u64, threads: usize) -> Result<()> {
     }
     let _ = std::fs::remove_dir_all(&dir);
     out!(
-        "\nrecords (six players, {threads} thread{}, {} games each, best of {ROUNDS}, files in {})",
+        "\nrecords ({} players, {threads} thread{}, {} games each, best of {ROUNDS}, files in {})",
+        number_word(table.bots.len()),
         if threads == 1 { "" } else { "s" },
         count(games),
         std::env::temp_dir().display()
@@ -250,10 +339,10 @@ fn cpu_since(who: libc::c_int, (u0, s0): (Duration, Duration)) -> (Duration, Dur
 /// koth's share of an external decision: six copies of the compiled first-legal bot
 /// at one table on one thread, against bare round trips of the same program over
 /// the same kind of pipe (same sandbox), measured one after the other.
-fn external(games: u64) -> Result<()> {
-    use koth_arena::{Schedule, Scoring, Tournament};
+fn external<F: Front>(games: u64, table: usize) -> Result<()> {
+    use koth_arena::{Schedule, Tournament};
+    use koth_entrants::{BotEntry, BotSource, Protocol};
     use koth_process::{BotProcess, Command};
-    use koth_protocol::{json_entrant, JsonBotConfig};
     let exe = std::env::current_exe()?;
     let cmd = Command::new(
         [exe.display().to_string(), "first-legal-bot".to_string()],
@@ -264,13 +353,28 @@ fn external(games: u64) -> Result<()> {
         let mut cmd = cmd.clone();
         cmd.program
             .extend(["--games".to_string(), at_once.to_string()]);
-        let t = Tournament::<koth_coup::State> {
-            rules: koth_coup::Rules::standard(),
-            entrants: (0..6)
-                .map(|i| json_entrant(format!("first{i}"), JsonBotConfig::new(cmd.clone())))
-                .collect(),
-            schedule: Schedule::RandomTables { games, table: 6 },
-            scoring: Scoring::ZeroSum,
+        let bots: Vec<BotEntry> = (0..table)
+            .map(|i| {
+                BotEntry::new(
+                    format!("first{i}"),
+                    BotSource::Program {
+                        command: cmd.program.clone(),
+                        dir: cmd.cwd.clone(),
+                        env: Vec::new(),
+                        limits: cmd.limits.clone(),
+                        sandbox: cmd.sandbox,
+                        read_only: Vec::new(),
+                        protocol: Protocol::Json,
+                    },
+                )
+            })
+            .collect();
+        let (rules, _) = F::rules(&F::Options::default(), None)?;
+        let t = Tournament::<F::Game> {
+            rules,
+            entrants: koth_entrants::entrants::<F::Game>(&bots, &Default::default())?,
+            schedule: Schedule::RandomTables { games, table },
+            scoring: F::SCORING,
             seed: 2026,
             threads: 1,
             records: RecordLevel::None,
@@ -308,7 +412,8 @@ fn external(games: u64) -> Result<()> {
     bot.kill();
     let us = |d: Duration, n: f64| d.as_secs_f64() * 1e6 / n;
     out!(
-        "\nexternal decisions (six copies of a compiled first-legal bot, 1 thread, {} games)",
+        "\nexternal decisions ({} copies of a compiled first-legal bot, 1 thread, {} games)",
+        number_word(table),
         count(run.standings.games)
     );
     out!(

@@ -1,20 +1,16 @@
 //! `koth gauntlet`: a candidate plays a pool until a sequential test decides.
+//! Any game.
 
-use crate::output;
-use anyhow::{bail, Result};
-use clap::{Args, ValueEnum};
+use crate::front::{self, Front, RulesOf, Visit};
+use crate::runs::{execute_part, Describe, RunOpts};
+use crate::settings;
+use crate::term;
+use anyhow::{anyhow, bail, Result};
+use clap::Args;
 use koth_arena::sprt::{Sprt, Verdict};
-use koth_arena::{Entrant, Game, Quiet, RecordLevel, Schedule, Scoring, Standings, Tournament};
+use koth_arena::{Entrant, Game, Quiet, RecordLevel, Schedule, Standings, Tournament};
+use koth_entrants::{BotEntry, BotKinds, Setup, Timeouts};
 use std::sync::atomic::Ordering;
-
-/// Which game the gauntlet plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum GameName {
-    /// Coup (standard rules).
-    Coup,
-    /// Ultimate Samurai Showdown.
-    Samurai,
-}
 
 /// Options of `koth gauntlet`.
 #[derive(Args, Debug)]
@@ -27,9 +23,9 @@ pub struct GauntletArgs {
     /// Its opponents, comma-separated, in the same forms.
     #[arg(long, value_delimiter = ',', required = true)]
     pool: Vec<String>,
-    /// The game.
-    #[arg(long, value_enum, default_value_t = GameName::Coup)]
-    game: GameName,
+    /// The game (`coup`, `samurai` or `ppcg`).
+    #[arg(long, default_value = "coup", value_parser = clap::builder::PossibleValuesParser::new(front::WORDS))]
+    game: String,
     /// H0: the candidate is at most this many Elo better.
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     elo0: f64,
@@ -57,17 +53,16 @@ pub struct GauntletArgs {
     /// The run's folder (--out DIR) keeps every game for `koth replay` and
     /// `koth report`; --resume continues an interrupted gauntlet where it stopped.
     #[command(flatten)]
-    run: crate::runs::RunOpts,
+    run: RunOpts,
 }
 
 /// The bots `specs` name, with unique names.
-fn bot_entries(
-    game: koth_protocol::config::GameKind,
-    specs: &[String],
-) -> Result<Vec<koth_protocol::config::BotEntry>> {
+fn bot_entries<F: Front>(specs: &[String]) -> Result<Vec<BotEntry>> {
     let mut bots = Vec::new();
     for s in specs {
-        bots.push(crate::check_cmd::parse_bot(game, s)?);
+        let mut b = koth_entrants::parse_bot(F::Game::KIND, s)?;
+        crate::play::bare::<F>(&mut b, s);
+        bots.push(b);
     }
     let names = koth_arena::dedup_names(&bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>());
     for (b, n) in bots.iter_mut().zip(names) {
@@ -85,76 +80,70 @@ pub fn run(a: GauntletArgs) -> Result<()> {
     if !rate_ok(a.alpha) || !rate_ok(a.beta) {
         bail!("--alpha and --beta are error rates between 0 and 0.5");
     }
-    let mut specs = vec![a.candidate.clone()];
-    specs.extend(a.pool.iter().cloned());
-    let test = Sprt {
-        elo0: a.elo0,
-        elo1: a.elo1,
-        alpha: a.alpha,
-        beta: a.beta,
-    };
-    let seed = a
-        .run
-        .resumed_seed(a.seed)?
-        .or(a.seed)
-        .unwrap_or_else(output::fresh_seed);
-    let threads = output::threads(a.threads);
-    use koth_protocol::config::{self, GameKind};
-    let copies = koth_process::Workspace::new(None)?;
-    match a.game {
-        GameName::Coup => gauntlet(
-            config::coup_entrants(
-                &bot_entries(GameKind::Coup, &specs)?,
-                Default::default(),
-                Some(copies),
-            )?,
-            koth_coup::Rules::standard(),
-            Scoring::ZeroSum,
-            test,
-            &a,
-            seed,
-            threads,
-        ),
-        GameName::Samurai => {
-            let e = config::samurai_entrants(
-                &bot_entries(GameKind::Samurai, &specs)?,
-                Default::default(),
-                Some(copies),
-                &Default::default(),
-            )?;
-            gauntlet(
-                e,
-                koth_samurai::Rules::default(),
-                Scoring::SharedPoint,
-                test,
-                &a,
-                seed,
-                threads,
-            )
-        }
+    let game = a.game.clone();
+    front::visit_word(&game, Gauntlet(&a)).unwrap_or_else(|| Err(anyhow!("no game {game:?}")))
+}
+
+/// A gauntlet of the game that `--game` names.
+struct Gauntlet<'a>(&'a GauntletArgs);
+
+impl Visit for Gauntlet<'_> {
+    type Out = Result<()>;
+    fn visit<F: Front>(self) -> Result<()> {
+        let a = self.0;
+        let mut specs = vec![a.candidate.clone()];
+        specs.extend(a.pool.iter().cloned());
+        let test = Sprt {
+            elo0: a.elo0,
+            elo1: a.elo1,
+            alpha: a.alpha,
+            beta: a.beta,
+        };
+        let seed = a
+            .run
+            .resumed_seed(a.seed)?
+            .or(a.seed)
+            .unwrap_or_else(settings::fresh_seed);
+        let threads = settings::threads(a.threads);
+        let copies = koth_process::Workspace::new(None)?;
+        let setup = Setup {
+            timeouts: Timeouts {
+                decision: std::time::Duration::from_millis(F::TIMEOUT_MS),
+                ..Timeouts::default()
+            },
+            copies: Some(copies),
+            ..Setup::default()
+        };
+        let entrants = koth_entrants::entrants::<F::Game>(&bot_entries::<F>(&specs)?, &setup)?;
+        let (rules, _) = F::rules(&F::Options::default(), None)?;
+        gauntlet::<F>(entrants, rules, test, a, seed, threads)
     }
 }
 
-fn gauntlet<G: Game>(
-    entrants: Vec<Entrant<G>>,
-    rules: G::Rules,
-    scoring: Scoring,
+fn gauntlet<F: Front>(
+    entrants: Vec<Entrant<F::Game>>,
+    mut rules: RulesOf<F>,
     test: Sprt,
     a: &GauntletArgs,
     seed: u64,
     threads: usize,
-) -> Result<()>
-where
-    G::Rules: serde::Serialize,
-{
+) -> Result<()> {
+    let schedule = Schedule::Gauntlet {
+        games: a.max_games,
+        table: 2,
+    };
+    let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
+    let out = a
+        .run
+        .out
+        .clone()
+        .or_else(|| F::default_out(None, false, seed));
+    F::ready(&mut rules, &names, &schedule, seed, out.as_deref())?;
     let mut t = Tournament {
         rules,
         entrants,
-        schedule: Schedule::Gauntlet {
-            games: a.max_games,
-            table: 2,
-        },
-        scoring,
+        schedule,
+        scoring: F::SCORING,
         seed,
         threads,
         records: RecordLevel::None,
@@ -174,19 +163,16 @@ where
     let mut standings = Standings::new(&names);
     let mut done = 0;
     let mut verdict = Verdict::Undecided;
-    let stop = output::ctrl_c_flag();
+    let stop = term::ctrl_c_flag();
     let specs: Vec<serde_json::Value> = std::iter::once(&a.candidate)
         .chain(&a.pool)
         .map(|s| serde_json::json!({ "spec": s }))
         .collect();
-    let game = match a.game {
-        GameName::Coup => "coup",
-        GameName::Samurai => "samurai",
-    };
+    let game = F::Game::NAME;
     let mut opts = a.run.clone();
     let mut first = true;
     while done < a.max_games && verdict == Verdict::Undecided && !stop.load(Ordering::Relaxed) {
-        let describe = crate::runs::Describe {
+        let describe = Describe {
             game,
             runner: "gauntlet",
             specs: specs.clone(),
@@ -194,7 +180,7 @@ where
         // Recorded runs are played a batch at a time into one folder, each batch
         // resuming the last; the standings returned hold every game so far.
         let part = if opts.out.is_some() {
-            let part = crate::runs::execute_part(
+            let part = execute_part(
                 &mut t,
                 describe,
                 &opts,

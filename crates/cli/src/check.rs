@@ -1,0 +1,292 @@
+//! `koth <game> check BOT`: put one bot through every kind of decision and say
+//! what it does wrong, before a long run finds out. Any game.
+
+use crate::front::{CheckFacts, Front};
+use crate::term::{self, count, paint};
+use anyhow::{anyhow, Result};
+use clap::Args;
+use koth_arena::check::CheckReport;
+use koth_entrants::{BotEntry, BotKinds, Setup, Timeouts, TournamentFile};
+use koth_process::shell_word;
+use owo_colors::Style;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Options of `koth <game> check`.
+#[derive(Args, Debug)]
+pub struct CheckArgs<F: Front> {
+    /// The bot: a command ('python3 bots/my_bot.py', run in the folder of its file
+    /// over the JSON-lines protocol, or for the two-player challenge as a program
+    /// of it), cmd:COMMAND, builtin:NAME, NAME=KIND as for --bot, or the name of a
+    /// bot in --file.
+    pub bot: String,
+    /// A tournament file whose bot named BOT is checked (its folder, limits,
+    /// sandbox and time limit).
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub options: F::Options,
+    /// Games to play (positions cycle through the game's scenarios and seats;
+    /// default 300 for Coup, 100 for Samurai, 30 for the two-player challenge).
+    #[arg(long)]
+    pub games: Option<u64>,
+    /// Seed of the positions, opponents and their randomness.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Time limit per decision, in milliseconds (default 1000, or the file's;
+    /// 10000 a launch for the two-player challenge); answers slower than half of it
+    /// are reported as slow.
+    #[arg(long)]
+    pub timeout_ms: Option<u64>,
+    /// Narrate only check game G, turn by turn (the command each defect names).
+    #[arg(long, value_name = "G")]
+    pub game: Option<u64>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Bot `name` of tournament file `file`, with the file's time limits.
+fn bot_of_file<F: Front>(file: &Path, name: &str) -> Result<(BotEntry, Timeouts)> {
+    let t = TournamentFile::load_for(F::Game::KIND, file)?;
+    let timeouts = Timeouts {
+        decision: t.decision_timeout,
+        startup: t.startup_timeout,
+        ..Timeouts::default()
+    };
+    let names: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
+    let entry = t
+        .bots
+        .iter()
+        .find(|b| b.name == name)
+        .cloned()
+        .ok_or_else(|| {
+            anyhow!(
+                "{} has no bot named {name:?}\n  fix: name one of {}",
+                file.display(),
+                names.join(", ")
+            )
+        })?;
+    Ok((entry, timeouts))
+}
+
+/// Runs `koth <game> check`; `Ok(false)` when the bot has a defect.
+pub fn check<F: Front>(a: CheckArgs<F>) -> Result<bool> {
+    let games = a.games.unwrap_or(F::CHECK_GAMES);
+    if games == 0 {
+        anyhow::bail!("--games must be at least 1");
+    }
+    let (rules, rules_name) = F::rules(&a.options, None)?;
+    let (entry, mut timeouts) = match &a.file {
+        Some(file) => bot_of_file::<F>(file, &a.bot)?,
+        None => {
+            let mut e = koth_entrants::parse_bot(F::Game::KIND, &a.bot)?;
+            crate::play::bare::<F>(&mut e, &a.bot);
+            let t = Timeouts {
+                decision: Duration::from_millis(F::TIMEOUT_MS),
+                ..Timeouts::default()
+            };
+            (e, t)
+        }
+    };
+    if let Some(ms) = a.timeout_ms {
+        timeouts.decision = Duration::from_millis(ms.max(1));
+    }
+    if let (Some(cmd), Some(p)) = (entry.source.command(), entry.protocol()) {
+        if !p.is_json() {
+            if let Err(e) = cmd.check() {
+                anyhow::bail!(
+                    "{} cannot start: {e}\n  fix: correct the command, or install its interpreter",
+                    a.bot
+                );
+            }
+        }
+    }
+    koth_entrants::preflight::<<F::Game as BotKinds>::Wire>(
+        std::slice::from_ref(&entry),
+        timeouts,
+    )?;
+    // The bot plays from a private copy of its folder, as in a run.
+    let copies = koth_process::Workspace::new(None)
+        .map_err(|e| anyhow!("cannot make the bot's working folder: {e}"))?;
+    let setup = F::setup(
+        &a.options,
+        Setup {
+            timeouts,
+            copies: Some(copies),
+            ..Setup::default()
+        },
+    );
+    let facts = CheckFacts::<F> {
+        entry: &entry,
+        options: &a.options,
+        rules_name: &rules_name,
+        rules: &rules,
+        games,
+        seed: a.seed,
+        timeout: timeouts.decision,
+    };
+    if let Some(g) = a.game {
+        let report = F::check_game(&facts, &setup, g)?;
+        for f in &report.findings {
+            out!(
+                "{}",
+                paint(
+                    &format!("✗ {}: {}", f.kind, f.reason),
+                    Style::new().red().bold()
+                )
+            );
+        }
+        return Ok(report.passed());
+    }
+    eprintln!("{}", F::check_header(&facts));
+    let bar = term::Bar::new(games, a.quiet);
+    let report = F::check(&facts, &setup, &|n| bar.set_position(n))?;
+    bar.finish();
+    print_report(&report, &entry.name, &repro(&a));
+    Ok(report.passed())
+}
+
+/// The command that narrates one check game, with the flags that shaped it.
+fn repro<F: Front>(a: &CheckArgs<F>) -> String {
+    let mut cmd = format!("koth {} check {}", F::WORD, shell_word(&a.bot));
+    if let Some(f) = &a.file {
+        cmd += &format!(" --file {}", shell_word(&f.display().to_string()));
+    }
+    cmd += &F::flags(&a.options);
+    if let Some(ms) = a.timeout_ms {
+        cmd += &format!(" --timeout-ms {ms}");
+    }
+    cmd + &format!(" --seed {}", a.seed)
+}
+
+fn micros(d: Option<Duration>) -> String {
+    match d {
+        None => "-".to_string(),
+        Some(d) if d < Duration::from_micros(10) => {
+            format!("{:.1} µs", d.as_nanos() as f64 / 1000.0)
+        }
+        Some(d) if d < Duration::from_millis(10) => format!("{} µs", d.as_micros()),
+        Some(d) => format!("{} ms", d.as_millis()),
+    }
+}
+
+/// A check's report: each decision kind with how often it was asked, its faults
+/// and times, then each defect with where it happened and how to see it.
+fn print_report(r: &CheckReport, name: &str, repro: &str) {
+    out!(
+        "{:<29} {:>7} {:>6} {:>9} {:>9}",
+        "decision",
+        "asked",
+        "faults",
+        "p50",
+        "p99"
+    );
+    for (i, k) in r.kinds.iter().enumerate() {
+        let (p50, p99) = if i == 0 {
+            ("-".to_string(), "-".to_string())
+        } else {
+            (micros(k.percentile(50.0)), micros(k.percentile(99.0)))
+        };
+        let line = if k.asked == 0 {
+            format!("{:<29} {:>7} {:>6}   never asked", k.label, 0, "-")
+        } else {
+            format!(
+                "{:<29} {:>7} {:>6} {p50:>9} {p99:>9}",
+                k.label,
+                count(k.asked),
+                count(k.faults)
+            )
+        };
+        let style = if k.faults > 0 {
+            Style::new().red()
+        } else {
+            Style::new()
+        };
+        out!("{}", paint(&line, style));
+    }
+    for f in &r.findings {
+        out!("");
+        let times = if f.count == 1 {
+            "once".to_string()
+        } else {
+            format!("{} times", count(f.count))
+        };
+        out!(
+            "{}",
+            paint(
+                &format!(
+                    "✗ {}: {} ({times}, first in game {})",
+                    f.kind, f.reason, f.game
+                ),
+                Style::new().red().bold()
+            )
+        );
+        out!("    position: {}", f.position);
+        if let Some(tail) = f.stderr_tail.as_deref().filter(|t| !t.trim().is_empty()) {
+            for l in stderr_excerpt(tail) {
+                out!(
+                    "{}",
+                    paint(&format!("    stderr | {l}"), Style::new().dimmed())
+                );
+            }
+        }
+        out!("    see it: {repro} --game {}", f.game);
+    }
+    out!("");
+    let unreached: Vec<&str> = r.unreached().collect();
+    if !unreached.is_empty() {
+        out!(
+            "never asked in {} games: {} (try more --games or another --seed)",
+            count(r.games),
+            unreached.join("; ")
+        );
+    }
+    if r.slow() > 0 {
+        out!(
+            "{} answers took longer than {} ms, half the time limit",
+            count(r.slow()),
+            r.slow_limit.as_millis()
+        );
+    }
+    let decisions: u64 = r.kinds.iter().skip(1).map(|k| k.asked).sum();
+    if r.passed() {
+        out!(
+            "{}",
+            paint(
+                &format!(
+                    "{name} passed: {} games, {} decisions, no defect",
+                    count(r.games),
+                    count(decisions)
+                ),
+                Style::new().green().bold()
+            )
+        );
+    } else {
+        let n = r.findings.len();
+        out!(
+            "{}",
+            paint(
+                &format!(
+                    "{name} failed: {n} defect{} in {} games ({} decisions)",
+                    if n == 1 { "" } else { "s" },
+                    count(r.games),
+                    count(decisions)
+                ),
+                Style::new().red().bold()
+            )
+        );
+    }
+}
+
+/// The end of a bot's stderr worth showing: the last 8 lines, reaching back (up
+/// to 20) to the last line naming an error, which a stack trace puts well above.
+fn stderr_excerpt(tail: &str) -> Vec<&str> {
+    let lines: Vec<&str> = tail.lines().collect();
+    let error = |l: &&str| l.contains("Error") || l.contains("Exception") || l.contains("panicked");
+    let mut from = lines.len().saturating_sub(8);
+    if let Some(i) = lines.iter().rposition(error) {
+        from = from.min(i.max(lines.len().saturating_sub(20)));
+    }
+    lines[from..].to_vec()
+}

@@ -1,0 +1,211 @@
+//! Bots named on the command line: `--bot NAME=KIND` and bare names or commands.
+
+use crate::coup_cli::coup_cli_command;
+use crate::error::ConfigError;
+use crate::game::GameKind;
+use crate::kind::{BotEntry, BotSource, Protocol};
+use koth_process::{Limits, Sandbox};
+use std::path::{Path, PathBuf};
+
+/// Parses a Coup `--bot` argument: `NAME=builtin:honest` or `NAME=cmd:python3 bot.py`
+/// (the command is split on whitespace and runs in the folder of the program file it
+/// names, or in the current folder).
+pub fn parse_bot_arg(arg: &str) -> Result<BotEntry, ConfigError> {
+    parse_bot_arg_for(GameKind::Coup, arg)
+}
+
+/// [`parse_bot_arg`] for `game`. A Samurai bot may also be
+/// `NAME=samurai-cli:./challenger`, a program of the original challenge; a Coup bot
+/// `NAME=ppcg:python3 bot.py`, a program of the two-player challenge, or
+/// `NAME=coup-cli:path/to/bots/myBot`, a coup-cli bot folder (run from the folder two
+/// levels up, a coup-cli checkout's root).
+///
+/// ```
+/// use koth_entrants::{parse_bot_arg_for, BotSource, GameKind, Protocol};
+/// let b = parse_bot_arg_for(GameKind::Samurai, "old=samurai-cli:python3 waiter.py").unwrap();
+/// assert!(matches!(b.source, BotSource::Program { protocol: Protocol::SamuraiCli, .. }));
+/// assert!(parse_bot_arg_for(GameKind::Samurai, "x=builtin:honest").is_err());
+/// ```
+pub fn parse_bot_arg_for(game: GameKind, arg: &str) -> Result<BotEntry, ConfigError> {
+    let example = match game {
+        GameKind::Coup => "honest",
+        GameKind::Samurai => "bower",
+    };
+    let usage = format!(
+        "\n  fix: write --bot NAME=builtin:{example} or --bot 'NAME=cmd:python3 bot.py'{}",
+        if game == GameKind::Samurai {
+            " (a program of the original challenge: 'NAME=samurai-cli:python3 bot.py')"
+        } else {
+            ""
+        }
+    );
+    let Some((name, spec)) = arg.split_once('=') else {
+        return Err(ConfigError(format!("--bot {arg:?} has no NAME={usage}")));
+    };
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(ConfigError(format!(
+            "--bot {arg:?} has an empty name{usage}"
+        )));
+    }
+    let program = |c: &str, protocol: Protocol| {
+        let mut command: Vec<String> = c.split_whitespace().map(str::to_string).collect();
+        if command.is_empty() {
+            return Err(ConfigError(format!(
+                "--bot {arg:?} has an empty command{usage}"
+            )));
+        }
+        let dir = program_folder(&mut command);
+        Ok(BotSource::Program {
+            command,
+            dir,
+            env: Vec::new(),
+            limits: Limits::standard(),
+            sandbox: Sandbox::Auto,
+            read_only: Vec::new(),
+            protocol,
+        })
+    };
+    let source = if let Some(b) = spec.strip_prefix("builtin:") {
+        let b = b.trim();
+        if !game.has_builtin(b) {
+            return Err(ConfigError(format!(
+                "--bot {arg:?}: unknown built-in bot {b:?}\n  fix: use one of {}",
+                game.builtins()
+            )));
+        }
+        BotSource::Builtin(b.to_string())
+    } else if let Some(c) = spec.strip_prefix("cmd:") {
+        program(c, Protocol::Json)?
+    } else if let Some(c) = spec
+        .strip_prefix("samurai-cli:")
+        .filter(|_| game == GameKind::Samurai)
+    {
+        program(c, Protocol::SamuraiCli)?
+    } else if let Some(c) = spec
+        .strip_prefix("ppcg:")
+        .filter(|_| game == GameKind::Coup)
+    {
+        program(c, Protocol::Ppcg)?
+    } else if let Some(folder) = spec
+        .strip_prefix("coup-cli:")
+        .filter(|_| game == GameKind::Coup)
+    {
+        // The bot's folder runs from its parent's parent (a coup-cli checkout's root,
+        // whose `bots/` ALLBOTS() reads), or the current folder.
+        let folder = Path::new(folder.trim());
+        let root = folder
+            .parent()
+            .and_then(Path::parent)
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let rel = folder.strip_prefix(&root).unwrap_or(folder);
+        BotSource::Program {
+            command: coup_cli_command(&rel.display().to_string())?,
+            dir: root,
+            env: Vec::new(),
+            limits: Limits::standard(),
+            sandbox: Sandbox::Auto,
+            read_only: Vec::new(),
+            protocol: Protocol::CoupCli,
+        }
+    } else {
+        return Err(ConfigError(format!(
+            "--bot {arg:?}: expected builtin:NAME or cmd:COMMAND after '='{usage}"
+        )));
+    };
+    Ok(BotEntry::new(name, source))
+}
+
+/// The folder a `cmd:` bot runs in: that of the first word naming a file in
+/// another folder (`python3 bots/me/bot.py` runs `python3 bot.py` in `bots/me`, as
+/// a tournament file's `dir` would), else the current folder. The word is made
+/// relative to the folder.
+fn program_folder(command: &mut [String]) -> PathBuf {
+    for (i, w) in command.iter_mut().enumerate() {
+        let p = Path::new(w.as_str());
+        let (Some(parent), Some(file)) = (p.parent(), p.file_name()) else {
+            continue;
+        };
+        if parent.as_os_str().is_empty() || !p.is_file() {
+            continue;
+        }
+        let dir = parent.to_path_buf();
+        let file = file.to_string_lossy().into_owned();
+        // A program run by path needs its `./`; an interpreter's argument does not.
+        *w = if i == 0 { format!("./{file}") } else { file };
+        return dir;
+    }
+    PathBuf::from(".")
+}
+
+/// A bot named on the command line: `NAME=KIND`, `builtin:NAME`, `cmd:COMMAND`
+/// (`samurai-cli:COMMAND` for Samurai), a built-in's name, or a bare command, named
+/// after its program file (`python3 bots/my_bot.py` is `my_bot`).
+///
+/// ```
+/// use koth_entrants::{parse_bot, BotSource, GameKind};
+/// assert_eq!(parse_bot(GameKind::Coup, "honest").unwrap().source, BotSource::Builtin("honest".into()));
+/// assert_eq!(parse_bot(GameKind::Coup, "python3 bots/my_bot.py").unwrap().name, "my_bot");
+/// ```
+pub fn parse_bot(game: GameKind, arg: &str) -> Result<BotEntry, ConfigError> {
+    let arg = arg.trim();
+    const KINDS: [&str; 5] = ["builtin:", "cmd:", "samurai-cli:", "ppcg:", "coup-cli:"];
+    let has_kind = |s: &str| KINDS.iter().any(|k| s.starts_with(k));
+    if let Some((name, kind)) = arg.split_once('=') {
+        if !name.contains(char::is_whitespace) && has_kind(kind) {
+            return parse_bot_arg_for(game, arg);
+        }
+    }
+    if game.has_builtin(arg) {
+        return Ok(BotEntry::new(arg, BotSource::Builtin(arg.to_string())));
+    }
+    let spec = if has_kind(arg) {
+        arg.to_string()
+    } else {
+        format!("cmd:{arg}")
+    };
+    let body = spec.split_once(':').map(|x| x.1).unwrap_or_default();
+    let words: Vec<&str> = body.split_whitespace().collect();
+    let file = words
+        .iter()
+        .rev()
+        .find(|w| w.contains('.') || w.contains('/'))
+        .or(words.first())
+        .copied()
+        .unwrap_or("bot");
+    let stem = Path::new(file)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty())
+        .unwrap_or("bot");
+    parse_bot_arg_for(game, &format!("{stem}={spec}"))
+}
+
+/// The programs of a list of an original challenge (one `Name command...` a line,
+/// each program in the folder `<list dir>/<Name>`), as bots speaking `protocol`,
+/// with the standard limits and `sandbox`.
+pub fn load_list(
+    path: &Path,
+    protocol: Protocol,
+    sandbox: Sandbox,
+) -> Result<Vec<BotEntry>, ConfigError> {
+    let list = koth_arena::programs::load(path).map_err(|e| ConfigError(e.to_string()))?;
+    Ok(list
+        .into_iter()
+        .map(|p| BotEntry {
+            name: p.name,
+            source: BotSource::Program {
+                command: p.command,
+                dir: p.dir,
+                env: Vec::new(),
+                limits: Limits::standard(),
+                sandbox,
+                read_only: Vec::new(),
+                protocol,
+            },
+            list_line: Some(p.line),
+        })
+        .collect())
+}
