@@ -106,14 +106,12 @@ pub fn check<F: Front>(a: CheckArgs<F>) -> Result<bool> {
         std::slice::from_ref(&entry),
         timeouts,
     )?;
-    // The bot plays from a private copy of its folder, as in a run.
-    let copies = koth_process::Workspace::new(None)
-        .map_err(|e| anyhow!("cannot make the bot's working folder: {e}"))?;
+    // Programs run in their own folder, so what they print names their files;
+    // those launched once a move run from a copy of it (`BotKinds`).
     let setup = F::setup(
         &a.options,
         Setup {
             timeouts,
-            copies: Some(copies),
             ..Setup::default()
         },
     );

@@ -221,14 +221,12 @@ pub fn play<F: Front>(a: PlayArgs<F>) -> Result<()> {
     }
     // Every program starts and greets before the game, or the error names it.
     koth_entrants::preflight::<<F::Game as BotKinds>::Wire>(&programs, timeouts)?;
-    // Programs play from a private copy of their folder, as in a run.
-    let copies = koth_process::Workspace::new(None)
-        .map_err(|e| anyhow!("cannot make the bots' working folders: {e}"))?;
+    // Programs run in their own folder, so what they print names their files;
+    // those launched once a move run from a copy of it (`BotKinds`).
     let setup = F::setup(
         &a.options,
         Setup {
             timeouts,
-            copies: Some(copies),
             ..Setup::default()
         },
     );
