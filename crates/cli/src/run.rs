@@ -441,7 +441,12 @@ pub fn run_loop<F: Front>(a: LoopArgs<F>) -> Result<()> {
         from_list: false,
         asked: a.games,
     };
-    play::<F>(t, &rules_name, describe, &a.run, &field, &show)
+    let mut opts = a.run.clone();
+    if opts.out.is_none() {
+        // A game that files every game's own files needs a folder for them.
+        opts.out = F::default_out(None, false, seed);
+    }
+    play::<F>(t, &rules_name, describe, &opts, &field, &show)
 }
 
 /// The bots of a run and how their programs run.

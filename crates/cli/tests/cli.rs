@@ -862,3 +862,63 @@ fn bench_prints_koth_and_the_coup_crate_side_by_side() {
     let (ok, _, err) = koth(&["bench", "--games", "2"]);
     assert!(!ok && err.contains("--games must be at least 4"), "{err}");
 }
+
+/// Every game takes every command of the one command shape: its built-ins listed,
+/// a loop of them ranked (the two-player challenge filing its games), a check.
+#[test]
+fn every_game_has_the_same_commands() {
+    let dir = std::env::temp_dir().join(format!("koth-cli-shape-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for game in ["coup", "samurai", "ppcg"] {
+        let (ok, bots, err) = koth(&[game, "bots"]);
+        assert!(ok, "{game} bots: {err}");
+        let names: Vec<&str> = bots
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert!(names.len() >= 3, "{game}: {bots}");
+        let out_dir = dir.join(game);
+        let pick = names[..3].join(",");
+        let (ok, out, err) = koth(&[
+            game,
+            "loop",
+            "--bots",
+            &pick,
+            "--games",
+            "60",
+            "--seed",
+            "3",
+            "-q",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]);
+        assert!(ok, "{game} loop: {err}");
+        for n in &names[..3] {
+            assert!(out.contains(n), "{game} loop lost {n}:\n{out}");
+        }
+        let info: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out_dir.join("run.json")).unwrap())
+                .unwrap();
+        assert_eq!(info["runner"], format!("{game} loop"), "{info}");
+        let (code, out, err) = common::koth_all(&[game, "check", names[1], "--games", "4", "-q"]);
+        assert_eq!(code, Some(0), "{game} check {}: {out}{err}", names[1]);
+        assert!(out.contains(" passed: 4 games"), "{game}: {out}");
+    }
+    // The two-player challenge's loop filed every game with its history file.
+    let files = std::fs::read_dir(dir.join("ppcg"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".txt")
+        })
+        .count();
+    assert!(
+        files > 0,
+        "no history files in {}",
+        dir.join("ppcg").display()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

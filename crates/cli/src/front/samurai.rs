@@ -109,14 +109,20 @@ impl Front for Samurai {
         Ok(steps.end(format!("{last}.")))
     }
 
-    fn schedule(asked: &Asked, _entrants: usize, _rules: &Rules, place: &str) -> Result<Schedule> {
-        if asked.games.is_some() || asked.rounds.is_some() || asked.duplicate {
+    fn schedule(asked: &Asked, entrants: usize, _rules: &Rules, place: &str) -> Result<Schedule> {
+        if asked.rounds.is_some() || asked.duplicate {
             bail!("a samurai tournament is a round robin: give the matches each pair plays{place}\n  fix: --matches 8");
         }
         if asked.table_size.is_some_and(|t| t != 2) {
             bail!("a samurai duel has two seats{place}");
         }
-        let matches = asked.matches.unwrap_or(8);
+        // Games in all (`koth samurai loop --games N`): whole rounds of every pair.
+        let pairs = (entrants * entrants.saturating_sub(1) / 2).max(1) as u64;
+        let matches = match (asked.matches, asked.games) {
+            (Some(m), _) => m,
+            (None, Some(g)) => g.div_ceil(pairs).max(1),
+            (None, None) => 8,
+        };
         if matches == 0 {
             bail!("--matches must be at least 1");
         }
