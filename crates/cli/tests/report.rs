@@ -479,3 +479,35 @@ fn samurai_report_replays_duels() {
     assert!(dom.contains("turn 1: "));
     assert!(dom.contains("class=\"meter\""));
 }
+
+/// The two-player challenge's page draws Coup tables (coins and cards), under its
+/// own title: its games are Coup games filed by another arbiter.
+#[test]
+fn ppcg_report_draws_coup_tables() {
+    chromium_or_fail();
+    let dir = scratch("ppcg");
+    let status = koth()
+        .args([
+            "ppcg",
+            "loop",
+            "--bots",
+            "honest,bluffer",
+            "--games",
+            "4",
+            "--seed",
+            "2",
+            "-q",
+            "--out",
+        ])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let page = make_report(&dir);
+    let dom = dump_dom(&page, "#game=0");
+    assert!(dom.contains("Coup, the two-player challenge — tournament report"));
+    assert!(dom.contains("<h3>Game 0</h3>"));
+    assert!(dom.contains("class=\"card-chip"), "no Coup table drawn");
+    assert!(!dom.contains("class=\"meter\""), "drawn as a duel's table");
+}

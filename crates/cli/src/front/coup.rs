@@ -113,7 +113,7 @@ impl Front for Coup {
     }
 
     fn page_facts() -> serde_json::Map<String, serde_json::Value> {
-        page_facts()
+        page_facts("Coup")
     }
 
     fn schedule(asked: &Asked, entrants: usize, rules: &Rules, place: &str) -> Result<Schedule> {
@@ -499,9 +499,12 @@ fn tone_letter(tone: Tone) -> char {
     }
 }
 
-/// The facts the page draws Coup tables with: the cards' names.
-pub fn page_facts() -> serde_json::Map<String, serde_json::Value> {
+/// The facts the page draws Coup tables with: the game's title, the kind of its
+/// tables and the cards' names.
+pub fn page_facts(title: &str) -> serde_json::Map<String, serde_json::Value> {
     let mut m = serde_json::Map::new();
+    m.insert("title".into(), title.into());
+    m.insert("table".into(), "coup".into());
     m.insert(
         "cards".into(),
         koth_coup::Card::ALL.iter().map(|c| c.name()).collect(),

@@ -118,7 +118,7 @@ impl Front for Ppcg {
     }
 
     fn page_facts() -> serde_json::Map<String, serde_json::Value> {
-        page_facts()
+        page_facts("Coup, the two-player challenge")
     }
 
     fn schedule(

@@ -109,6 +109,13 @@ impl Front for Samurai {
         Ok(steps.end(format!("{last}.")))
     }
 
+    fn page_facts() -> serde_json::Map<String, serde_json::Value> {
+        let mut m = serde_json::Map::new();
+        m.insert("title".into(), "Ultimate Samurai Showdown".into());
+        m.insert("table".into(), "samurai".into());
+        m
+    }
+
     fn schedule(asked: &Asked, entrants: usize, _rules: &Rules, place: &str) -> Result<Schedule> {
         if asked.rounds.is_some() || asked.duplicate {
             bail!("a samurai tournament is a round robin: give the matches each pair plays{place}\n  fix: --matches 8");

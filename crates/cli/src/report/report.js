@@ -41,7 +41,9 @@
   const seatsOf = (mask) => { const s = []; for (let i = 0; i < 8; i++) if (mask & (1 << i)) s.push(i); return s; };
 
   // ----- header -----
-  const gameTitle = D.game === "coup" ? "Coup" : D.game === "samurai" ? "Ultimate Samurai Showdown" : D.game;
+  const gameTitle = D.title || D.game;
+  // How a replay step's table reads: Coup's coins and cards, or Samurai's health and honour.
+  const coupTable = D.table === "coup";
   document.title = gameTitle + " — koth report (seed " + D.seed + ")";
   document.getElementById("title").textContent = gameTitle + " — tournament report";
   document.getElementById("subtitle").textContent =
@@ -362,7 +364,7 @@
     speed.value = String(playSpeed);
     speed.addEventListener("change", () => { playSpeed = Number(speed.value); if (cur && cur.timer) { stopPlay(); togglePlay(); } });
     controls.append(prev, play, next, slider, label, el("label", {}, " speed ", speed));
-    if (D.game === "coup") {
+    if (coupTable) {
       // Whose eyes: everyone's cards (the default), or only what one seat could see.
       const view = el("select", { id: "view" }, el("option", { value: "" }, "all cards"),
         g.s.map((e, s) => el("option", { value: String(s) }, "seat " + (s + 1) + ": " + names[e])));
@@ -373,7 +375,7 @@
     pane.appendChild(controls);
     const table = el("table", { class: "grid seatstate", id: "seat-table" });
     pane.appendChild(table);
-    if (D.game === "coup") pane.appendChild(el("p", { class: "hint" },
+    if (coupTable) pane.appendChild(el("p", { class: "hint" },
       "Hidden cards are shown grey (the players did not see each other's); lost influence is struck out in red."));
     const log = el("div", { class: "log", id: "replay-log" });
     const nodes = steps.map((s, i) => {
@@ -399,7 +401,7 @@
   function parseTable(text) {
     return text.split(" ").map((seat) => {
       const f = seat.split(":");
-      if (D.game === "coup") return [Number(f[0]), Array.from(f[1]).map(Number), Array.from(f[2]).map(Number)];
+      if (coupTable) return [Number(f[0]), Array.from(f[1]).map(Number), Array.from(f[2]).map(Number)];
       return [Number(f[0]), Number(f[1])];
     });
   }
@@ -410,7 +412,7 @@
     table.textContent = "";
     const final = step === steps.length - 1;
     const winners = seatsOf(g.w);
-    if (D.game === "coup") {
+    if (coupTable) {
       table.appendChild(el("thead", {}, el("tr", {}, el("th", {}, "seat"), el("th", {}, "bot"), el("th", { class: "num" }, "coins"),
         el("th", {}, "influence"), el("th", { title: "hidden cards in grey (shown for the replay), lost ones struck out in red" }, "cards"))));
       const body = el("tbody");
