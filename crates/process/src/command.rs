@@ -27,8 +27,12 @@ pub struct Limits {
     /// `RLIMIT_FSIZE`: largest file the bot may write (SIGXFSZ / `EFBIG` beyond).
     pub file_size_bytes: Option<u64>,
     /// Processes and threads of the bot together (cgroup `pids.max`), where cgroups are
-    /// available ([`SandboxSupport::cgroups`]); a fork bomb then fails at this count.
+    /// available ([`crate::SandboxSupport::cgroups`]); a fork bomb then fails at this count.
     pub tasks: Option<u64>,
+    /// Bytes the bot's folder may hold in its sandbox (its private copy is a tmpfs of
+    /// this size): a folder filled beyond it gets `ENOSPC`, and a folder larger than
+    /// it cannot be started.
+    pub folder_bytes: Option<u64>,
 }
 
 impl Limits {
@@ -47,6 +51,7 @@ impl Limits {
     /// | processes | none | per-uid and ignored for root, see [`Limits::processes`] |
     /// | file size | 256 MiB | history/log files of a bot stay small |
     /// | tasks | 256 | processes and threads of the bot together, where cgroups are available |
+    /// | folder | 256 MiB | what its folder may hold in its sandbox |
     ///
     /// Where cgroups are available, the memory limit also bounds the bot's processes
     /// together.
@@ -58,6 +63,7 @@ impl Limits {
             processes: None,
             file_size_bytes: Some(256 << 20),
             tasks: Some(256),
+            folder_bytes: Some(256 << 20),
         }
     }
 }
@@ -78,9 +84,13 @@ pub struct Command {
     pub limits: Limits,
     pub sandbox: Sandbox,
     /// More paths the bot may read when it runs in its own namespaces (a data set, a
-    /// shared library folder); its folder, the system and the tools on `PATH` are
-    /// always visible, as are absolute paths named in `program`.
+    /// shared library folder); its folder, the system and the installation of the
+    /// interpreter its command names are always visible, as are absolute paths named
+    /// in `program`.
     pub read_only: Vec<PathBuf>,
+    /// Paths the bot must never see, even where it may read (a tournament file beside
+    /// it, the run's folder, other bots' folders): each is covered in its sandbox.
+    pub hidden: Vec<PathBuf>,
 }
 
 impl Command {
@@ -97,6 +107,7 @@ impl Command {
             limits: Limits::standard(),
             sandbox: Sandbox::Auto,
             read_only: Vec::new(),
+            hidden: Vec::new(),
         }
     }
 

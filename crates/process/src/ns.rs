@@ -3,20 +3,22 @@
 //! We run `bwrap` rather than setting up namespaces and mounts ourselves: it is small,
 //! packaged by every distribution, widely reviewed, and keeps the mount choreography
 //! (and its security bugs) out of a multi-threaded arena's `pre_exec` hook.
+//!
+//! What a sandboxed bot sees, exactly: the system folders (`SYSTEM`) read-only with
+//! their secrets covered; a private `/tmp`; the installation of the interpreter its
+//! command names and any path an operator named for it (`read` in a tournament file,
+//! an absolute path in its command), read-only, with every credential file under
+//! them covered and every path it must never see (the run folder, the tournament
+//! file, other bots) covered; and its own folder, as a private copy in a tmpfs of
+//! bounded size at the folder's own path. Nothing it writes reaches the host.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
+use crate::launcher;
+use crate::tools::{self, Plan, SYSTEM};
 use crate::Command;
-
-/// System folders a program sees read-only (what interpreters and libraries need).
-/// `/opt`, `/home`, `/root`, `/srv`, `/tmp`, `/run`, `/var`, `/mnt` and `/media` are
-/// left out: bots, tournaments and runs live there.
-const SYSTEM: [&str; 8] = [
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
-];
 
 /// Files of `/etc` replaced by an empty file (secrets readable by the uid that owns them,
 /// which the bot's namespace uid maps to).
@@ -53,54 +55,14 @@ pub(crate) fn find_bwrap() -> Result<PathBuf, String> {
         })
 }
 
-/// Installation folders of the tools on `path` that lie outside the system folders:
-/// `~/.pyenv` for `~/.pyenv/shims`, `/opt/node` for `/opt/node/bin`. A shim or a
-/// launcher needs its whole installation, not only its `bin` folder. Never the home
-/// folder itself or `/`.
-pub(crate) fn tool_roots(path: &std::ffi::OsStr) -> Vec<PathBuf> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let mut roots: Vec<PathBuf> = Vec::new();
-    for entry in std::env::split_paths(path) {
-        if !entry.is_absolute() || !entry.is_dir() || under_system(&entry) {
-            continue;
-        }
-        let Ok(entry) = entry.canonicalize() else {
-            continue;
-        };
-        if under_system(&entry) {
-            continue;
-        }
-        let name = entry.file_name().map(|n| n.as_bytes().to_vec());
-        let mut root = entry.clone();
-        if matches!(name.as_deref(), Some(b"bin" | b"sbin" | b"shims")) {
-            if let Some(parent) = entry.parent() {
-                let too_wide = parent == Path::new("/") || home.as_deref() == Some(parent);
-                if !too_wide {
-                    root = parent.to_path_buf();
-                }
-            }
-        }
-        roots.push(root);
-    }
-    roots.sort();
-    roots.dedup();
-    // Drop folders inside another root (~/.pyenv/plugins/x inside ~/.pyenv).
-    let all = roots.clone();
-    roots.retain(|r| !all.iter().any(|o| o != r && r.starts_with(o)));
-    roots
-}
-
-fn under_system(p: &Path) -> bool {
-    SYSTEM.iter().any(|s| p.starts_with(s))
-}
-
 /// Operator-given paths in a command line (`python3 /srv/bots/x/bot.py`) that the bot
-/// must be able to read: absolute paths that exist, outside what it sees anyway.
-fn named_paths(cmd: &Command) -> Vec<PathBuf> {
+/// must be able to read: absolute paths that exist, outside its folder and the system.
+fn named_paths(cmd: &Command, cwd: &Path) -> Vec<PathBuf> {
     cmd.program
         .iter()
+        .skip(1)
         .map(Path::new)
-        .filter(|p| p.is_absolute() && p.exists() && !under_system(p))
+        .filter(|p| p.is_absolute() && p.exists() && !tools::under_system(p) && !p.starts_with(cwd))
         // A script's folder too: it may import its neighbours.
         .map(|p| match p.parent() {
             Some(d) if p.is_file() && d != Path::new("/") => d.to_path_buf(),
@@ -109,97 +71,255 @@ fn named_paths(cmd: &Command) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The `bwrap` arguments (before `--` and the program) that run `cmd` in `cwd`
-/// (absolute): its own namespaces, the system and `read_only` paths read-only, `cwd`
-/// read-write, a private `/tmp`, `/proc` and `/dev`, nothing else.
-pub(crate) fn bwrap_args(cmd: &Command, cwd: &Path, tools: &[PathBuf]) -> Vec<OsString> {
-    let mut a: Vec<OsString> = Vec::with_capacity(64);
-    let mut push = |parts: &[&std::ffi::OsStr]| a.extend(parts.iter().map(|p| p.to_os_string()));
+/// The folder a command runs in, absolute.
+pub(crate) fn folder(cmd: &Command) -> std::io::Result<PathBuf> {
+    if cmd.cwd.as_os_str().is_empty() {
+        std::env::current_dir()
+    } else {
+        std::path::absolute(&cmd.cwd)
+    }
+}
+
+/// The `PATH` a command's program is looked up on.
+pub(crate) fn search_path(cmd: &Command) -> std::ffi::OsString {
+    cmd.env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| std::ffi::OsString::from(v))
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_default()
+}
+
+/// What a sandboxed `cmd` may read beyond its folder and the system.
+pub(crate) fn shown(cmd: &Command) -> Vec<PathBuf> {
+    let Ok(cwd) = folder(cmd) else {
+        return Vec::new();
+    };
+    let plan = cmd
+        .program
+        .first()
+        .and_then(|p| tools::plan(p, &cwd, &search_path(cmd)).ok())
+        .unwrap_or_default();
+    let mut out: Vec<PathBuf> = plan.read;
+    out.extend(cmd.read_only.iter().cloned());
+    out.extend(named_paths(cmd, &cwd));
+    out
+}
+
+/// How the sandbox starts.
+pub(crate) enum Start<'a> {
+    /// The launcher copies the folder, then becomes `program ++ args` (a program that
+    /// lives for many games).
+    Exec(&'a [String]),
+    /// The launcher copies the folder, then serves moves as the namespace's first
+    /// process.
+    Serve,
+}
+
+/// Covers `p` (a file with an empty file, a folder with an empty read-only one).
+fn mask(a: &mut Vec<OsString>, p: &Path) {
+    let dir = std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    if dir {
+        a.extend(["--tmpfs".into(), p.into(), "--remount-ro".into(), p.into()]);
+    } else {
+        a.extend(["--ro-bind".into(), "/dev/null".into(), p.into()]);
+    }
+}
+
+/// The `bwrap` arguments that run `cmd` in its sandbox, as `start` says: its own
+/// namespaces, the seccomp filters on descriptors `seccomp`, what `plan` and the
+/// command show read-only, its folder `cwd` (absolute) as a private tmpfs copy.
+pub(crate) fn bwrap_args(
+    cmd: &Command,
+    cwd: &Path,
+    plan: &Plan,
+    launcher_path: &Path,
+    seccomp: [i32; 2],
+    start: Start,
+) -> Vec<OsString> {
+    let mut a: Vec<OsString> = Vec::with_capacity(96);
     let id = INSIDE_ID.to_string();
-    push(&[
-        "--unshare-all".as_ref(),
-        "--unshare-user".as_ref(),
-        "--disable-userns".as_ref(),
-        "--die-with-parent".as_ref(),
-        "--new-session".as_ref(),
-        "--cap-drop".as_ref(),
-        "ALL".as_ref(),
-        "--uid".as_ref(),
-        id.as_ref(),
-        "--gid".as_ref(),
-        id.as_ref(),
-        "--hostname".as_ref(),
-        "koth".as_ref(),
+    for s in [
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--uid",
+        &id,
+        "--gid",
+        &id,
+        "--hostname",
+        "koth",
+    ] {
+        a.push(s.into());
+    }
+    if matches!(start, Start::Serve) {
+        a.push("--as-pid-1".into());
+    }
+    for s in SYSTEM {
+        let p = Path::new(s);
+        match std::fs::symlink_metadata(p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                if let Ok(target) = std::fs::read_link(p) {
+                    a.extend(["--symlink".into(), target.into(), p.into()]);
+                }
+            }
+            Ok(_) => a.extend(["--ro-bind".into(), p.into(), p.into()]),
+            Err(_) => {}
+        }
+    }
+    // The private /tmp first: paths under /tmp bound below stay visible on it.
+    a.extend([
+        "--size".into(),
+        TMP_BYTES.to_string().into(),
+        "--tmpfs".into(),
+        "/tmp".into(),
+    ]);
+    let mut shown: Vec<PathBuf> = plan.read.clone();
+    shown.extend(cmd.read_only.iter().cloned());
+    shown.extend(named_paths(cmd, cwd));
+    for p in &shown {
+        a.extend(["--ro-bind-try".into(), p.into(), p.into()]);
+    }
+    a.extend([
+        "--ro-bind".into(),
+        launcher_path.into(),
+        launcher::INSIDE.into(),
+        "--ro-bind".into(),
+        cwd.into(),
+        launcher::SOURCE.into(),
+    ]);
+    // What it must never see: credentials under what it reads, and the paths the
+    // caller hides (the run folder, the tournament file, other bots), wherever
+    // they would show.
+    for c in tools::credentials_in(&shown) {
+        mask(&mut a, &c);
+    }
+    for h in &cmd.hidden {
+        let h = std::path::absolute(h).unwrap_or_else(|_| h.clone());
+        if std::fs::symlink_metadata(&h).is_err() {
+            continue;
+        }
+        if let Ok(rel) = h.strip_prefix(cwd) {
+            if !rel.as_os_str().is_empty() {
+                mask(&mut a, &Path::new(launcher::SOURCE).join(rel));
+            }
+        }
+        if shown.iter().any(|s| h.starts_with(s)) || tools::under_system(&h) {
+            mask(&mut a, &h);
+        }
+    }
+    for f in MASKED_FILES {
+        if Path::new(f).exists() {
+            a.extend(["--ro-bind".into(), "/dev/null".into(), f.into()]);
+        }
+    }
+    for d in MASKED_DIRS {
+        if Path::new(d).is_dir() {
+            a.extend(["--tmpfs".into(), d.into(), "--remount-ro".into(), d.into()]);
+        }
+    }
+    a.extend([
+        "--proc".into(),
+        "/proc".into(),
+        "--dev".into(),
+        "/dev".into(),
+    ]);
+    // Its folder: a private tmpfs at the folder's own path, bounded in size.
+    if let Some(b) = cmd.limits.folder_bytes {
+        a.extend(["--size".into(), b.to_string().into()]);
+    }
+    a.extend(["--tmpfs".into(), cwd.into(), "--chdir".into(), cwd.into()]);
+    for fd in seccomp {
+        a.extend(["--add-seccomp-fd".into(), fd.to_string().into()]);
+    }
+    // The folders bwrap made for its mount points stay empty and read-only.
+    a.extend([
+        "--remount-ro".into(),
+        "/".into(),
+        "--".into(),
+        launcher::INSIDE.into(),
+        launcher::ARG.into(),
+    ]);
+    match start {
+        Start::Exec(program) => {
+            a.extend([
+                "populate".into(),
+                launcher::SOURCE.into(),
+                cwd.into(),
+                "--".into(),
+            ]);
+            a.extend(program.iter().map(OsString::from));
+        }
+        Start::Serve => a.extend(["serve".into(), launcher::SOURCE.into(), cwd.into()]),
+    }
+    a
+}
+
+/// Runs `true` through `bwrap` in the namespaces and under the seccomp filter every
+/// bot gets; `Err` says why not.
+pub(crate) fn probe(bwrap: &Path) -> Result<(), String> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let [main, clone3] = crate::seccomp::cached()?;
+    let fds = [
+        crate::seccomp::memfd(main).map_err(|e| format!("seccomp: {e}"))?,
+        crate::seccomp::memfd(clone3).map_err(|e| format!("seccomp: {e}"))?,
+    ];
+    let raw = [fds[0].as_raw_fd(), fds[1].as_raw_fd()];
+    let mut c = std::process::Command::new(bwrap);
+    c.args([
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
     ]);
     for s in SYSTEM {
         let p = Path::new(s);
         match std::fs::symlink_metadata(p) {
             Ok(m) if m.file_type().is_symlink() => {
                 if let Ok(target) = std::fs::read_link(p) {
-                    push(&["--symlink".as_ref(), target.as_os_str(), p.as_os_str()]);
+                    c.arg("--symlink").arg(target).arg(p);
                 }
             }
-            Ok(_) => push(&["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()]),
+            Ok(_) => {
+                c.arg("--ro-bind").arg(p).arg(p);
+            }
             Err(_) => {}
         }
     }
-    // The private /tmp first: paths under /tmp bound below stay visible on it.
-    let tmp = TMP_BYTES.to_string();
-    push(&[
-        "--size".as_ref(),
-        tmp.as_ref(),
-        "--tmpfs".as_ref(),
-        "/tmp".as_ref(),
+    c.args([
+        "--size", "1048576", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
     ]);
-    let extra = cmd.read_only.iter().cloned().chain(named_paths(cmd));
-    for p in tools.iter().cloned().chain(extra) {
-        push(&["--ro-bind-try".as_ref(), p.as_os_str(), p.as_os_str()]);
+    for fd in raw {
+        c.arg("--add-seccomp-fd").arg(fd.to_string());
     }
-    for f in MASKED_FILES {
-        if Path::new(f).exists() {
-            push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), f.as_ref()]);
-        }
+    c.args(["--", "true"]);
+    // SAFETY: fcntl on descriptors we own, in the child before exec.
+    unsafe {
+        c.pre_exec(move || {
+            for fd in raw {
+                if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
     }
-    for d in MASKED_DIRS {
-        if Path::new(d).is_dir() {
-            push(&[
-                "--tmpfs".as_ref(),
-                d.as_ref(),
-                "--remount-ro".as_ref(),
-                d.as_ref(),
-            ]);
-        }
-    }
-    push(&[
-        "--proc".as_ref(),
-        "/proc".as_ref(),
-        "--dev".as_ref(),
-        "/dev".as_ref(),
-        "--bind".as_ref(),
-        cwd.as_os_str(),
-        cwd.as_os_str(),
-        "--chdir".as_ref(),
-        cwd.as_os_str(),
-        // The folders bwrap made for its mount points stay empty and read-only.
-        "--remount-ro".as_ref(),
-        "/".as_ref(),
-        "--".as_ref(),
-    ]);
-    a
-}
-
-/// Runs `true` through `bwrap` with the arguments every bot gets; `Err` says why not.
-pub(crate) fn probe(bwrap: &Path, tools: &[PathBuf]) -> Result<(), String> {
-    let dir = std::env::temp_dir();
-    let cmd = Command::new(["true"], &dir);
-    let out = std::process::Command::new(bwrap)
-        .args(bwrap_args(&cmd, &dir, tools))
-        .arg("true")
+    let out = c
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .output()
         .map_err(|e| format!("cannot run {}: {e}", bwrap.display()))?;
+    drop(fds);
     if out.status.success() {
         Ok(())
     } else {

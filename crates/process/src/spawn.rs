@@ -4,27 +4,26 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 
 use crate::cgroup::BotCgroup;
-use crate::sandbox::{self, NetMode, UserNsMaps};
 use crate::{sandbox_support, Command, Exit, Limits, Sandbox};
 
-/// A ready-to-spawn command. `_ruleset` must outlive the spawn (the child enforces it).
+/// A ready-to-spawn command.
 pub(crate) struct Prepared {
     pub(crate) cmd: std::process::Command,
-    pub(crate) _ruleset: Option<OwnedFd>,
+    /// The seccomp filters' descriptors, inherited by bwrap: kept until it runs.
+    pub(crate) seccomp: Option<[OwnedFd; 2]>,
     /// The bot's control group: keep it until the bot is reaped, then drop it (which
     /// kills whatever is left).
     pub(crate) cgroup: Option<BotCgroup>,
     /// Runs under bwrap, which reports death by signal N as exit status 128 + N.
     pub(crate) wrapped: bool,
+    /// `argv` as the sandbox runs it (its program resolved on `PATH`).
+    pub(crate) program: Vec<String>,
 }
 
 impl Prepared {
     /// What stays with the running bot once it is spawned.
     pub(crate) fn into_guard(self) -> Guard {
-        Guard {
-            cgroup: self.cgroup,
-            wrapped: self.wrapped,
-        }
+        Guard::new(self.cgroup, self.wrapped)
     }
 }
 
@@ -36,6 +35,10 @@ pub(crate) struct Guard {
 }
 
 impl Guard {
+    pub(crate) fn new(cgroup: Option<BotCgroup>, wrapped: bool) -> Guard {
+        Guard { cgroup, wrapped }
+    }
+
     /// The bot's own exit, seen through bwrap.
     pub(crate) fn exit(&self, e: Exit) -> Exit {
         match e {
@@ -81,9 +84,28 @@ pub fn passed_to_bots(name: &str) -> bool {
     ) || name.starts_with("LC_")
 }
 
-/// Prepares `cmd.program ++ args`. All fallible and allocating work happens here, in the
+/// The message for a sandbox this machine cannot give.
+pub(crate) fn no_isolation() -> String {
+    format!(
+        "no isolation on this machine ({}): install bubblewrap (apt install bubblewrap), or run bots you trust with sandbox \"off\" (--sandbox off)",
+        sandbox_support().detail
+    )
+}
+
+/// Prepares `cmd.program ++ args`: in its sandbox, the launcher copies the folder
+/// and becomes the program. All fallible and allocating work happens here, in the
 /// parent; the `pre_exec` hook only makes raw system calls.
 pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String> {
+    prepare_as(cmd, args, false)
+}
+
+/// Prepares `cmd`'s sandbox for a game of moves: the launcher copies the folder
+/// and serves moves.
+pub(crate) fn prepare_session(cmd: &Command) -> Result<Prepared, String> {
+    prepare_as(cmd, &[], true)
+}
+
+fn prepare_as(cmd: &Command, args: &[String], serve: bool) -> Result<Prepared, String> {
     let Some(program) = cmd.program.first() else {
         return Err("empty program (Command::program has no argv[0])".to_string());
     };
@@ -94,55 +116,72 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
     }
     let support = sandbox_support();
     let confine = cmd.sandbox != Sandbox::Off;
-    if cmd.sandbox == Sandbox::Required && !support.namespaces {
-        return Err(format!(
-            "sandbox required but not available on this machine: {}",
-            support.detail
-        ));
-    }
-    let bwrap = support.bwrap.as_ref().filter(|_| confine);
-    let cwd_abs = if cmd.cwd.as_os_str().is_empty() {
-        std::env::current_dir()
-    } else {
-        std::path::absolute(&cmd.cwd)
-    }
-    .map_err(|e| format!("cannot resolve the folder {}: {e}", cmd.cwd.display()))?;
+    let bwrap = match (confine, support.bwrap.as_ref()) {
+        (false, _) => None,
+        (true, Some(b)) => Some(b),
+        (true, None) => return Err(no_isolation()),
+    };
+    let cwd_abs = crate::ns::folder(cmd)
+        .map_err(|e| format!("cannot resolve the folder {}: {e}", cmd.cwd.display()))?;
     if !cwd_abs.is_dir() {
         return Err(format!(
             "the bot's folder {} does not exist",
             cwd_abs.display()
         ));
     }
-    // Inside bwrap a missing program would only show as an exit status: find it here.
-    let path = cmd
-        .env
-        .iter()
-        .rev()
-        .find(|(k, _)| k == "PATH")
-        .map(|(_, v)| std::ffi::OsString::from(v))
-        .or_else(|| std::env::var_os("PATH"))
-        .unwrap_or_default();
-    if find_program(program, &cwd_abs, &path).is_none() {
-        return Err(format!(
-            "cannot start {program:?} in {}: {}",
-            cmd.cwd.display(),
-            if program.contains('/') {
-                "no such executable file"
-            } else {
-                "not found on PATH"
-            }
-        ));
-    }
-    let mut c = match bwrap {
+    let path = crate::ns::search_path(cmd);
+    let not_found = |why: &str| format!("cannot start {program:?} in {}: {why}", cmd.cwd.display());
+    let mut seccomp = None;
+    let mut inside_path = None;
+    let (mut c, argv) = match bwrap {
         Some(b) => {
+            let plan = crate::tools::plan(program, &cwd_abs, &path).map_err(|e| not_found(&e))?;
+            let launcher = crate::launcher::path()?;
+            let [main, clone3] = crate::seccomp::cached()?;
+            let fds = [
+                crate::seccomp::memfd(main).map_err(|e| format!("seccomp: {e}"))?,
+                crate::seccomp::memfd(clone3).map_err(|e| format!("seccomp: {e}"))?,
+            ];
+            let raw = [fds[0].as_raw_fd(), fds[1].as_raw_fd()];
+            let mut argv = vec![plan.program.clone()];
+            argv.extend(cmd.program[1..].iter().cloned());
+            argv.extend(args.iter().cloned());
+            let start = if serve {
+                crate::ns::Start::Serve
+            } else {
+                crate::ns::Start::Exec(&argv)
+            };
             let mut c = std::process::Command::new(b);
-            c.args(crate::ns::bwrap_args(cmd, &cwd_abs, &support.tools));
-            c.arg(program);
-            c
+            c.args(crate::ns::bwrap_args(
+                cmd, &cwd_abs, &plan, &launcher, raw, start,
+            ));
+            seccomp = Some(fds);
+            // The installation's own programs come first on its PATH.
+            let bins: Vec<std::path::PathBuf> = plan
+                .read
+                .iter()
+                .map(|r| r.join("bin"))
+                .filter(|b| b.is_dir())
+                .collect();
+            if !bins.is_empty() {
+                let all = bins.into_iter().chain(std::env::split_paths(&path));
+                inside_path = std::env::join_paths(all).ok();
+            }
+            (c, argv)
         }
-        None => std::process::Command::new(program),
+        None => {
+            if find_program(program, &cwd_abs, &path).is_none() {
+                return Err(not_found(if program.contains('/') {
+                    "no such executable file"
+                } else {
+                    "not found on PATH"
+                }));
+            }
+            let mut c = std::process::Command::new(program);
+            c.args(&cmd.program[1..]).args(args);
+            (c, cmd.program.iter().chain(args).cloned().collect())
+        }
     };
-    c.args(&cmd.program[1..]).args(args);
     c.current_dir(&cmd.cwd);
     // A bot sees a short allow-list of the arena's environment and its own
     // variables, never the rest (tokens, paths to the run, the operator's settings).
@@ -155,43 +194,21 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
     for (k, v) in &cmd.env {
         c.env(k, v);
     }
-    let cgroup = BotCgroup::create(&cmd.limits, crate::cgroup::roots());
-
-    // Without namespaces: a network namespace and landlock, where they work.
-    let (net, landlock_abi) = if confine && bwrap.is_none() {
-        (support.net, support.landlock_abi)
-    } else {
-        (None, 0)
-    };
-
-    let userns = match net {
-        Some(NetMode::UserNs) => Some(UserNsMaps::new().map_err(|e| format!("sandbox: {e}"))?),
-        _ => None,
-    };
-    let ruleset = if landlock_abi > 0 {
-        let cwd = if cmd.cwd.as_os_str().is_empty() {
-            std::path::Path::new(".")
-        } else {
-            cmd.cwd.as_path()
-        };
-        let fd = sandbox::ruleset_fd(landlock_abi, &[cwd]).map_err(|e| {
-            format!(
-                "sandbox: cannot confine writes to {}: {e}",
-                cmd.cwd.display()
-            )
-        })?;
-        if !cmd.env.iter().any(|(k, _)| k == "TMPDIR") {
-            // Temporary files can only be created beneath the bot's directory.
-            c.env("TMPDIR", cwd);
-        }
-        Some(fd)
-    } else {
-        None
-    };
-    let ruleset_raw = ruleset.as_ref().map(|f| f.as_raw_fd());
-    let privileged_net = net == Some(NetMode::Privileged);
-    let (limits, nlimits) = rlimits(&cmd.limits);
+    if let Some(p) = inside_path {
+        c.env("PATH", p);
+    }
+    // bwrap outside and its first process inside are not the bot's: they do not
+    // count against its processes.
+    let mut limits = cmd.limits.clone();
+    if bwrap.is_some() {
+        limits.tasks = limits.tasks.map(|t| t + 2);
+    }
+    let cgroup = BotCgroup::create(&limits, crate::cgroup::roots());
+    let (rl, nrl) = rlimits(&cmd.limits);
     let group = cgroup.as_ref().map(BotCgroup::procs);
+    let inherit = seccomp
+        .as_ref()
+        .map(|f| [f[0].as_raw_fd(), f[1].as_raw_fd()]);
 
     let hook = move || -> std::io::Result<()> {
         // SAFETY (whole block): only async-signal-safe raw syscalls on data prepared before
@@ -205,15 +222,7 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
                     return Err(std::io::Error::last_os_error());
                 }
             }
-            if privileged_net && libc::unshare(libc::CLONE_NEWNET) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            if let Some(maps) = &userns {
-                if !maps.enter() {
-                    return Err(std::io::Error::from_raw_os_error(libc::EPERM));
-                }
-            }
-            for &(res, v) in &limits[..nlimits] {
+            for &(res, v) in &rl[..nrl] {
                 let mut cur = libc::rlimit {
                     rlim_cur: 0,
                     rlim_max: 0,
@@ -231,9 +240,12 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
                     return Err(std::io::Error::last_os_error());
                 }
             }
-            if let Some(fd) = ruleset_raw {
-                if !sandbox::restrict_self(fd) {
-                    return Err(std::io::Error::last_os_error());
+            // bwrap reads the seccomp filters from these: they live past exec.
+            if let Some(fds) = inherit {
+                for fd in fds {
+                    if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
                 }
             }
             // Last, since a change of credentials clears it: the program dies with
@@ -250,9 +262,10 @@ pub(crate) fn prepare(cmd: &Command, args: &[String]) -> Result<Prepared, String
     }
     Ok(Prepared {
         cmd: c,
-        _ruleset: ruleset,
+        seccomp,
         cgroup,
         wrapped: bwrap.is_some(),
+        program: if serve { argv } else { Vec::new() },
     })
 }
 

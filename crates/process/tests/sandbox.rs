@@ -12,8 +12,8 @@ const T: Duration = Duration::from_secs(20);
 fn report_support() {
     let s = sandbox_support();
     println!(
-        "sandbox: no_network={} fs_write_confined={} landlock_abi={}: {}",
-        s.no_network, s.fs_write_confined, s.landlock_abi, s.detail
+        "sandbox: no_network={} fs_write_confined={}: {}",
+        s.no_network, s.fs_write_confined, s.detail
     );
     assert!(!s.detail.is_empty());
     // Cached.
@@ -77,10 +77,8 @@ fn writes_confined_to_cwd() {
         );
     }
     assert!(!outside.exists());
-    assert_eq!(
-        std::fs::read_to_string(dir.join("inside.txt")).unwrap(),
-        "hello\n"
-    );
+    // It wrote into its private copy of the folder: the folder itself is untouched.
+    assert!(!dir.join("inside.txt").exists());
 
     // Landlock alone: TMPDIR points into the bot's directory, and shell redirections
     // work there.
@@ -152,10 +150,8 @@ fn namespaces_hide_everything_but_the_bot_folder() {
     let procs: usize = lines[1].trim().parse().unwrap();
     assert!(procs <= 6, "{procs} processes visible");
     assert!(out.contains("WROTE") && out.contains("TMP"), "{out}");
-    assert_eq!(
-        std::fs::read_to_string(dir.join("own.txt")).unwrap(),
-        "mine\n"
-    );
+    // Its folder is a private copy: what it writes never reaches the host.
+    assert!(!dir.join("own.txt").exists());
 }
 
 /// Unix sockets outside the folder are out of reach, and no signal reaches the arena.
@@ -238,7 +234,9 @@ fn fork_bomb_is_bounded_by_its_cgroup() {
     let line = b.read_line(T, 1 << 16).expect("line");
     let failed: usize = line.rsplit(' ').next().unwrap().parse().unwrap();
     assert!(failed > 100, "{line}");
-    assert!(processes_with(marker).len() <= 40);
+    // bwrap, outside and as the sandbox's first process, carries the bot's command
+    // line too; it does not count against the bot's 40.
+    assert!(processes_with(marker).len() <= 40 + 2);
     b.kill();
     assert_eq!(wait_none_with(marker), Vec::<u32>::new());
 }
