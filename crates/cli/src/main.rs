@@ -206,6 +206,8 @@ impl front::Visit for Page<'_> {
 }
 
 fn main() {
+    // Inside a sandbox, koth is the launcher of the bot's processes.
+    koth_process::launcher::serve_if_asked();
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Coup(v) => verb(*v),

@@ -44,12 +44,15 @@ pub fn preflight<G: WireGame>(
         }
         let mut cfg = JsonBotConfig::new(cmd);
         cfg.startup_timeout = timeouts.startup;
-        // Started in a scratch copy of its folder: a greeting leaves no file behind.
+        // A greeting leaves no file behind: a sandbox gives the program a private
+        // copy of its folder; without one, it starts in a scratch copy.
         let scratch = koth_process::Workspace::new(None)
             .map_err(|e| ConfigError(format!("cannot make a scratch folder: {e}")))?;
-        cfg.command.cwd = scratch
-            .refresh(&koth_process::absolute(dir), 0, &b.name)
-            .map_err(|e| ConfigError(format!("bot {:?}: {e}", b.name)))?;
+        if cfg.command.sandbox == koth_process::Sandbox::Off {
+            cfg.command.cwd = scratch
+                .refresh(&koth_process::absolute(dir), 0, &b.name)
+                .map_err(|e| ConfigError(format!("bot {:?}: {e}", b.name)))?;
+        }
         let mut agent = JsonAgent::<G>::new(std::sync::Arc::new(cfg));
         if let Err(f) = agent.greet() {
             let tail = f

@@ -5,7 +5,7 @@ use crate::game::PpcgGame;
 use crate::protocol::{self, card_of_give_up};
 use koth_arena::{Agent, Fault, Game, Seat};
 use koth_coup::{Action, Card, Choice, Keep, Pending, State};
-use koth_process::{invoke, Command, Exit, InvokeResult};
+use koth_process::{Command, Exit, InvokeResult, Move, Session};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -52,8 +52,11 @@ pub struct PpcgAgent {
     buffered: Option<Choice>,
     /// Every invocation of the current game.
     pub invocations: Vec<Invocation>,
-    file: Option<PathBuf>,
-    /// Where the program runs from: a fresh copy of its folder every game.
+    /// The program's place for the current game: its sandbox (or, without one, a
+    /// fresh copy of its folder), or why it could not start.
+    session: Option<Result<Session, String>>,
+    /// Where a program without a sandbox runs from: a fresh copy of its folder
+    /// every game.
     copies: Option<Copies>,
     /// What the last launches wrote to stderr, not yet taken (for `koth ppcg play`).
     log: String,
@@ -67,6 +70,11 @@ struct Copies {
     slot: usize,
 }
 
+/// Where the history file is in the program's folder (its name is the game's).
+fn history_in_folder(game: &PpcgGame) -> PathBuf {
+    PathBuf::from(".koth-ppcg").join(format!("{}.txt", game.meta().stem))
+}
+
 impl PpcgAgent {
     /// An agent running `command` (its `cwd` is the program's folder).
     pub fn new(name: impl Into<String>, command: Command, opts: RunOptions) -> PpcgAgent {
@@ -76,7 +84,7 @@ impl PpcgAgent {
             opts,
             buffered: None,
             invocations: Vec::new(),
-            file: None,
+            session: None,
             copies: None,
             log: String::new(),
         }
@@ -97,24 +105,6 @@ impl PpcgAgent {
             slot,
         });
         self
-    }
-
-    /// The history file path this agent passes to its program.
-    ///
-    /// The arbiter's own file (in the output folder) unless the sandbox confines the
-    /// program's writes to its folder, in which case a copy of the same text lives in
-    /// `<program folder>/.koth-ppcg/` (same name, same content, rewritten before and
-    /// read back after every invocation).
-    fn path_for(&self, game: &PpcgGame) -> PathBuf {
-        let confined = self.command.sandbox != koth_process::Sandbox::Off
-            && koth_process::sandbox_support().fs_write_confined;
-        let meta = game.meta();
-        if confined {
-            let dir = koth_process::absolute(&self.command.cwd).join(".koth-ppcg");
-            dir.join(format!("{}.txt", meta.stem))
-        } else {
-            koth_process::absolute(&meta.history_path())
-        }
     }
 
     fn fault(
@@ -154,34 +144,35 @@ impl PpcgAgent {
         coins: [i32; 2],
         cards: &str,
     ) -> Result<(String, String, String), Fault> {
-        let path = self.path_for(game);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                self.fault(
-                    game,
-                    seat,
-                    format!("arbiter: cannot create {}: {e}", dir.display()),
-                    None,
-                )
-            })?;
-        }
-        std::fs::write(&path, before).map_err(|e| {
-            self.fault(
-                game,
-                seat,
-                format!("arbiter: cannot write {}: {e}", path.display()),
-                None,
-            )
-        })?;
-        self.file = Some(path.clone());
+        let session = match self.session.as_mut() {
+            Some(Ok(s)) => s,
+            Some(Err(e)) => {
+                let reason = format!("could not start: {e}");
+                return Err(self.fault(game, seat, reason, None));
+            }
+            None => {
+                return Err(self.fault(game, seat, "internal: the game did not start".into(), None))
+            }
+        };
+        // The history file lives in the program's folder, which only it writes; koth
+        // reaches it through the launcher in the sandbox (or, without one, never
+        // following a link), and reads back whatever is there after the move.
+        let rel = history_in_folder(game);
         let mut args = vec![
-            path.display().to_string(),
+            session.folder().join(&rel).display().to_string(),
             coins[1 - seat].to_string(),
             coins[seat].to_string(),
             cards.to_string(),
         ];
         args.extend(legal.iter().cloned());
-        let r = invoke(&self.command, &args, self.opts.timeout, 4096);
+        let moved = session.run(&Move {
+            args: &args,
+            timeout: self.opts.timeout,
+            max_stdout: 4096,
+            write: vec![(rel.as_path(), before.as_bytes())],
+            read_back: Some(rel.as_path()),
+        });
+        let r = moved.result;
         // Kept until taken, and only the latest few KiB (nobody may ask in a run).
         if !r.stderr_tail.trim().is_empty() {
             if self.log.len() > 8192 {
@@ -216,9 +207,9 @@ impl PpcgAgent {
                 return Err(self.fault(game, seat, format!("could not start: {m}"), Some(&r)))
             }
         }
-        let after = match std::fs::read(&path) {
-            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-            Err(e) => {
+        let after = match moved.read_back {
+            Some(Ok(b)) => String::from_utf8_lossy(&b).into_owned(),
+            Some(Err(e)) => {
                 return Err(self.fault(
                     game,
                     seat,
@@ -226,6 +217,7 @@ impl PpcgAgent {
                     Some(&r),
                 ))
             }
+            None => return Err(self.fault(game, seat, "internal: no history read back".into(), Some(&r))),
         };
         let stdout = r.stdout_lossy();
         let (appended, played) = if !(self.opts.strict || game.strict()) {
@@ -377,13 +369,18 @@ impl Agent<PpcgGame> for PpcgAgent {
         self.log.clear();
         self.buffered = None;
         self.invocations.clear();
-        self.file = None;
+        // One place for the whole game: a sandbox the program is launched in at
+        // every move (or a fresh copy of its folder, without a sandbox).
+        self.session = None;
+        let copies = self
+            .copies
+            .as_ref()
+            .map(|c| (&c.workspace, c.slot, self.name.as_str()));
+        let mut cmd = self.command.clone();
         if let Some(c) = &self.copies {
-            self.command.cwd = c
-                .workspace
-                .refresh(&c.original, c.slot, &self.name)
-                .map_err(|e| Fault::new(format!("could not start: {e}")))?;
+            cmd.cwd = c.original.clone();
         }
+        self.session = Some(Session::start(&cmd, copies));
         Ok(())
     }
 
@@ -492,11 +489,8 @@ impl Agent<PpcgGame> for PpcgAgent {
     }
 
     fn finish(&mut self, game: &PpcgGame, _seat: Seat) {
-        if let Some(f) = self.file.take() {
-            if f != koth_process::absolute(&game.meta().history_path()) {
-                let _ = std::fs::remove_file(&f);
-            }
-        }
+        // The sandbox ends with everything in it.
+        self.session = None;
         let _ = game.write_archive();
     }
 }

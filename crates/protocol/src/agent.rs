@@ -24,9 +24,10 @@ pub struct JsonBotConfig {
     /// When set, every line sent (`> ...`) and received (`< ...`) is appended here
     /// (for debugging and for the transcript in `docs/protocol.md`).
     pub transcript: Option<Arc<Mutex<Vec<String>>>>,
-    /// When set, each parallel slot's process runs in its own copy of the program's
-    /// folder, made here when the slot starts: files a bot keeps never collide
-    /// between slots and its original folder is never written.
+    /// When set, each parallel slot's process of a program without a sandbox runs in
+    /// its own copy of the program's folder, made here when the slot starts: files a
+    /// bot keeps never collide between slots and its original folder is never
+    /// written. (A sandboxed process always gets a private copy of its own.)
     pub copies: Option<Arc<koth_process::Workspace>>,
 }
 
@@ -56,7 +57,7 @@ pub fn json_entrant<G: WireGame>(name: impl Into<String>, config: JsonBotConfig)
     let label = name.clone();
     let for_slot = move |slot: usize| -> Result<Arc<JsonBotConfig>, String> {
         let mut cfg = (*config).clone();
-        if let Some(ws) = &cfg.copies {
+        if let (Some(ws), koth_process::Sandbox::Off) = (&cfg.copies, cfg.command.sandbox) {
             let original = koth_process::absolute(&cfg.command.cwd);
             cfg.command.cwd = ws.refresh(&original, slot, &label)?;
         }

@@ -6,7 +6,7 @@ use crate::programs::ProgramEntry;
 use crate::protocol::{arguments, read_output, BadOutput};
 use crate::state::State;
 use koth_arena::{Agent, Entrant, Fault, Seat};
-use koth_process::{invoke, Command, Exit, InvokeResult, Limits, Sandbox, Workspace};
+use koth_process::{Command, Exit, InvokeResult, Limits, Sandbox, Workspace};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -83,6 +83,9 @@ pub struct ExternalSamurai {
     copies: Option<(PathBuf, Arc<Workspace>, usize)>,
     /// What the last launch wrote to stderr, not yet taken.
     log: Option<String>,
+    /// The program's place for the current match: its sandbox (or, without one, a
+    /// fresh copy of its folder), or why it could not start.
+    session: Option<Result<koth_process::Session, String>>,
 }
 
 impl ExternalSamurai {
@@ -99,6 +102,7 @@ impl ExternalSamurai {
             sink: None,
             copies: None,
             log: None,
+            session: None,
         }
     }
 
@@ -156,7 +160,23 @@ impl ExternalSamurai {
     /// after: it may go on running until the limit (it is then killed with all it
     /// started), exit with any status or die of a signal (specs/samurai.md).
     fn ask(&mut self, args: &[String]) -> Result<Action, (String, String)> {
-        let r = invoke(&self.command, args, self.timeout, self.max_stdout);
+        if self.session.is_none() {
+            // Asked outside a match (`startup_time`): a place of its own.
+            self.session = Some(koth_process::Session::start(&self.command, None));
+        }
+        let r = match self.session.as_mut() {
+            Some(Ok(s)) => {
+                s.run(&koth_process::Move {
+                    args,
+                    timeout: self.timeout,
+                    max_stdout: self.max_stdout,
+                    ..Default::default()
+                })
+                .result
+            }
+            Some(Err(e)) => return Err((format!("could not start: {e}"), String::new())),
+            None => unreachable!("made above"),
+        };
         let judged = Self::judge(&r, self.timeout, self.max_stdout);
         match judged {
             Ok(a) => {
@@ -213,12 +233,22 @@ impl Agent<State> for ExternalSamurai {
     fn start(&mut self, game: &State, _seat: Seat, _seed: u64) -> Result<(), Fault> {
         self.game_seed = game.seed();
         self.notes.clear();
-        if let Some((original, ws, slot)) = &self.copies {
-            self.command.cwd = ws
-                .refresh(original, *slot, &self.name)
-                .map_err(|e| Fault::new(format!("could not start: {e}")))?;
-        }
+        // One place for the whole match: a sandbox the program is launched in at
+        // every turn (or a fresh copy of its folder, without a sandbox). One that
+        // cannot start answers W at every turn, with the reason.
+        self.session = None;
+        let mut cmd = self.command.clone();
+        let copies = self.copies.as_ref().map(|(original, ws, slot)| {
+            cmd.cwd = original.clone();
+            (ws, *slot, self.name.as_str())
+        });
+        self.session = Some(koth_process::Session::start(&cmd, copies));
         Ok(())
+    }
+
+    fn finish(&mut self, _game: &State, _seat: Seat) {
+        // The sandbox ends with everything in it.
+        self.session = None;
     }
 
     fn decide(&mut self, game: &State, seat: Seat, _legal: &[Action]) -> Result<Action, Fault> {
@@ -270,27 +300,32 @@ pub fn program_entrants(
 /// How long `program` takes to answer a first turn on this machine: the median,
 /// over `runs` launches, of the time from launch to its first output (or its exit).
 ///
-/// Each launch runs in a scratch copy of the program's folder, so state files the
-/// program keeps are not touched. The time limit counts from launch, start-up
-/// included: a program that needs most of it to start misses it under load.
+/// The launches run in a place of the program's own, as in a match (its sandbox
+/// with a private copy of its folder, or a scratch copy), so state files the program
+/// keeps are not touched. The time limit counts from launch, start-up included: a
+/// program that needs most of it to start misses it under load.
 pub fn startup_time(
     program: &ProgramEntry,
     options: &ExternalOptions,
     runs: usize,
 ) -> Result<Duration, String> {
-    let scratch = koth_process::ScratchDir::new(&program.name)
-        .map_err(|e| format!("cannot make a scratch folder: {e}"))?;
-    let dir = scratch.path().join("program");
-    koth_process::copy_tree(&program.dir, &dir)
-        .map_err(|e| format!("cannot copy {} for a trial run: {e}", program.dir.display()))?;
-    let command = Command::new(program.command.clone(), dir)
+    let command = Command::new(program.command.clone(), program.dir.clone())
         .with_limits(options.limits.clone())
         .with_sandbox(options.sandbox);
+    // Its place for a match, as in a tournament: a sandbox (or a scratch copy).
+    let mut session = koth_process::Session::start(&command, None)?;
     let duel = State::new(&crate::Rules::default(), 0);
     let args = arguments(&duel.view(0));
     let mut times: Vec<Duration> = Vec::with_capacity(runs.max(1));
     for _ in 0..runs.max(1) {
-        let r = invoke(&command, &args, options.timeout, options.max_stdout);
+        let r = session
+            .run(&koth_process::Move {
+                args: &args,
+                timeout: options.timeout,
+                max_stdout: options.max_stdout,
+                ..Default::default()
+            })
+            .result;
         if let Exit::SpawnFailed(msg) = r.exit {
             return Err(format!("could not start: {msg}"));
         }
