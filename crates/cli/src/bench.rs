@@ -344,9 +344,11 @@ fn external<F: Front>(games: u64, table: usize) -> Result<()> {
     use koth_entrants::{BotEntry, BotSource, Protocol};
     use koth_process::{BotProcess, Command};
     let exe = std::env::current_exe()?;
+    // An empty folder of its own (a sandbox copies a bot's folder for it).
+    let folder = koth_process::ScratchDir::new("first-legal-bot")?;
     let cmd = Command::new(
         [exe.display().to_string(), "first-legal-bot".to_string()],
-        std::env::temp_dir(),
+        folder.path(),
     );
     // Six copies at one table on one thread: koth's wall and CPU time a decision.
     let play = |at_once: usize, games: u64| -> Result<_> {

@@ -6,7 +6,7 @@ use crate::term::{self, count, paint};
 use anyhow::{anyhow, Result};
 use clap::Args;
 use koth_arena::check::CheckReport;
-use koth_entrants::{BotEntry, BotKinds, Setup, Timeouts, TournamentFile};
+use koth_entrants::{BotEntry, BotKinds, BotSource, Setup, Timeouts, TournamentFile};
 use koth_process::shell_word;
 use owo_colors::Style;
 use std::path::{Path, PathBuf};
@@ -33,6 +33,10 @@ pub struct CheckArgs<F: Front> {
     /// Seed of the positions, opponents and their randomness.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Isolation of the program: `auto` (its own namespaces, or refuse to start
+    /// where this machine has none), `off` (a trusted program: no sandbox).
+    #[arg(long, value_name = "MODE", value_parser = crate::settings::parse_sandbox)]
+    pub sandbox: Option<koth_process::Sandbox>,
     /// Time limit per decision, in milliseconds (default 1000, or the file's;
     /// 10000 a launch for the two-player challenge); answers slower than half of it
     /// are reported as slow.
@@ -92,6 +96,10 @@ pub fn check<F: Front>(a: CheckArgs<F>) -> Result<bool> {
     if let Some(ms) = a.timeout_ms {
         timeouts.decision = Duration::from_millis(ms.max(1));
     }
+    let mut entry = entry;
+    if let (BotSource::Program { sandbox, .. }, Some(mode)) = (&mut entry.source, a.sandbox) {
+        *sandbox = mode;
+    }
     if let (Some(cmd), Some(p)) = (entry.source.command(), entry.protocol()) {
         if !p.is_json() {
             if let Err(e) = cmd.check() {
@@ -102,19 +110,21 @@ pub fn check<F: Front>(a: CheckArgs<F>) -> Result<bool> {
             }
         }
     }
-    koth_entrants::preflight::<<F::Game as BotKinds>::Wire>(
-        std::slice::from_ref(&entry),
-        timeouts,
-    )?;
-    // Programs run in their own folder, so what they print names their files;
-    // those launched once a move run from a copy of it (`BotKinds`).
+    // The bot plays from a private copy of its folder, as in a run: in its sandbox
+    // at the folder's own path (what it prints names its files), or without one, in
+    // a scratch copy. It does not see the tournament file.
+    let copies = koth_process::Workspace::new(None)
+        .map_err(|e| anyhow!("cannot make the bot's working folder: {e}"))?;
     let setup = F::setup(
         &a.options,
         Setup {
             timeouts,
+            copies: Some(copies),
+            hidden: a.file.iter().map(|f| koth_process::absolute(f)).collect(),
             ..Setup::default()
         },
     );
+    koth_entrants::preflight::<<F::Game as BotKinds>::Wire>(std::slice::from_ref(&entry), &setup)?;
     let facts = CheckFacts::<F> {
         entry: &entry,
         options: &a.options,

@@ -45,6 +45,10 @@ pub struct PlayArgs<F: Front> {
     /// Seed of the deal and the bots' randomness (random if left out).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Isolation of the programs: `auto` (their own namespaces, or refuse to start
+    /// where this machine has none), `off` (trusted programs: no sandbox).
+    #[arg(long, value_name = "MODE", value_parser = crate::settings::parse_sandbox)]
+    pub sandbox: Option<koth_process::Sandbox>,
     /// Hide the players' hidden cards (show only what a player at the table sees).
     #[arg(long)]
     pub hide_cards: bool,
@@ -205,6 +209,13 @@ pub fn play<F: Front>(a: PlayArgs<F>) -> Result<()> {
     if let Some(ms) = a.timeout_ms {
         timeouts.decision = Duration::from_millis(ms.max(1));
     }
+    if let Some(mode) = a.sandbox {
+        for s in &mut seats {
+            if let BotSource::Program { sandbox, .. } = &mut s.entry.source {
+                *sandbox = mode;
+            }
+        }
+    }
     let programs: Vec<BotEntry> = seats
         .iter()
         .filter(|s| !s.human)
@@ -219,17 +230,22 @@ pub fn play<F: Front>(a: PlayArgs<F>) -> Result<()> {
             }
         }
     }
-    // Every program starts and greets before the game, or the error names it.
-    koth_entrants::preflight::<<F::Game as BotKinds>::Wire>(&programs, timeouts)?;
-    // Programs run in their own folder, so what they print names their files;
-    // those launched once a move run from a copy of it (`BotKinds`).
+    // Programs play from a private copy of their folder, as in a run: in their
+    // sandbox at the folder's own path (what they print names their files), or
+    // without one, in a scratch copy. None sees the tournament file.
+    let copies = koth_process::Workspace::new(None)
+        .map_err(|e| anyhow!("cannot make the bots' working folders: {e}"))?;
     let setup = F::setup(
         &a.options,
         Setup {
             timeouts,
+            copies: Some(copies),
+            hidden: a.file.iter().map(|f| koth_process::absolute(f)).collect(),
             ..Setup::default()
         },
     );
+    // Every program starts and greets before the game, or the error names it.
+    koth_entrants::preflight::<<F::Game as BotKinds>::Wire>(&programs, &setup)?;
     let seed = a.seed.unwrap_or_else(settings::fresh_seed);
     let seeds = GameSeeds::of(seed, 0);
     let mut order: Vec<usize> = (0..n).collect();

@@ -70,6 +70,11 @@ pub struct RunArgs<F: Front> {
     /// that game, the reason and the bot's last stderr lines.
     #[arg(long)]
     pub stop_on_forfeit: bool,
+    /// Keep each program's folder as it left it (its last game in each parallel
+    /// slot), in the run folder's folders/slot-N/NAME; otherwise a program's private
+    /// folder goes with it.
+    #[arg(long)]
+    pub keep_folders: bool,
     /// Duplicate play: each deal is played once per rotation of the seats (games are
     /// rounded up to whole deals); intervals are taken over deals.
     #[arg(long)]
@@ -154,12 +159,15 @@ pub fn run<F: Front>(a: RunArgs<F>) -> Result<()> {
         _ => file.as_ref().map(|f| f.bots.clone()).unwrap_or_default(),
     };
     for b in &a.bots {
-        let mut entry = koth_entrants::parse_bot_arg_for(F::Game::KIND, b)?;
-        if let (BotSource::Program { sandbox: s, .. }, Some(mode)) = (&mut entry.source, a.sandbox)
-        {
-            *s = mode;
+        bots.push(koth_entrants::parse_bot_arg_for(F::Game::KIND, b)?);
+    }
+    if let Some(mode) = a.sandbox {
+        // The command line's word stands for every program of the run.
+        for b in &mut bots {
+            if let BotSource::Program { sandbox: s, .. } = &mut b.source {
+                *s = mode;
+            }
         }
-        bots.push(entry);
     }
     let mut builtins = a.builtins.clone();
     if bots.is_empty() && builtins.is_empty() {
@@ -277,22 +285,37 @@ fn play_field<F: Front>(
         koth_entrants::check_out_dir(&bots, out)?;
     }
     check_programs(&bots, a.file.as_deref())?;
-    // Each program plays from its own copy of its folder per parallel slot, kept in
-    // the run's folder (or a scratch folder removed at the end).
-    let copies =
-        koth_process::Workspace::new(opts.out.as_ref().map(|o| o.join("folders")).as_deref())
-            .map_err(|e| anyhow!("cannot make the bots' working folders: {e}"))?;
+    // Each program plays from a private copy of its folder (its sandbox's own, or
+    // without one a copy per parallel slot), kept in the run's folder on purpose.
+    let copies = match (a.keep_folders, &opts.out) {
+        (true, Some(out)) => koth_process::Workspace::kept(&out.join("folders")),
+        (true, None) => {
+            bail!("--keep-folders keeps the folders in the run folder: give --out DIR")
+        }
+        (false, _) => koth_process::Workspace::new(None),
+    }
+    .map_err(|e| anyhow!("cannot make the bots' working folders: {e}"))?;
+    // No program sees the tournament file, the run's folder or its summary, even
+    // where they lie inside its own folder.
+    let hidden: Vec<PathBuf> = a
+        .file
+        .iter()
+        .chain(opts.out.iter())
+        .chain(summary_json.iter())
+        .map(|p| koth_process::absolute(p))
+        .collect();
     let setup = F::setup(
         options,
         Setup {
             timeouts,
             copies: Some(copies),
+            hidden,
             ..Setup::default()
         },
     );
+    // Every program starts (a JSON-lines one answers) before the first game.
+    let at_once = koth_entrants::preflight::<<F::Game as BotKinds>::Wire>(&bots, &setup)?;
     F::warn_slow(&bots, &setup)?;
-    // Every JSON-lines program starts and answers before the first game.
-    let at_once = koth_entrants::preflight::<<F::Game as BotKinds>::Wire>(&bots, timeouts)?;
     let entrants = koth_entrants::entrants::<F::Game>(&bots, &setup)?;
     let asked = Asked {
         games: a.games.or(file.as_ref().and_then(|f| f.games)),
@@ -505,10 +528,12 @@ fn play<F: Front>(
         eprintln!("{h}");
     }
     let external = field.external.unwrap_or(0);
-    let isolation = term::isolation_lines(field.bots.iter().filter_map(|b| match &b.source {
-        BotSource::Program { sandbox, .. } => Some((b.name.as_str(), *sandbox)),
-        BotSource::Builtin(_) => None,
-    }));
+    let isolation = term::isolation_lines(
+        field
+            .bots
+            .iter()
+            .filter_map(|b| Some((b.name.as_str(), b.source.command()?))),
+    );
     if external > 0 && (F::ISOLATION_IN_RESULTS || !show.quiet) {
         eprintln!("{isolation}");
         if let (Some(n), true) = (field.at_once, F::ISOLATION_IN_RESULTS) {

@@ -388,15 +388,15 @@ pub fn ctrl_c_flag() -> &'static std::sync::atomic::AtomicBool {
     &STOP_FLAG
 }
 
-/// What isolation each external bot gets on this machine, and what it lacks: one line
-/// per bot (`isolation:` then `  name: ...`), identical bots' lines grouped.
+/// What isolation each external bot gets on this machine, and exactly what it sees:
+/// one line per bot (`isolation:` then `  name: ...`), identical bots' lines grouped.
 pub fn isolation_lines<'a>(
-    bots: impl IntoIterator<Item = (&'a str, koth_process::Sandbox)>,
+    bots: impl IntoIterator<Item = (&'a str, koth_process::Command)>,
 ) -> String {
     let s = koth_process::sandbox_support();
     let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
-    for (name, mode) in bots {
-        let d = s.describe(mode);
+    for (name, cmd) in bots {
+        let d = s.describe_command(&cmd);
         match groups.iter_mut().find(|g| g.0 == d) {
             Some(g) => g.1.push(name),
             None => groups.push((d, vec![name])),

@@ -254,6 +254,7 @@ fn samurai_warns_about_slow_starts_and_counts_answers_of_lingering_programs() {
         "--timeout-ms",
         "800",
         "-q",
+        "--keep-folders",
     ]);
     assert!(ok, "{err}");
     assert!(
@@ -267,7 +268,8 @@ fn samurai_warns_about_slow_starts_and_counts_answers_of_lingering_programs() {
     // Nothing was recorded as W: the lingering and exit-3 programs answered in time.
     assert!(!out.contains("answers recorded as W"), "{out}");
     // Neither the trial runs nor the matches touched the program's own folder: each
-    // match ran in a fresh copy, whose state file counts that match's turns.
+    // match ran in a fresh copy, whose state file counts that match's turns (kept on
+    // purpose, with --keep-folders).
     assert!(!dir.join("Linger/state.txt").exists());
     let out_dir = dir.join("koth-samurai-out/seed-1");
     let matches = std::fs::read_to_string(out_dir.join("matches.txt")).unwrap();

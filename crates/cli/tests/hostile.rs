@@ -72,10 +72,12 @@ fn arena(tag: &str, hostile_dir: &Path, victim_file: PathBuf, out: &Path) -> Are
 /// `koth ARGS --out OUT` with a secret in koth's environment; fails unless it
 /// succeeds. Returns (stdout, stderr).
 fn run_koth(args: &[&std::ffi::OsStr], out: &Path) -> (String, String) {
+    // The bots' folders are kept, to read what the hostile one found.
     let o = Command::new(env!("CARGO_BIN_EXE_koth"))
         .args(args)
         .arg("--out")
         .arg(out)
+        .arg("--keep-folders")
         .env("SECRET_TOKEN", "hunter2")
         .env("NO_COLOR", "1")
         .output()

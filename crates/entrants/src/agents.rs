@@ -18,6 +18,7 @@ use crate::kind::{BotEntry, BotSource, Protocol};
 use koth_arena::{Agent, Entrant, Game};
 use koth_process::Workspace;
 use koth_protocol::{json_entrant, JsonBotConfig, WireGame};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -58,6 +59,34 @@ pub struct Setup {
     /// Seed 000's programs: forfeit anything but exactly one legal move (by
     /// default a move is read as the original arbiter reads it).
     pub strict: bool,
+    /// Paths no program may see, even inside its own folder (the tournament file,
+    /// the run's folder): covered in every sandbox.
+    pub hidden: Vec<PathBuf>,
+}
+
+impl Setup {
+    /// The setup of bot `b` among `bots`: the paths every program is kept from, and
+    /// the other bots' folders inside its own.
+    pub fn for_bot(&self, b: &BotEntry, bots: &[BotEntry]) -> Setup {
+        let mut s = self.clone();
+        if let Some(own) = b.dir().map(koth_process::absolute) {
+            for other in bots.iter().filter(|o| o.name != b.name) {
+                if let Some(d) = other.dir().map(koth_process::absolute) {
+                    if d != own && d.starts_with(&own) {
+                        s.hidden.push(d);
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    /// `b`'s program, kept from what it may not see.
+    pub fn command(&self, b: &BotEntry) -> Option<koth_process::Command> {
+        let mut cmd = b.source.command()?;
+        cmd.hidden = self.hidden.clone();
+        Some(cmd)
+    }
 }
 
 /// A game whose entrants koth builds from [`BotEntry`]s: which bot kinds it takes
@@ -84,17 +113,13 @@ pub fn entrants<G: BotKinds>(
                 b.name
             )));
         }
-        out.push(G::entrant(b, setup)?);
+        out.push(G::entrant(b, &setup.for_bot(b, bots))?);
     }
     Ok(out)
 }
 
-fn json_bot<G: WireGame>(
-    b: &BotEntry,
-    source: &BotSource,
-    setup: &Setup,
-) -> Result<Entrant<G>, ConfigError> {
-    let Some(cmd) = source.command() else {
+fn json_bot<G: WireGame>(b: &BotEntry, setup: &Setup) -> Result<Entrant<G>, ConfigError> {
+    let Some(cmd) = setup.command(b) else {
         return Err(ConfigError(format!("bot {:?} is not a program", b.name)));
     };
     let mut cfg = JsonBotConfig::new(cmd);
@@ -136,7 +161,7 @@ impl BotKinds for koth_coup::State {
                 protocol: p @ Protocol::SamuraiCli,
                 ..
             } => Err(other_game(b, *p, "Samurai")),
-            source @ BotSource::Program { .. } => json_bot(b, source, setup),
+            BotSource::Program { .. } => json_bot(b, setup),
         }
     }
 }
@@ -159,19 +184,19 @@ impl BotKinds for koth_samurai::State {
                     koth_samurai::builtin(&k).expect("checked above")
                 }))
             }
-            source @ BotSource::Program {
+            BotSource::Program {
                 protocol: Protocol::Json,
                 ..
-            } => json_bot(b, source, setup),
+            } => json_bot(b, setup),
             BotSource::Program {
                 protocol: p @ (Protocol::CoupCli | Protocol::Ppcg),
                 ..
             } => Err(other_game(b, *p, "Coup")),
-            source @ BotSource::Program {
+            BotSource::Program {
                 protocol: Protocol::SamuraiCli,
                 ..
             } => {
-                let cmd = source.command().expect("a program");
+                let cmd = setup.command(b).expect("a program");
                 let (name, copies, notes) =
                     (b.name.clone(), setup.copies.clone(), setup.notes.clone());
                 let timeout = setup.timeouts.decision;
@@ -197,11 +222,11 @@ impl BotKinds for koth_ppcg::PpcgGame {
 
     fn entrant(b: &BotEntry, setup: &Setup) -> Result<Entrant<Self>, ConfigError> {
         match &b.source {
-            source @ BotSource::Program {
+            BotSource::Program {
                 protocol: Protocol::Ppcg,
                 ..
             } => {
-                let mut command = source.command().expect("a program");
+                let mut command = setup.command(b).expect("a program");
                 command.cwd = koth_process::absolute(&command.cwd);
                 let workspace = match &setup.copies {
                     Some(w) => w.clone(),

@@ -23,7 +23,8 @@
 //! command = ["python3", "bot.py"]
 //! dir = "bots/mine"         # working directory, relative to this file (default: its folder)
 //! env = { LEVEL = "3" }
-//! memory_mb = 512           # also cpu_seconds, open_files, processes, file_size_mb
+//! memory_mb = 512           # also cpu_seconds, open_files, processes, file_size_mb, tasks
+//! folder_limit_mb = 256     # what its private folder may hold (it runs in a copy)
 //! sandbox = "auto"          # "off" | "required"
 //! ```
 //!
@@ -112,8 +113,9 @@ struct RawBot {
     cpu_seconds: Option<u64>,
     open_files: Option<u64>,
     processes: Option<u64>,
-    tasks: Option<u64>,
+    tasks: Option<Spanned<u64>>,
     file_size_mb: Option<u64>,
+    folder_limit_mb: Option<Spanned<u64>>,
     sandbox: Option<Spanned<String>>,
     #[serde(default)]
     read: Vec<String>,
@@ -346,7 +348,22 @@ impl TournamentFile {
                         limits.processes = Some(v);
                     }
                     if let Some(v) = b.tasks {
-                        limits.tasks = Some(v);
+                        if *v.get_ref() == 0 {
+                            return Err(at(
+                                v.span().start,
+                                format!("bot {bot_name:?}: tasks = 0 leaves it no process to run in\n  fix: tasks = 64 (its processes and threads together), or leave it out for the default 256"),
+                            ));
+                        }
+                        limits.tasks = Some(v.into_inner());
+                    }
+                    if let Some(v) = b.folder_limit_mb {
+                        if *v.get_ref() == 0 {
+                            return Err(at(
+                                v.span().start,
+                                format!("bot {bot_name:?}: folder_limit_mb = 0 leaves no room for its own files\n  fix: folder_limit_mb = 256, or leave it out for the default"),
+                            ));
+                        }
+                        limits.folder_bytes = Some(v.into_inner() << 20);
                     }
                     if let Some(v) = b.file_size_mb {
                         limits.file_size_bytes = Some(v << 20);

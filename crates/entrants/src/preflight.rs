@@ -1,7 +1,7 @@
 //! Before the first game: every program started and greeted once, and the run's
 //! folder kept out of every bot's reach.
 
-use crate::agents::Timeouts;
+use crate::agents::Setup;
 use crate::error::ConfigError;
 use crate::kind::{BotEntry, BotSource};
 use koth_protocol::{JsonAgent, JsonBotConfig, WireGame};
@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 /// their folder.
 pub fn preflight<G: WireGame>(
     bots: &[BotEntry],
-    timeouts: Timeouts,
+    setup: &Setup,
 ) -> Result<Option<usize>, ConfigError> {
+    let timeouts = setup.timeouts;
     let mut at_once: Option<usize> = None;
     for b in bots {
         let (
@@ -28,7 +29,7 @@ pub fn preflight<G: WireGame>(
                 protocol,
                 ..
             },
-        ) = (b.source.command(), &b.source)
+        ) = (setup.for_bot(b, bots).command(b), &b.source)
         else {
             continue;
         };
@@ -37,6 +38,21 @@ pub fn preflight<G: WireGame>(
                 "bot {:?}: its folder {} does not exist\n  fix: create it, or set `dir` to the bot's folder",
                 b.name,
                 dir.display()
+            )));
+        }
+        if let Some(why) = too_wide(dir) {
+            return Err(ConfigError(format!(
+                "bot {:?}: its folder {} is {why}: a bot's folder is copied for it and all it sees of this machine\n  fix: give the bot a folder of its own (`dir` in the tournament file)",
+                b.name,
+                dir.display()
+            )));
+        }
+        if cmd.sandbox != koth_process::Sandbox::Off && !koth_process::sandbox_support().namespaces
+        {
+            return Err(ConfigError(format!(
+                "bot {:?} cannot be isolated on this machine ({}), and runs only isolated\n  fix: install bubblewrap (apt install bubblewrap), or for bots you trust, --sandbox off (sandbox = \"off\" in the tournament file)",
+                b.name,
+                koth_process::sandbox_support().detail
             )));
         }
         if !protocol.is_json() {
@@ -134,4 +150,24 @@ pub fn check_out_dir_of<'a>(
         }
     }
     Ok(())
+}
+
+/// Why `dir` is no folder for a bot, if it is not: the root, the home folder or
+/// one above it, a system folder.
+pub fn too_wide(dir: &Path) -> Option<&'static str> {
+    let full = resolved(dir);
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    if full == Path::new("/") {
+        return Some("the whole machine (/)");
+    }
+    if home.as_deref().is_some_and(|h| h.starts_with(&full)) {
+        return Some("the home folder, or one above it");
+    }
+    const SYSTEM: [&str; 10] = [
+        "/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/proc", "/sys", "/dev", "/boot",
+    ];
+    if SYSTEM.iter().any(|s| full.starts_with(s)) {
+        return Some("a system folder");
+    }
+    None
 }

@@ -217,7 +217,14 @@ impl PpcgAgent {
                     Some(&r),
                 ))
             }
-            None => return Err(self.fault(game, seat, "internal: no history read back".into(), Some(&r))),
+            None => {
+                return Err(self.fault(
+                    game,
+                    seat,
+                    "internal: no history read back".into(),
+                    Some(&r),
+                ))
+            }
         };
         let stdout = r.stdout_lossy();
         let (appended, played) = if !(self.opts.strict || game.strict()) {

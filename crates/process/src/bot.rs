@@ -67,7 +67,14 @@ pub struct BotProcess {
     reaped: bool,
     guard: Option<Guard>,
     pidfd: Option<OwnedFd>,
+    /// Its folder is kept when it ends: it is asked to end (its input closed) and
+    /// given [`KEEP_GRACE`] before it is killed, so the launcher can copy it out.
+    keep: bool,
 }
+
+/// How long a bot whose folder is kept has to end by itself once its input is
+/// closed, before it is killed (and its folder goes with it).
+pub const KEEP_GRACE: Duration = Duration::from_secs(3);
 
 impl std::fmt::Debug for BotProcess {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -84,6 +91,7 @@ impl BotProcess {
     /// Starts the bot (process group, limits and sandbox from `cmd`).
     pub fn spawn(cmd: &Command) -> Result<BotProcess, ProcessError> {
         let mut prepared = prepare(cmd, &[]).map_err(ProcessError::Spawn)?;
+        let keep = cmd.keep.is_some() && prepared.wrapped;
         prepared
             .cmd
             .stdin(Stdio::piped())
@@ -153,6 +161,7 @@ impl BotProcess {
             reaped: false,
             pidfd: sys::pidfd_open(pid),
             guard: Some(guard),
+            keep,
         })
     }
 
@@ -447,6 +456,15 @@ impl BotProcess {
         if !self.reaped {
             if self.exit.is_none() {
                 self.exit = self.peek_exit();
+            }
+            if self.keep && self.exit.is_none() {
+                // Asked to end, so the launcher can keep its folder.
+                self.stdin = None;
+                let until = Instant::now() + KEEP_GRACE;
+                while self.exit.is_none() && Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(5));
+                    self.exit = self.peek_exit();
+                }
             }
             sys::kill_group(self.pid);
             if let Some(g) = &self.guard {

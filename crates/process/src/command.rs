@@ -91,6 +91,10 @@ pub struct Command {
     /// Paths the bot must never see, even where it may read (a tournament file beside
     /// it, the run's folder, other bots' folders): each is covered in its sandbox.
     pub hidden: Vec<PathBuf>,
+    /// Where its private folder is copied when it ends, to look at (a folder of the
+    /// run's, made by the caller; its old content is replaced). `None`: the folder
+    /// goes with the sandbox.
+    pub keep: Option<PathBuf>,
 }
 
 impl Command {
@@ -108,6 +112,7 @@ impl Command {
             sandbox: Sandbox::Auto,
             read_only: Vec::new(),
             hidden: Vec::new(),
+            keep: None,
         }
     }
 

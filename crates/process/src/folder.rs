@@ -119,6 +119,9 @@ impl Drop for ScratchDir {
 pub struct Workspace {
     root: PathBuf,
     _scratch: Option<ScratchDir>,
+    /// Sandboxed programs' private folders are copied here when they end, to look
+    /// at (see [`Workspace::kept`]).
+    keep: bool,
 }
 
 impl Workspace {
@@ -138,7 +141,34 @@ impl Workspace {
         Ok(std::sync::Arc::new(Workspace {
             root,
             _scratch: scratch,
+            keep: false,
         }))
+    }
+
+    /// A workspace under `root` (kept after the run) where sandboxed programs' private
+    /// folders are kept too: each is copied to its slot's folder when it ends.
+    pub fn kept(root: &Path) -> io::Result<std::sync::Arc<Workspace>> {
+        std::fs::create_dir_all(root)?;
+        Ok(std::sync::Arc::new(Workspace {
+            root: root.to_path_buf(),
+            _scratch: None,
+            keep: true,
+        }))
+    }
+
+    /// Where a sandboxed program `name` of `slot` keeps its folder when it ends: an
+    /// empty folder, when this workspace keeps them.
+    pub fn keep_dir(&self, slot: usize, name: &str) -> Result<Option<PathBuf>, String> {
+        if !self.keep {
+            return Ok(None);
+        }
+        let dir = self.slot_dir(slot, name);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)
+                .map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
+        }
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+        Ok(Some(dir))
     }
 
     /// The folder of program `name` in `slot` (not created).

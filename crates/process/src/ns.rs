@@ -16,7 +16,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use crate::launcher;
+use crate::frames as launcher;
 use crate::tools::{self, Plan, SYSTEM};
 use crate::Command;
 
@@ -109,9 +109,9 @@ pub(crate) fn shown(cmd: &Command) -> Vec<PathBuf> {
 
 /// How the sandbox starts.
 pub(crate) enum Start<'a> {
-    /// The launcher copies the folder, then becomes `program ++ args` (a program that
-    /// lives for many games).
-    Exec(&'a [String]),
+    /// The launcher copies the folder, then starts `program ++ args` and waits for
+    /// it (a program that lives for many games).
+    Run(&'a [String]),
     /// The launcher copies the folder, then serves moves as the namespace's first
     /// process.
     Serve,
@@ -157,9 +157,8 @@ pub(crate) fn bwrap_args(
     ] {
         a.push(s.into());
     }
-    if matches!(start, Start::Serve) {
-        a.push("--as-pid-1".into());
-    }
+    // The launcher is the sandbox's first process: no signal of the bot reaches it.
+    a.push("--as-pid-1".into());
     for s in SYSTEM {
         let p = Path::new(s);
         match std::fs::symlink_metadata(p) {
@@ -193,6 +192,9 @@ pub(crate) fn bwrap_args(
         cwd.into(),
         launcher::SOURCE.into(),
     ]);
+    if let Some(k) = &cmd.keep {
+        a.extend(["--bind".into(), k.into(), launcher::KEEP.into()]);
+    }
     // What it must never see: credentials under what it reads, and the paths the
     // caller hides (the run folder, the tournament file, other bots), wherever
     // they would show.
@@ -245,17 +247,23 @@ pub(crate) fn bwrap_args(
         launcher::INSIDE.into(),
         launcher::ARG.into(),
     ]);
+    let keep: OsString = if cmd.keep.is_some() {
+        launcher::KEEP.into()
+    } else {
+        "-".into()
+    };
     match start {
-        Start::Exec(program) => {
+        Start::Run(program) => {
             a.extend([
-                "populate".into(),
+                "run".into(),
                 launcher::SOURCE.into(),
                 cwd.into(),
+                keep,
                 "--".into(),
             ]);
             a.extend(program.iter().map(OsString::from));
         }
-        Start::Serve => a.extend(["serve".into(), launcher::SOURCE.into(), cwd.into()]),
+        Start::Serve => a.extend(["serve".into(), launcher::SOURCE.into(), cwd.into(), keep]),
     }
     a
 }

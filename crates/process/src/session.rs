@@ -3,7 +3,7 @@
 //! move), or, for a trusted program (`Sandbox::Off`), a private copy of its folder
 //! on this machine.
 
-use crate::launcher::{self, Request};
+use crate::frames::{self as launcher, Request};
 use crate::spawn::{prepare_session, Guard};
 use crate::sys::{self, Exit, ReadOutcome};
 use crate::{Command, InvokeResult, Sandbox, ScratchDir, Workspace};
@@ -73,7 +73,7 @@ enum Inner {
 
 struct Sandboxed {
     child: std::process::Child,
-    input: std::process::ChildStdin,
+    input: Option<std::process::ChildStdin>,
     output: OwnedFd,
     buffer: Vec<u8>,
     guard: Guard,
@@ -81,6 +81,8 @@ struct Sandboxed {
     program: Vec<String>,
     /// Why the sandbox no longer serves, once it does not.
     broken: Option<String>,
+    /// Its folder is kept: at the end the launcher is given time to copy it out.
+    keep: bool,
     _seccomp: Option<[OwnedFd; 2]>,
 }
 
@@ -113,6 +115,11 @@ impl Session {
         }
         let folder = crate::ns::folder(cmd)
             .map_err(|e| format!("cannot resolve the folder {}: {e}", cmd.cwd.display()))?;
+        let mut cmd = cmd.clone();
+        if let Some((ws, slot, name)) = copies {
+            cmd.keep = ws.keep_dir(slot, name)?;
+        }
+        let cmd = &cmd;
         let prepared = prepare_session(cmd)?;
         let program = prepared.program.clone();
         let mut c = prepared.cmd;
@@ -130,12 +137,13 @@ impl Session {
         let _ = sys::set_nonblocking(output.as_raw_fd());
         let mut s = Sandboxed {
             child,
-            input,
+            input: Some(input),
             output,
             buffer: Vec::new(),
             guard,
             program,
             broken: None,
+            keep: cmd.keep.is_some(),
             _seccomp: prepared.seccomp,
         };
         let ready = s.frame(Instant::now() + START_TIMEOUT);
@@ -238,8 +246,11 @@ impl Sandboxed {
                 .collect(),
             read_back: m.read_back.map(bytes).unwrap_or_default(),
         };
-        let sent = launcher::write_frame(&mut self.input, &launcher::encode_request(&req))
-            .and_then(|()| self.input.flush());
+        let sent = match self.input.as_mut() {
+            Some(input) => launcher::write_frame(input, &launcher::encode_request(&req))
+                .and_then(|()| input.flush()),
+            None => Err(std::io::Error::other("the sandbox is closed")),
+        };
         let answer = match sent {
             Ok(()) => self
                 .frame(Instant::now() + m.timeout + SLACK)
@@ -277,6 +288,15 @@ impl Sandboxed {
 
 impl Drop for Sandboxed {
     fn drop(&mut self) {
+        // Its input closed, the launcher ends the sandbox (keeping its folder when
+        // asked) by itself; what it has not done in time is done here.
+        self.input = None;
+        if self.keep && self.broken.is_none() {
+            let until = Instant::now() + crate::bot::KEEP_GRACE;
+            while Instant::now() < until && matches!(self.child.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
         self.stop();
     }
 }

@@ -136,7 +136,7 @@ fn prepare_as(cmd: &Command, args: &[String], serve: bool) -> Result<Prepared, S
     let (mut c, argv) = match bwrap {
         Some(b) => {
             let plan = crate::tools::plan(program, &cwd_abs, &path).map_err(|e| not_found(&e))?;
-            let launcher = crate::launcher::path()?;
+            let launcher = crate::frames::path()?;
             let [main, clone3] = crate::seccomp::cached()?;
             let fds = [
                 crate::seccomp::memfd(main).map_err(|e| format!("seccomp: {e}"))?,
@@ -149,7 +149,7 @@ fn prepare_as(cmd: &Command, args: &[String], serve: bool) -> Result<Prepared, S
             let start = if serve {
                 crate::ns::Start::Serve
             } else {
-                crate::ns::Start::Exec(&argv)
+                crate::ns::Start::Run(&argv)
             };
             let mut c = std::process::Command::new(b);
             c.args(crate::ns::bwrap_args(

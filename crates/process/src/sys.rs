@@ -226,16 +226,18 @@ impl Tail {
         let fresh = &self.buf[start..];
         match fresh.iter().rposition(|&b| b == b'\n') {
             Some(end) => (
-                String::from_utf8_lossy(&fresh[..=end]).into_owned(),
+                crate::printable(&String::from_utf8_lossy(&fresh[..=end])),
                 held_from + (start + end + 1) as u64,
             ),
             None => (String::new(), pos.max(held_from)),
         }
     }
 
+    /// The last bytes held, as text with its control characters escaped
+    /// ([`crate::printable`]).
     pub(crate) fn text(&self) -> String {
         let start = self.buf.len().saturating_sub(self.cap);
-        String::from_utf8_lossy(&self.buf[start..]).into_owned()
+        crate::printable(&String::from_utf8_lossy(&self.buf[start..]))
     }
 }
 

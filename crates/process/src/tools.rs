@@ -124,19 +124,36 @@ fn shim_target(shim: &Path, name: &str) -> Option<PathBuf> {
     let manager = [root.join("libexec").join(tool), root.join("bin").join(tool)]
         .into_iter()
         .find(|p| executable(p))?;
-    let mut cmd = crate::Command::new(
-        [manager.display().to_string(), "which".into(), name.into()],
-        "/",
-    )
-    .with_sandbox(crate::Sandbox::Off)
-    .with_env(
-        format!("{}_ROOT", tool.to_ascii_uppercase()),
-        root.display().to_string(),
-    );
-    cmd.limits = crate::Limits::none();
-    let r = crate::invoke::invoke(&cmd, &[], Duration::from_secs(10), 4096);
-    let found = PathBuf::from(r.stdout_lossy().trim());
-    (r.success() && found.is_absolute() && executable(&found)).then_some(found)
+    // The operator's own tool, run here (not a bot's), with its settings only.
+    let mut child = std::process::Command::new(&manager)
+        .args(["which", name])
+        .current_dir("/")
+        .env_clear()
+        .envs(std::env::vars_os().filter(|(k, _)| k == "PATH" || k == "HOME"))
+        .env(format!("{}_ROOT", tool.to_ascii_uppercase()), root)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
+    let found = PathBuf::from(out.trim());
+    (status.success() && found.is_absolute() && executable(&found)).then_some(found)
 }
 
 /// The plan of a program whose `argv[0]` is `program`, started in `cwd` with

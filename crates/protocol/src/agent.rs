@@ -57,9 +57,13 @@ pub fn json_entrant<G: WireGame>(name: impl Into<String>, config: JsonBotConfig)
     let label = name.clone();
     let for_slot = move |slot: usize| -> Result<Arc<JsonBotConfig>, String> {
         let mut cfg = (*config).clone();
-        if let (Some(ws), koth_process::Sandbox::Off) = (&cfg.copies, cfg.command.sandbox) {
-            let original = koth_process::absolute(&cfg.command.cwd);
-            cfg.command.cwd = ws.refresh(&original, slot, &label)?;
+        match (&cfg.copies, cfg.command.sandbox) {
+            (Some(ws), koth_process::Sandbox::Off) => {
+                let original = koth_process::absolute(&cfg.command.cwd);
+                cfg.command.cwd = ws.refresh(&original, slot, &label)?;
+            }
+            (Some(ws), _) => cfg.command.keep = ws.keep_dir(slot, &label)?,
+            (None, _) => {}
         }
         cfg.command = cfg.command.with_env("KOTH_SLOT", slot.to_string());
         Ok(Arc::new(cfg))
@@ -533,7 +537,7 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
                         .as_str()
                         .map(str::to_string)
                         .unwrap_or_else(|| t.to_string());
-                    self.table(table).stop = Some(clip(&text));
+                    self.table(table).stop = Some(koth_process::printable(&clip(&text)));
                 }
             }
         }
