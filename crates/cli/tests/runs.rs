@@ -469,17 +469,12 @@ fn bots_die_with_the_arena(tag: &str, signals: &[i32]) {
         .unwrap();
     let script = format!("stubborn-{tag}.py");
     let start = Instant::now();
-    // Greeted (in its own PID namespace each bot may have the same pid, so one file
-    // may stand for all), and one running per worker.
+    // One running per worker (their folders are private: the greeting is not seen
+    // from here; the processes are).
     loop {
-        let greeted = (0..2).any(|slot| {
-            std::fs::read_dir(out.join(format!("folders/slot-{slot}/me")))
-                .into_iter()
-                .flatten()
-                .flatten()
-                .any(|e| e.file_name().to_string_lossy().starts_with("greeted-"))
-        });
-        if greeted && processes("python3", &script).len() >= 2 {
+        if processes("python3", &script).len() >= 2 {
+            // Time to be greeted.
+            std::thread::sleep(Duration::from_millis(300));
             break;
         }
         assert!(start.elapsed() < Duration::from_secs(30), "no bot started");

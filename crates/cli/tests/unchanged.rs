@@ -92,7 +92,7 @@ const COUP_CLI_MEANS: [(&str, f64); 3] = [
 #[test]
 fn coup_cli_bots_run_unchanged_and_agree_with_coup_cli() {
     let d = coup_cli_field("coupcli", "coupcli", 10_000);
-    let s = summary(&d, &[]);
+    let s = summary(&d, &["--keep-folders"]);
     for (name, expected) in COUP_CLI_MEANS {
         let r = row(&s, name);
         // They read their name in the constructor, use constants.js, log with
@@ -109,8 +109,8 @@ fn coup_cli_bots_run_unchanged_and_agree_with_coup_cli() {
     // The sloppy bot's illegal actions cost it influence, as in coup-cli.
     assert!(row(&s, "Sloppy")["penalties"].as_u64().unwrap() > 500);
     assert_eq!(row(&s, "Grudge")["penalties"], 0);
-    // Each slot played from its own copy of the folder; the original has no
-    // leftovers.
+    // Each slot played from its own copy of the folder (kept on purpose); the
+    // original has no leftovers.
     assert!(d
         .join("out/folders/slot-0/Namer/bots/Namer/index.js")
         .exists());
@@ -140,7 +140,8 @@ fn a_json_bot_keeping_a_state_file_gets_a_folder_per_slot() {
          [[bot]]\nname = \"counter\"\nbuiltin = \"counter\"\n",
     )
     .unwrap();
-    let s = summary(&d, &[]);
+    // Its folders are kept, to count the games in each slot's state file.
+    let s = summary(&d, &["--keep-folders"]);
     // Two slots sharing one folder would overwrite each other's state.txt, and the
     // bot would forfeit.
     assert_eq!(row(&s, "keeper")["forfeits"], 0, "{s}");

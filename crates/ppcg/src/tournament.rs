@@ -92,13 +92,12 @@ pub fn entrants(
         .collect();
     let names = dedup_names(&names);
     // Programs run in copies of their folders, kept beside the games' files.
-    let workspace =
-        koth_process::Workspace::new(Some(&opts.out_dir.join("folders"))).map_err(|e| {
-            format!(
-                "cannot create {}: {e}",
-                opts.out_dir.join("folders").display()
-            )
-        })?;
+    let workspace = koth_process::Workspace::kept(&opts.out_dir.join("folders")).map_err(|e| {
+        format!(
+            "cannot create {}: {e}",
+            opts.out_dir.join("folders").display()
+        )
+    })?;
     let mut out = Vec::new();
     for (p, name) in list.iter().zip(&names) {
         let command = Command::new(p.command.clone(), koth_process::absolute(&p.dir))

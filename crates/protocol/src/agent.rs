@@ -49,7 +49,8 @@ impl JsonBotConfig {
 /// An arena entrant played by an external program: each parallel slot gets its own
 /// process (started at its first game, restarted after a fault), in its own copy of
 /// the program's folder when [`JsonBotConfig::copies`] is set. The process sees
-/// `KOTH_SLOT` set to the slot number. A program that says in `ready` that it plays
+/// `KOTH_SLOT` set to the slot number, and `KOTH_RESTART` to the number of processes
+/// of that slot started before it (0, then 1 after a crash...). A program that says in `ready` that it plays
 /// several games at once (`"games": n`) is given that many on its one process.
 pub fn json_entrant<G: WireGame>(name: impl Into<String>, config: JsonBotConfig) -> Entrant<G> {
     let config = Arc::new(config);
@@ -328,8 +329,15 @@ impl<G: WireGame> JsonMux<G> {
         if self.proc.is_some() {
             return Ok(());
         }
-        let mut p = BotProcess::spawn(&self.cfg.command)
-            .map_err(|e| Fault::new(format!("cannot start: {e}")))?;
+        // KOTH_RESTART: how many processes of this slot came before this one (its
+        // folder is a fresh private copy every time: this is how it knows).
+        let cmd = self
+            .cfg
+            .command
+            .clone()
+            .with_env("KOTH_RESTART", self.generation.to_string());
+        let mut p =
+            BotProcess::spawn(&cmd).map_err(|e| Fault::new(format!("cannot start: {e}")))?;
         p.set_write_timeout(self.cfg.decision_timeout.max(Duration::from_millis(100)));
         self.proc = Some(p);
         self.generation += 1;

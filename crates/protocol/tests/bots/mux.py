@@ -2,7 +2,8 @@
 python3 mux.py MODE.
 
 Modes: "play" (honest play, deterministic given each game's seed), "crash" (the first
-process exits during its 300th decision, whatever the game), "illegal" (answers one
+process of a slot, KOTH_RESTART=0, exits during its 300th decision, whatever the
+game), "illegal" (answers one
 illegal choice in each game of an odd seed), "games=X" (says "games": X in ready).
 """
 import json, os, random, sys
@@ -25,8 +26,9 @@ class Mux(Bot):
     def decide(self, decision, view, legal):
         global decisions
         decisions += 1
-        if mode == "crash" and decisions == 300 and not os.path.exists("crashed"):
-            open("crashed", "w").close()  # once: the next process plays on
+        # Once: the slot's next process (a fresh copy of the folder) plays on.
+        first = os.environ.get("KOTH_RESTART") == "0"
+        if mode == "crash" and decisions == 300 and first and os.environ.get("KOTH_SLOT") == "0":
             print("crashing on purpose", file=sys.stderr, flush=True)
             os._exit(3)
         if mode == "illegal" and self.odd and not self.cheated:
