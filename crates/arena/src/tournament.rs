@@ -125,6 +125,9 @@ struct Chunk<C> {
     stops: Vec<(u64, usize, String)>,
     /// The records as JSON lines, when the observer wants them.
     json: Vec<u8>,
+    /// Every game of the batch was played (a stop cuts a batch short: its games
+    /// after the last one played are left for a resumed run).
+    complete: bool,
 }
 
 impl<G: Game> Tournament<G> {
@@ -211,6 +214,7 @@ impl<G: Game> Tournament<G> {
                 records,
                 stops: Vec::new(),
                 json: json_buf,
+                complete: true,
             }
         };
         // Adds game `index`'s record to its batch (games in index order).
@@ -231,7 +235,7 @@ impl<G: Game> Tournament<G> {
         // One worker's loop: plays chunks until none is left, handing each to `sink`.
         let work = |slot: usize, sink: &mut dyn FnMut(Chunk<G::Choice>) -> bool| {
             if multi {
-                return self.work_multi(slot, &claim, &bounds, &open, &add, sink);
+                return self.work_multi(slot, &claim, &bounds, &open, &add, sink, stop);
             }
             // Under duplicate play, a set of agents per rotation (slot numbers
             // `slot * k + r`): no program sees two rotations of one deal.
@@ -252,6 +256,11 @@ impl<G: Game> Tournament<G> {
                 let (lo, hi) = bounds(id);
                 let mut part = open(slot, id, json_len);
                 for index in lo..hi {
+                    // Stopping: the game under way ended; the rest waits for a resume.
+                    if stop.load(Ordering::Relaxed) {
+                        part.complete = false;
+                        break;
+                    }
                     let r = (index % sets as u64) as usize;
                     let (rec, _) = self.play_index(
                         index,
@@ -271,9 +280,13 @@ impl<G: Game> Tournament<G> {
         };
         let mut pending: BTreeMap<u64, Chunk<G::Choice>> = BTreeMap::new();
         let mut want = 0u64;
+        // After a batch cut short, nothing more is counted: the games merged stay
+        // the first ones of the range, with none missing.
+        let mut halted = false;
         let mut absorb = |part: Chunk<G::Choice>| {
             pending.insert(part.id, part);
-            while let Some(mut part) = pending.remove(&want) {
+            while let Some(mut part) = pending.remove(&want).filter(|_| !halted) {
+                halted = !part.complete;
                 standings.merge(&part.standings);
                 stops.extend(part.stops.iter().cloned());
                 merged += part.standings.games;
@@ -355,6 +368,7 @@ impl<G: Game> Tournament<G> {
     /// their pending decisions, sends each agent its requests at once and then
     /// takes the answers. Games are independent, so each one plays as it would
     /// alone; batches are handed on, whole, as their last game ends.
+    #[allow(clippy::too_many_arguments)] // the worker's closures, passed as run_range made them
     fn work_multi(
         &self,
         slot: usize,
@@ -363,6 +377,7 @@ impl<G: Game> Tournament<G> {
         open: &dyn Fn(usize, u64, usize) -> Chunk<G::Choice>,
         add: &AddRecord<'_, G::Choice>,
         sink: &mut dyn FnMut(Chunk<G::Choice>) -> bool,
+        stop: &AtomicBool,
     ) {
         // Under duplicate play, each rotation of a deal is played at its own table,
         // by agents of that table only (a process per rotation): no program sees two
@@ -410,9 +425,11 @@ impl<G: Game> Tournament<G> {
         // The tables asked this round, with the seat asked.
         let mut asked: Vec<(usize, Seat)> = Vec::with_capacity(tables);
         loop {
-            // A new game at every free table, in index order.
+            // A new game at every free table, in index order (none once stopping:
+            // the games under way end, the rest waits for a resume).
+            let stopping = stop.load(Ordering::Relaxed);
             for t in 0..tables {
-                if seated[t].is_some() {
+                if seated[t].is_some() || stopping {
                     continue;
                 }
                 let found = loop {
@@ -552,6 +569,20 @@ impl<G: Game> Tournament<G> {
         }
         for agent in agents.iter_mut() {
             agent.flush();
+        }
+        // Stopped: of the first batch left open, the games played from its start on,
+        // cut short (later ones are left for a resume).
+        opened.sort_by_key(|o| o.id);
+        if let Some(o) = opened.into_iter().next() {
+            let mut part = open(slot, o.id, json_len);
+            part.complete = false;
+            for (k, rec) in o.recs.into_iter().enumerate() {
+                match rec {
+                    Some(rec) => add(&mut part, o.lo + k as u64, rec),
+                    None => break,
+                }
+            }
+            sink(part);
         }
     }
 

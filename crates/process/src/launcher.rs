@@ -28,9 +28,9 @@ use crate::frames::{
 };
 use crate::sys::Exit;
 use crate::{Command, Limits, Sandbox};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// Runs the launcher and exits when this process was started as one; otherwise
@@ -157,8 +157,10 @@ fn copy_folder(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
-        let kind = entry.file_type()?;
         let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        // What the path is now, not what the directory entry says: a path koth
+        // hides is covered by a device node, and is left out of the copy.
+        let kind = std::fs::symlink_metadata(&src)?.file_type();
         if kind.is_dir() {
             copy_folder(&src, &dst)?;
             let mode = std::fs::symlink_metadata(&src)?.permissions();
@@ -178,7 +180,7 @@ fn copy_folder(from: &Path, to: &Path) -> std::io::Result<()> {
                 )
             })?;
         }
-        // Sockets, pipes and devices are not copied.
+        // Sockets, pipes, devices and hidden paths are not copied.
     }
     Ok(())
 }
@@ -282,54 +284,15 @@ fn run(req: &Request, dest: &Path, env: &[(String, String)]) -> Response {
     }
 }
 
-/// `rel` inside `dir`, refused when it climbs out (`..`, an absolute path).
-fn inside(dir: &Path, rel: &[u8]) -> std::io::Result<PathBuf> {
-    let rel = Path::new(std::ffi::OsStr::from_bytes(rel));
-    let plain = rel
-        .components()
-        .all(|c| matches!(c, std::path::Component::Normal(_)));
-    if rel.as_os_str().is_empty() || !plain {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a plain path inside the folder",
-        ));
-    }
-    Ok(dir.join(rel))
-}
-
-/// Writes `content` to `rel` in `dir` (folders made), never through a link.
+/// Writes `content` to `rel` in `dir` (folders made), never through a link: the
+/// bot's folder is the bot's, and what it planted there is not followed.
 fn write_inside(dir: &Path, rel: &[u8], content: &[u8]) -> std::io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let path = inside(dir, rel)?;
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path)?;
-    f.write_all(content)
+    crate::write_beneath(dir, Path::new(std::ffi::OsStr::from_bytes(rel)), content)
 }
 
 /// Reads at most `max` bytes of `rel` in `dir`, never through a link.
 fn read_inside(dir: &Path, rel: &[u8], max: usize) -> std::io::Result<Vec<u8>> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let path = inside(dir, rel)?;
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(&path)?;
-    if !f.metadata()?.is_file() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            "not a regular file",
-        ));
-    }
-    let mut out = Vec::new();
-    f.take(max as u64).read_to_end(&mut out)?;
-    Ok(out)
+    crate::read_beneath(dir, Path::new(std::ffi::OsStr::from_bytes(rel)), max)
 }
 
 #[cfg(test)]

@@ -487,7 +487,7 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
             self.out.clear();
             self.queued = 0;
             self.fail(format!(
-                "unsolicited output: {} was written before request {asked} was sent (answer each decide exactly once; log to stderr)",
+                "answered twice (or wrote a line nobody asked for): {} came before request {asked} was sent (answer each decide exactly once; log to stderr)",
                 snippet(&line),
             ));
             return;

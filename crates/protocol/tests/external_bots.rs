@@ -215,7 +215,7 @@ fn answer_garbage() {
 
 #[test]
 fn out_of_step_answers() {
-    assert_reason(&zoo_run("twice", 10, zoo("twice")), "unsolicited output");
+    assert_reason(&zoo_run("twice", 10, zoo("twice")), "answered twice");
     assert_reason(&zoo_run("stale_id", 10, zoo("stale_id")), "out of step");
     // Echoing the id, or leaving it out, is in step.
     assert!(zoo_run("with_id", 10, zoo("with_id")).is_empty());
