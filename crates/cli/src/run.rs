@@ -58,9 +58,9 @@ pub struct RunArgs<F: Front> {
     /// 10000 for the two-player challenge).
     #[arg(long)]
     pub timeout_ms: Option<u64>,
-    /// Isolation of the programs of a list and of --bot: `auto` (all this machine
-    /// can give), `required` (refuse to run without namespaces), `off` (trusted
-    /// programs, faster starts).
+    /// Isolation of the programs of a list and of --bot: `auto` or `required` (each
+    /// in a sandbox of its own; where this machine cannot make one, the run does not
+    /// start), `off` (programs you trust: no isolation).
     #[arg(long, value_name = "MODE", value_parser = settings::parse_sandbox)]
     pub sandbox: Option<koth_process::Sandbox>,
     /// Write the leaderboard, seed, rules and timing as JSON to FILE.

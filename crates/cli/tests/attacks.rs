@@ -629,3 +629,79 @@ fn tournament_files_asking_for_no_process_or_the_whole_machine_are_refused() {
     );
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// Folders named `koth-PID` anywhere under the cgroup mounts (two levels deep
+/// below a hierarchy's root, where koth makes them beside itself).
+fn cgroup_dirs_of(pid: u32) -> Vec<PathBuf> {
+    let name = format!("koth-{pid}");
+    let mut found = Vec::new();
+    let mut stack = vec![(PathBuf::from("/sys/fs/cgroup"), 0)];
+    while let Some((d, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if !e.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            if e.file_name() == name.as_str() {
+                found.push(e.path());
+            } else if depth < 4 {
+                stack.push((e.path(), depth + 1));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_killed_arenas_empty_control_groups_are_swept_by_the_next() {
+    if !isolated() || !koth_process::sandbox_support().cgroups {
+        return;
+    }
+    let d = scratch("sweep");
+    std::fs::create_dir_all(d.join("bot")).unwrap();
+    std::fs::write(
+        d.join("bot/slow.py"),
+        "import json, sys, time\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({'type': 'ready'}), flush=True)\n    elif m['type'] == 'decide':\n        time.sleep(0.01)\n        print(json.dumps({'index': 0}), flush=True)\n",
+    )
+    .unwrap();
+    let bot = format!("slow=cmd:python3 {}", d.join("bot/slow.py").display());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["coup", "run", "--bot", &bot, "--bot", "h=builtin:honest"])
+        .args(["--games", "100000", "-q", "--out"])
+        .arg(d.join("out"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while cgroup_dirs_of(child.id()).is_empty() {
+        assert!(start.elapsed().as_secs() < 30, "no control group made");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.wait().unwrap();
+    // Its bots die with it (their sandboxes end with their parent); their groups
+    // stay, empty.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let stale = cgroup_dirs_of(child.id());
+    assert!(!stale.is_empty(), "SIGKILL left nothing to sweep");
+    let (code, out, err) = koth(&[
+        "coup",
+        "run",
+        "--bot",
+        &bot,
+        "--bot",
+        "h=builtin:honest",
+        "--games",
+        "2",
+        "-q",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        cgroup_dirs_of(child.id()).is_empty(),
+        "left: {stale:?}"
+    );
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -108,6 +108,41 @@ fn writable_dir(p: &Path) -> bool {
     unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
 }
 
+/// Removes the empty `koth-PID` groups a koth that was killed outright left in
+/// `parent`: those whose process is gone. A group still holding processes is left
+/// alone (they may belong to a koth in another PID namespace); the kernel refuses
+/// to remove a populated group anyway.
+fn sweep_stale(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("koth-"))
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: signal 0 only asks whether the process exists.
+        let gone = unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if !gone || !e.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let dir = e.path();
+        if let Ok(groups) = std::fs::read_dir(&dir) {
+            for g in groups.flatten() {
+                if g.file_type().is_ok_and(|t| t.is_dir()) {
+                    let _ = std::fs::remove_dir(g.path());
+                }
+            }
+        }
+        let _ = std::fs::remove_dir(&dir);
+    }
+}
+
 fn detect() -> Roots {
     let mut r = Roots::default();
     let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
@@ -158,6 +193,11 @@ fn detect() -> Roots {
                     *slot = Some(dir.join(&base));
                 }
             }
+        }
+    }
+    for base in [&r.v2, &r.v1_pids, &r.v1_memory].into_iter().flatten() {
+        if let Some(parent) = base.parent() {
+            sweep_stale(parent);
         }
     }
     // Check by making a group, joining it from a child, and removing it.
