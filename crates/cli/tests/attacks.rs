@@ -699,9 +699,6 @@ fn a_killed_arenas_empty_control_groups_are_swept_by_the_next() {
         "-q",
     ]);
     assert_eq!(code, Some(0), "{out}{err}");
-    assert!(
-        cgroup_dirs_of(child.id()).is_empty(),
-        "left: {stale:?}"
-    );
+    assert!(cgroup_dirs_of(child.id()).is_empty(), "left: {stale:?}");
     std::fs::remove_dir_all(&d).ok();
 }
