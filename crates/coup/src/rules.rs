@@ -72,6 +72,11 @@ pub struct Rules {
     /// acts) instead of from the claimant's left.
     #[serde(default)]
     pub ask_in_table_order: bool,
+    /// Whether a truthful claimant's replacement is drawn before the revealed card
+    /// goes back (draw, return, shuffle), as seed 000's arbiter does, instead of
+    /// after (return, shuffle, draw). It changes how often the same card comes back.
+    #[serde(default)]
+    pub replace_before_return: bool,
 }
 
 fn yes() -> bool {
@@ -95,11 +100,13 @@ impl Rules {
             steal_from_empty: false,
             refund_failed_assassination: true,
             ask_in_table_order: false,
+            replace_before_return: false,
         }
     }
 
     /// The two-player challenge of seed 000: 1 coin each, one answer per action, a
-    /// revealed Ambassador kept in a challenged Exchange.
+    /// revealed Ambassador kept in a challenged Exchange, a revealed card's
+    /// replacement drawn before the card goes back.
     pub const fn ppcg() -> Rules {
         Rules {
             preset: Preset::Ppcg,
@@ -115,6 +122,7 @@ impl Rules {
             steal_from_empty: false,
             refund_failed_assassination: true,
             ask_in_table_order: false,
+            replace_before_return: true,
         }
     }
 

@@ -859,7 +859,9 @@ impl State {
     }
 
     /// A truthful claimant shows the card; it goes back, the deck is shuffled, and a
-    /// replacement is drawn (return, shuffle, draw).
+    /// replacement is drawn (return, shuffle, draw), or under
+    /// [`Rules::replace_before_return`] the replacement comes first (draw, return,
+    /// shuffle).
     fn reveal(&mut self, player: Seat, card: Card, replace: bool) {
         self.log.push(Event::Reveal {
             player,
@@ -872,10 +874,18 @@ impl State {
                 .iter()
                 .position(|&c| c == card)
                 .expect("revealed card in hand");
-            self.deck[self.deck_len as usize] = card;
-            self.deck_len += 1;
-            self.shuffle_deck();
-            let new = self.draw();
+            let new = if self.rules.replace_before_return {
+                let new = self.draw();
+                self.deck[self.deck_len as usize] = card;
+                self.deck_len += 1;
+                self.shuffle_deck();
+                new
+            } else {
+                self.deck[self.deck_len as usize] = card;
+                self.deck_len += 1;
+                self.shuffle_deck();
+                self.draw()
+            };
             self.hands[player].set(i, new);
         }
     }

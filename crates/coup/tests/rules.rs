@@ -241,6 +241,38 @@ fn a_truthful_revealed_card_returns_to_the_deck_and_is_replaced() {
 }
 
 #[test]
+fn ppcg_draws_the_replacement_before_the_revealed_card_goes_back() {
+    // Seed 000's arbiter: draw the replacement from the top of the deck, then return
+    // the revealed card and shuffle. With no Duke in the deck the revealed Duke can
+    // never come straight back, and the replacement is the deck's top card, whatever
+    // the seed; the Duke is in the deck afterwards.
+    let hands: [&[Card]; 2] = [&[Duke, Captain], &[Duke, Duke]];
+    let deck = rest(&hands);
+    let top = *deck.last().unwrap();
+    for seed in 0..200 {
+        let mut g = State::from_setup(Rules::ppcg(), &hands, &[1, 1], &deck, seed).unwrap();
+        play(&mut g, &[act(Action::Tax), Challenge]);
+        assert_eq!(g.deck_size(), deck.len(), "drew one, returned one");
+        let mut hand = g.hand(0).to_vec();
+        hand.sort();
+        let mut want = vec![top, Captain];
+        want.sort();
+        assert_eq!(hand, want, "seed {seed}: the top card replaces the Duke");
+        assert!(g.deck().contains(&Duke), "the Duke went back");
+    }
+    // The standard order (return, shuffle, draw) gives the Duke back sometimes.
+    let back = (0..200)
+        .filter(|&seed| {
+            let mut g =
+                State::from_setup(Rules::standard(), &hands, &[2, 2], &deck, seed).unwrap();
+            play(&mut g, &[act(Action::Tax), Challenge]);
+            g.hand(0).contains(&Duke)
+        })
+        .count();
+    assert!(back > 0);
+}
+
+#[test]
 fn forced_coup_at_ten_coins() {
     let g = std_game(
         &[&[Captain, Duke], &[Captain, Contessa], &[Duke, Assassin]],
