@@ -695,8 +695,15 @@ fn parse_reply<G: WireGame>(
     }
     if let Some(v) = reply.choice {
         let text = v.to_string();
-        let c: G::Choice = serde_json::from_value(v)
-            .map_err(|_| format!("illegal choice {}: not a {} choice", clip(&text), G::NAME))?;
+        // Well formed and in step, but no choice of the game: as illegal as any
+        // other choice it may not make, and it costs only its own game.
+        let c: G::Choice = serde_json::from_value(v).map_err(|_| {
+            Refusal(
+                format!("illegal choice {}: not a {} choice", clip(&text), G::NAME),
+                true,
+                None,
+            )
+        })?;
         return if legal.contains(&c) {
             Ok(c)
         } else {

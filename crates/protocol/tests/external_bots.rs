@@ -520,21 +520,29 @@ fn a_program_playing_many_games_at_once_that_crashes_forfeits_those_games_only()
 
 #[test]
 fn an_illegal_answer_costs_only_its_own_game_among_those_at_once() {
-    let recs = full_run(vec![json_entrant("illegal", mux("illegal", None))], 200, 2);
+    // A legal-looking illegal choice, and a well-formed answer that is no choice of
+    // the game at all ({"act": "fly"}): both cost their own game only.
+    for mode in ["illegal", "notachoice"] {
+        illegal_answers_cost_their_game(mode);
+    }
+}
+
+fn illegal_answers_cost_their_game(mode: &str) {
+    let recs = full_run(vec![json_entrant(mode, mux(mode, None))], 200, 2);
     let mut odd = 0;
     // The bot cheats once in the games whose seed (its own stream) is odd: those
     // forfeit, for that reason only, and the process plays on in the others.
     for r in recs.iter().filter(|r| r.seats.contains(&2)) {
         if let Some(f) = r.forfeits.iter().find(|f| f.entrant == 2) {
             odd += 1;
-            assert!(f.fault.reason.contains("illegal choice"), "{:?}", f.fault);
-            assert!(!f.fault.reason.contains("games at once"), "{:?}", f.fault);
+            assert!(f.fault.reason.contains("illegal choice"), "{mode}: {:?}", f.fault);
+            assert!(!f.fault.reason.contains("games at once"), "{mode}: {:?}", f.fault);
         }
     }
     let seated = recs.iter().filter(|r| r.seats.contains(&2)).count();
     assert!(
         odd > seated / 4 && odd < seated * 3 / 4,
-        "{odd} of {seated}"
+        "{mode}: {odd} of {seated}"
     );
     check_intact(&recs, Some(2));
 }

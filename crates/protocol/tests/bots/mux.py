@@ -4,7 +4,9 @@ python3 mux.py MODE.
 Modes: "play" (honest play, deterministic given each game's seed), "crash" (the first
 process of a slot, KOTH_RESTART=0, exits during its 300th decision, whatever the
 game), "illegal" (answers one
-illegal choice in each game of an odd seed), "games=X" (says "games": X in ready).
+illegal choice in each game of an odd seed), "notachoice" (answers, once in each game
+of an odd seed, a well-formed answer that is no choice of the game at all),
+"games=X" (says "games": X in ready).
 """
 import json, os, random, sys
 
@@ -34,6 +36,9 @@ class Mux(Bot):
         if mode == "illegal" and self.odd and not self.cheated:
             self.cheated = True
             return {"act": {"coup": 9}}
+        if mode == "notachoice" and self.odd and not self.cheated:
+            self.cheated = True
+            return {"act": "fly"}
         return self.rng.choice(legal)
 
 
