@@ -39,16 +39,16 @@ pub struct GauntletArgs {
     #[arg(long, default_value_t = 0.05)]
     beta: f64,
     /// Stop undecided after this many games.
-    #[arg(long, default_value_t = 50_000)]
+    #[arg(long, default_value_t = 50_000, value_parser = settings::at_least_one_u64)]
     max_games: u64,
     /// Games between two looks at the test.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = settings::at_least_one_u64)]
     batch: u64,
     /// Master seed (random if left out).
     #[arg(long)]
     seed: Option<u64>,
     /// Worker threads (default: every core).
-    #[arg(long)]
+    #[arg(long, value_parser = settings::at_least_one_usize)]
     threads: Option<usize>,
     /// The run's folder (--out DIR) keeps every game for `koth replay` and
     /// `koth report`; --resume continues an interrupted gauntlet where it stopped.
@@ -114,7 +114,11 @@ impl Visit for Gauntlet<'_> {
             copies: Some(copies),
             ..Setup::default()
         };
-        let entrants = koth_entrants::entrants::<F::Game>(&bot_entries::<F>(&specs)?, &setup)?;
+        let bots = bot_entries::<F>(&specs)?;
+        // Every program starts and greets before the first game: a gauntlet of
+        // forfeits is no verdict.
+        koth_entrants::preflight::<<F::Game as BotKinds>::Wire>(&bots, &setup)?;
+        let entrants = koth_entrants::entrants::<F::Game>(&bots, &setup)?;
         let (rules, _) = F::rules(&F::Options::default(), None)?;
         gauntlet::<F>(entrants, rules, test, a, seed, threads)
     }

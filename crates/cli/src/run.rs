@@ -34,15 +34,15 @@ pub struct RunArgs<F: Front> {
     #[command(flatten)]
     pub options: F::Options,
     /// Games to play (overrides the file; default 1000).
-    #[arg(long)]
+    #[arg(long, value_parser = settings::at_least_one_u64)]
     pub games: Option<u64>,
     /// Games each pair plays in a round robin of pairs (Samurai: default 8, or the
     /// file's), alternating who is called first.
-    #[arg(long)]
+    #[arg(long, value_parser = settings::at_least_one_u64)]
     pub matches: Option<u64>,
     /// Rounds of a round robin in which every bot plays every other going first and
     /// second (the two-player challenge: default 10).
-    #[arg(long)]
+    #[arg(long, value_parser = settings::at_least_one_u64)]
     pub rounds: Option<u64>,
     /// Master seed (overrides the file; random if unset anywhere).
     #[arg(long)]
@@ -51,7 +51,7 @@ pub struct RunArgs<F: Front> {
     #[arg(long)]
     pub table_size: Option<usize>,
     /// Worker threads = parallel games; each external bot runs one process per thread.
-    #[arg(long)]
+    #[arg(long, value_parser = settings::at_least_one_usize)]
     pub threads: Option<usize>,
     /// Time limit per decision for programs, in milliseconds: from launch for
     /// programs started once a move (default the file's, or the game's: 1000, and
@@ -95,7 +95,7 @@ pub struct RunArgs<F: Front> {
 #[derive(Args, Debug)]
 pub struct LoopArgs<F: Front> {
     /// Games to play.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 100_000, value_parser = settings::at_least_one_u64)]
     pub games: u64,
     /// Bots in the tournament, comma-separated; a name twice means two seats of it
     /// (default: every built-in bot).
@@ -110,7 +110,7 @@ pub struct LoopArgs<F: Front> {
     #[arg(long)]
     pub table_size: Option<usize>,
     /// Worker threads (default: every core). Results do not depend on it.
-    #[arg(long)]
+    #[arg(long, value_parser = settings::at_least_one_usize)]
     pub threads: Option<usize>,
     /// Duplicate play: each deal is played once per rotation of the seats (games are
     /// rounded up to whole deals), so the luck of the cards cancels; intervals are

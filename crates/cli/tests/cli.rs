@@ -139,6 +139,72 @@ fn bad_input_gets_a_clear_error() {
 }
 
 #[test]
+fn a_mistyped_bot_gets_a_suggestion_and_no_games() {
+    // From the repository's root, where a bare word once became a program whose
+    // folder was the whole checkout.
+    let root = common::repo();
+    let cases: [&[&str]; 6] = [
+        &["coup", "play", "honset", "honest"],
+        &["coup", "check", "honset"],
+        &["samurai", "play", "bowr", "waiter"],
+        &["samurai", "check", "bowr"],
+        &["gauntlet", "--candidate", "honset", "--pool", "random"],
+        &[
+            "gauntlet",
+            "--game",
+            "samurai",
+            "--candidate",
+            "bower",
+            "--pool",
+            "bowr",
+        ],
+    ];
+    for args in cases {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_koth"))
+            .args(args)
+            .current_dir(&root)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let (stdout, err) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        let meant = if args.contains(&"samurai") {
+            "bower"
+        } else {
+            "honest"
+        };
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            err.contains("not a built-in bot") && err.contains(&format!("did you mean {meant}?")),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !stdout.contains("games") && !stdout.contains("verdict"),
+            "{args:?}: {stdout}"
+        );
+    }
+}
+
+#[test]
+fn counts_of_nothing_are_refused() {
+    let cases: [&[&str]; 6] = [
+        &["coup", "loop", "--games", "0"],
+        &["coup", "loop", "--threads", "0"],
+        &["samurai", "run", "--matches", "0"],
+        &["ppcg", "run", "--rounds", "0"],
+        &["coup", "bench", "--games", "0"],
+        &["gauntlet", "--max-games", "0"],
+    ];
+    for args in cases {
+        let (ok, out, err) = koth(args);
+        assert!(!ok && err.contains("must be at least 1"), "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+    }
+}
+
+#[test]
 fn coup_play_narrates_a_whole_game() {
     let (ok, out, err) = koth(&[
         "coup",

@@ -263,8 +263,7 @@ fn ppcg_draws_the_replacement_before_the_revealed_card_goes_back() {
     // The standard order (return, shuffle, draw) gives the Duke back sometimes.
     let back = (0..200)
         .filter(|&seed| {
-            let mut g =
-                State::from_setup(Rules::standard(), &hands, &[2, 2], &deck, seed).unwrap();
+            let mut g = State::from_setup(Rules::standard(), &hands, &[2, 2], &deck, seed).unwrap();
             play(&mut g, &[act(Action::Tax), Challenge]);
             g.hand(0).contains(&Duke)
         })

@@ -161,6 +161,9 @@ pub fn parse_bot(game: GameKind, arg: &str) -> Result<BotEntry, ConfigError> {
     if game.has_builtin(arg) {
         return Ok(BotEntry::new(arg, BotSource::Builtin(arg.to_string())));
     }
+    if let Some(e) = unknown_word(game, arg) {
+        return Err(e);
+    }
     let spec = if has_kind(arg) {
         arg.to_string()
     } else {
@@ -181,6 +184,41 @@ pub fn parse_bot(game: GameKind, arg: &str) -> Result<BotEntry, ConfigError> {
         .filter(|s| !s.is_empty())
         .unwrap_or("bot");
     parse_bot_arg_for(game, &format!("{stem}={spec}"))
+}
+
+/// A single word that is neither a built-in bot nor a program on `PATH`: most
+/// often a mistyped built-in, said before any folder is copied or game played.
+fn unknown_word(game: GameKind, arg: &str) -> Option<ConfigError> {
+    let plain = !arg.is_empty()
+        && arg
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '_');
+    if !plain || on_path(arg) {
+        return None;
+    }
+    let builtins = game.builtins();
+    let near = builtins
+        .split(", ")
+        .filter(|b| strsim::levenshtein(b, arg) <= 2 || b.starts_with(arg))
+        .min_by_key(|b| strsim::levenshtein(b, arg));
+    let hint = match near {
+        Some(b) => format!("did you mean {b}? "),
+        None => String::new(),
+    };
+    Some(ConfigError(format!(
+        "unknown {} bot {arg:?}: not a built-in bot, nor a program on PATH\n  fix: {hint}the built-in bots are {builtins}; a program is given by its command, such as 'python3 bot.py' or ./bot",
+        game.name()
+    )))
+}
+
+/// Whether `word` names an executable file in a folder of `PATH`.
+fn on_path(word: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).any(|d| {
+        std::fs::metadata(d.join(word))
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
 }
 
 /// The programs of a list of an original challenge (one `Name command...` a line,

@@ -91,7 +91,10 @@ fn the_replacement_is_drawn_before_the_revealed_card_goes_back() {
         g.apply(Choice::Challenge).unwrap();
         let hand = g.state().hand(0);
         assert!(!hand.contains(&Duke), "seed {seed}: {hand:?}");
-        assert!(hand.contains(&Contessa) && hand.contains(&Captain), "seed {seed}: {hand:?}");
+        assert!(
+            hand.contains(&Contessa) && hand.contains(&Captain),
+            "seed {seed}: {hand:?}"
+        );
     }
 }
 

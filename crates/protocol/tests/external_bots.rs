@@ -535,8 +535,16 @@ fn illegal_answers_cost_their_game(mode: &str) {
     for r in recs.iter().filter(|r| r.seats.contains(&2)) {
         if let Some(f) = r.forfeits.iter().find(|f| f.entrant == 2) {
             odd += 1;
-            assert!(f.fault.reason.contains("illegal choice"), "{mode}: {:?}", f.fault);
-            assert!(!f.fault.reason.contains("games at once"), "{mode}: {:?}", f.fault);
+            assert!(
+                f.fault.reason.contains("illegal choice"),
+                "{mode}: {:?}",
+                f.fault
+            );
+            assert!(
+                !f.fault.reason.contains("games at once"),
+                "{mode}: {:?}",
+                f.fault
+            );
         }
     }
     let seated = recs.iter().filter(|r| r.seats.contains(&2)).count();
