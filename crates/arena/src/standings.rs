@@ -31,6 +31,10 @@ pub struct EntrantStats {
     /// Answers accepted leniently, with a warning.
     #[serde(default)]
     pub warnings: u64,
+    /// Games of its that ended at the turn cap (counted among wins, draws and
+    /// losses as the rules score them, and here).
+    #[serde(default)]
+    pub turn_capped: u64,
 }
 
 impl EntrantStats {
@@ -51,6 +55,9 @@ pub struct Standings {
     pub games: u64,
     /// Decisions made in those games.
     pub decisions: u64,
+    /// Games that ended at the turn cap rather than by the rules.
+    #[serde(default)]
+    pub turn_capped: u64,
     /// The lowest and highest score any seat got, widened to include 0 and 1 (in
     /// units of 1/[`crate::stats::SCALE`]): the range intervals are kept within.
     #[serde(default = "default_range")]
@@ -114,6 +121,7 @@ impl Standings {
             pair: vec![Sample::default(); n * n],
             games: 0,
             decisions: 0,
+            turn_capped: 0,
             range: default_range(),
             deals: None,
         }
@@ -145,6 +153,8 @@ impl Standings {
         let n = self.entrants.len();
         self.games += 1;
         self.decisions += rec.decisions;
+        let capped = rec.outcome.ending == crate::game::Ending::TurnCap;
+        self.turn_capped += u64::from(capped);
         // Quantize each seat's score once; the pair matrix reuses it.
         let mut q = [0i64; MAX_SEATS];
         for (seat, &score) in rec.scores.iter().enumerate().take(MAX_SEATS) {
@@ -155,6 +165,7 @@ impl Standings {
         for (seat, &e) in rec.seats.iter().enumerate() {
             let st = &mut self.entrants[e];
             st.score.add_quantized(q[seat]);
+            st.turn_capped += u64::from(capped);
             match result_of(rec.outcome.winners, seat) {
                 Result3::Win => st.wins += 1,
                 Result3::Draw => st.draws += 1,
@@ -187,6 +198,7 @@ impl Standings {
     pub fn merge(&mut self, other: &Standings) {
         self.games += other.games;
         self.decisions += other.decisions;
+        self.turn_capped += other.turn_capped;
         self.range[0] = self.range[0].min(other.range[0]);
         self.range[1] = self.range[1].max(other.range[1]);
         for (a, b) in self.entrants.iter_mut().zip(&other.entrants) {
@@ -197,6 +209,7 @@ impl Standings {
             a.forfeits += b.forfeits;
             a.penalties += b.penalties;
             a.warnings += b.warnings;
+            a.turn_capped += b.turn_capped;
         }
         for (a, b) in self.pair.iter_mut().zip(&other.pair) {
             a.merge(b);

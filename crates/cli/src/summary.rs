@@ -40,6 +40,8 @@ pub struct Summary<'a, R: Serialize> {
     pub head_to_head: Vec<Vec<Option<f64>>>,
     /// Entrant names, in the order of `head_to_head`.
     pub entrants: Vec<String>,
+    /// Games that ended at the turn cap, every survivor a winner.
+    pub turn_capped: u64,
 }
 
 impl<'a, R: Serialize> Summary<'a, R> {
@@ -77,6 +79,7 @@ impl<'a, R: Serialize> Summary<'a, R> {
             standings: term::rows(s),
             head_to_head,
             entrants: s.entrants.iter().map(|e| e.name.clone()).collect(),
+            turn_capped: s.turn_capped,
         }
     }
 
@@ -118,6 +121,9 @@ impl<R: Serialize> Finish<'_, R> {
             term::Columns::Points
         };
         out!("{}", term::leaderboard(&run.standings, columns));
+        if let Some(line) = term::turn_cap_line(&run.standings) {
+            out!("{line}");
+        }
         out!("{}", term::run_line(run, self.seed, self.threads));
         if let Some(path) = self.summary_json {
             Summary::new(

@@ -179,6 +179,8 @@ pub struct Row {
     pub penalties: u64,
     /// Answers accepted leniently, with a warning.
     pub warnings: u64,
+    /// Its games that ended at the turn cap (also counted as the rules score them).
+    pub turn_capped: u64,
     /// Mean score per game: what the ranking is by.
     pub mean: f64,
     /// The larger distance from the mean to a bound of its 95% interval (the
@@ -219,6 +221,7 @@ pub fn rows(s: &Standings) -> Vec<Row> {
                 forfeits: st.forfeits,
                 penalties: st.penalties,
                 warnings: st.warnings,
+                turn_capped: st.turn_capped,
                 mean,
                 ci95: ci.half_width(mean),
                 mean_low: ci.low,
@@ -506,6 +509,30 @@ pub fn mood_style(mood: Mood) -> Style {
         Mood::Out => Style::new().red().bold(),
         Mood::Quiet => Style::new().dimmed(),
     }
+}
+
+/// How many games ended at the turn cap, and whose, when any did: such a game is
+/// scored as the rules score an unfinished one, which the table alone hides.
+pub fn turn_cap_line(s: &koth_arena::Standings) -> Option<String> {
+    if s.turn_capped == 0 {
+        return None;
+    }
+    let mut most: Vec<&koth_arena::EntrantStats> =
+        s.entrants.iter().filter(|e| e.turn_capped > 0).collect();
+    most.sort_by(|a, b| b.turn_capped.cmp(&a.turn_capped).then(a.name.cmp(&b.name)));
+    let names: Vec<String> = most
+        .iter()
+        .take(4)
+        .map(|e| format!("{} {}", e.name, count(e.turn_capped)))
+        .collect();
+    let more = if most.len() > 4 { ", …" } else { "" };
+    Some(format!(
+        "turn cap: {} of {} games ({:.1}%) ended at the turn cap, not by play (by bot: {}{more})",
+        count(s.turn_capped),
+        count(s.games),
+        100.0 * s.turn_capped as f64 / s.games.max(1) as f64,
+        names.join(", ")
+    ))
 }
 
 /// Forfeits per entrant: reason → count, and the first stderr tail.

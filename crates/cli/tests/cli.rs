@@ -205,6 +205,61 @@ fn counts_of_nothing_are_refused() {
 }
 
 #[test]
+fn games_ended_by_the_turn_cap_are_counted_in_the_table_and_the_summary() {
+    let d = std::env::temp_dir().join(format!("koth-turncap-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let json = d.join("s.json");
+    let (ok, out, err) = koth(&[
+        "coup",
+        "loop",
+        "--bots",
+        "honest,random,economist",
+        "--turn-cap",
+        "20",
+        "--games",
+        "300",
+        "--seed",
+        "1",
+        "--summary-json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let capped = v["turn_capped"].as_u64().unwrap();
+    assert!(capped > 0 && capped < 300, "{capped}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("turn cap: "))
+        .unwrap_or_default();
+    assert!(
+        line.contains(&format!("{capped} of 300 games")),
+        "{line}\n{out}"
+    );
+    // Each game counts once for each of its seats.
+    let per_bot: u64 = v["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["turn_capped"].as_u64().unwrap())
+        .sum();
+    assert_eq!(per_bot, capped * 3);
+    // Without a game at the cap, nothing is said.
+    let (ok, out, _) = koth(&[
+        "coup",
+        "loop",
+        "--bots",
+        "challenger,skeptic",
+        "--games",
+        "200",
+        "--seed",
+        "1",
+    ]);
+    assert!(ok && !out.contains("turn cap:"), "{out}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
 fn coup_play_narrates_a_whole_game() {
     let (ok, out, err) = koth(&[
         "coup",
