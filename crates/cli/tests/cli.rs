@@ -260,6 +260,50 @@ fn games_ended_by_the_turn_cap_are_counted_in_the_table_and_the_summary() {
 }
 
 #[test]
+fn an_interpreter_named_by_absolute_path_runs_the_program_in_its_own_folder() {
+    let python = std::path::Path::new("/usr/bin/python3");
+    if !python.is_file() {
+        println!("SKIPPED: no /usr/bin/python3");
+        return;
+    }
+    let d = std::env::temp_dir().join(format!("koth-abs-interp-{}", std::process::id()));
+    std::fs::create_dir_all(d.join("p")).unwrap();
+    // Bows for honour, then strikes; it reads a file beside it to be sure of its
+    // folder (a missing file crashes it, and it would play W).
+    std::fs::write(d.join("p/move.txt"), "I\n").unwrap();
+    std::fs::write(
+        d.join("p/p.py"),
+        "import sys\na = sys.argv[1:]\nh = int(a[2] if len(a) == 4 else a[4])\nprint(open('move.txt').read().strip() if h >= 2 else 'B')\n",
+    )
+    .unwrap();
+    let bot = format!(
+        "p=samurai-cli:/usr/bin/python3 {}",
+        d.join("p/p.py").display()
+    );
+    let out = d.join("out");
+    let (ok, stdout, err) = koth(&[
+        "samurai",
+        "run",
+        "--bot",
+        &bot,
+        "--builtin",
+        "waiter",
+        "--matches",
+        "2",
+        "--seed",
+        "1",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stdout}{err}");
+    assert!(!stdout.contains("answers recorded as W"), "{stdout}");
+    let histories = std::fs::read_to_string(out.join("matches.txt")).unwrap();
+    assert!(histories.contains("p wins"), "{histories}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
 fn coup_play_narrates_a_whole_game() {
     let (ok, out, err) = koth(&[
         "coup",

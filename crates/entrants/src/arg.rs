@@ -118,24 +118,48 @@ pub fn parse_bot_arg_for(game: GameKind, arg: &str) -> Result<BotEntry, ConfigEr
     Ok(BotEntry::new(name, source))
 }
 
-/// The folder a `cmd:` bot runs in: that of the first word naming a file in
-/// another folder (`python3 bots/me/bot.py` runs `python3 bot.py` in `bots/me`, as
-/// a tournament file's `dir` would), else the current folder. The word is made
-/// relative to the folder.
+/// The folder a `cmd:` bot runs in: that of its program file. An interpreter's
+/// argument naming a file is the program (`python3 bots/me/bot.py` and
+/// `/usr/bin/python3 bots/me/bot.py` both run `bot.py` in `bots/me`, as a tournament
+/// file's `dir` would; the interpreter's own folder is never the bot's); else the
+/// program itself when named by path (`bots/me/run` runs `./run` in `bots/me`); else
+/// the current folder. The word is made relative to the folder.
 fn program_folder(command: &mut [String]) -> PathBuf {
-    for (i, w) in command.iter_mut().enumerate() {
-        let p = Path::new(w.as_str());
-        let (Some(parent), Some(file)) = (p.parent(), p.file_name()) else {
-            continue;
+    let script = command
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, w)| Path::new(w.as_str()).is_file())
+        .map(|(i, _)| i);
+    if let Some(i) = script {
+        let p = PathBuf::from(&command[i]);
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
         };
-        if parent.as_os_str().is_empty() || !p.is_file() {
-            continue;
+        if let Some(file) = p.file_name() {
+            command[i] = file.to_string_lossy().into_owned();
         }
-        let dir = parent.to_path_buf();
-        let file = file.to_string_lossy().into_owned();
-        // A program run by path needs its `./`; an interpreter's argument does not.
-        *w = if i == 0 { format!("./{file}") } else { file };
+        // An interpreter named by a relative path must still be found from there.
+        if command[0].contains('/') && !command[0].starts_with('/') {
+            if let Ok(abs) = std::path::absolute(&command[0]) {
+                command[0] = abs.to_string_lossy().into_owned();
+            }
+        }
         return dir;
+    }
+    let p = Path::new(command.first().map(String::as_str).unwrap_or_default());
+    if let (Some(parent), Some(file)) = (p.parent(), p.file_name()) {
+        // A tool from a folder on PATH (`/usr/bin/python3 -c ...`) is no bot's home.
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let tool = std::env::split_paths(&path).any(|d| d == parent);
+        if !parent.as_os_str().is_empty() && p.is_file() && !tool {
+            let dir = parent.to_path_buf();
+            // A program run by path needs its `./`.
+            let file = format!("./{}", file.to_string_lossy());
+            command[0] = file;
+            return dir;
+        }
     }
     PathBuf::from(".")
 }
@@ -246,4 +270,51 @@ pub fn load_list(
             list_line: Some(p.line),
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A folder with `bots/me/bot.py` and an executable `bots/me/run`, as the
+    /// current folder for `f`.
+    fn in_scratch(f: impl FnOnce(&Path)) {
+        let d = std::env::temp_dir().join(format!("koth-arg-{}", std::process::id()));
+        std::fs::create_dir_all(d.join("bots/me")).unwrap();
+        std::fs::write(d.join("bots/me/bot.py"), "print('B')\n").unwrap();
+        std::fs::write(d.join("bots/me/run"), "#!/bin/sh\n").unwrap();
+        f(&d);
+        std::fs::remove_dir_all(&d).ok();
+    }
+
+    fn folder_of(words: &[&str]) -> (PathBuf, Vec<String>) {
+        let mut c: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        let d = program_folder(&mut c);
+        (d, c)
+    }
+
+    #[test]
+    fn a_programs_folder_is_its_files_never_its_interpreters() {
+        in_scratch(|d| {
+            let bot = d.join("bots/me/bot.py");
+            let bot = bot.to_str().unwrap();
+            // An interpreter by absolute path: the script's folder, the interpreter
+            // kept as it is.
+            let (dir, c) = folder_of(&["/usr/bin/python3", bot]);
+            assert_eq!(dir, d.join("bots/me"));
+            assert_eq!(c, ["/usr/bin/python3", "bot.py"]);
+            let (dir, c) = folder_of(&["python3", "-u", bot]);
+            assert_eq!(dir, d.join("bots/me"));
+            assert_eq!(c, ["python3", "-u", "bot.py"]);
+            // A program by path: its own folder.
+            let run = d.join("bots/me/run");
+            let (dir, c) = folder_of(&[run.to_str().unwrap()]);
+            assert_eq!(dir, d.join("bots/me"));
+            assert_eq!(c, ["./run"]);
+            // An interpreter with no file named: the current folder.
+            let (dir, c) = folder_of(&["/usr/bin/python3", "-c", "print(1)"]);
+            assert_eq!(dir, PathBuf::from("."));
+            assert_eq!(c[0], "/usr/bin/python3");
+        });
+    }
 }
