@@ -23,6 +23,11 @@ pub struct Fault {
     /// rule may make the attempt public ([`Game::penalize_tried`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tried: Option<u8>,
+    /// The game was lost with a process that failed while deciding in the game at
+    /// this table of the same worker ([`MultiAgent`]), not by a fault of its own:
+    /// the tournament names that game in the reason. Not recorded.
+    #[serde(skip)]
+    pub lost_at_table: Option<usize>,
 }
 
 impl Fault {
@@ -33,6 +38,7 @@ impl Fault {
             stderr_tail: None,
             illegal: false,
             tried: None,
+            lost_at_table: None,
         }
     }
 

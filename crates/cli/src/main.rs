@@ -228,4 +228,8 @@ fn main() {
         eprintln!("error: {e:#}");
         std::process::exit(2);
     }
+    let status = term::EXIT_STATUS.load(std::sync::atomic::Ordering::SeqCst);
+    if status != 0 {
+        std::process::exit(status);
+    }
 }

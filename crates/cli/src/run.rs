@@ -586,6 +586,8 @@ fn play<F: Front>(
     if let Some(rec) = &first_forfeit {
         show_forfeit::<F>(&t.rules, rec, &summary.standings)?;
         F::after_forfeit(&end);
+        // A bot failed: scripts and CI see it.
+        term::EXIT_STATUS.store(1, std::sync::atomic::Ordering::SeqCst);
     }
     Ok(())
 }
@@ -625,14 +627,35 @@ struct Watch<'a, C> {
 
 impl<C: Clone> Observer<C> for Watch<'_, C> {
     fn on_record(&mut self, r: &GameRecord<C>) {
-        if self.stop_on_forfeit && !r.forfeits.is_empty() && self.first_forfeit.is_none() {
-            self.first_forfeit = Some(r.clone());
+        if self.stop_on_forfeit && !r.forfeits.is_empty() {
+            // The game to show is one where a bot failed, not one lost with a
+            // process that failed in another game (that game is under way, and comes).
+            let own = r
+                .forfeits
+                .iter()
+                .any(|f| lost_in(&f.fault.reason).is_none());
+            let shown_own = self.first_forfeit.as_ref().is_some_and(|g| {
+                g.forfeits
+                    .iter()
+                    .any(|f| lost_in(&f.fault.reason).is_none())
+            });
+            if self.first_forfeit.is_none() || (own && !shown_own) {
+                self.first_forfeit = Some(r.clone());
+            }
             // The run's stop flag: the games under way finish, no more start.
             term::ctrl_c_flag().store(true, std::sync::atomic::Ordering::SeqCst);
         }
         for f in &r.forfeits {
             let e = self.forfeits.by_entrant.entry(f.entrant).or_default();
-            *e.0.entry(f.fault.reason.clone()).or_default() += 1;
+            // Games lost with a process count under one reason, whichever game it
+            // failed in.
+            let reason = match lost_in(&f.fault.reason) {
+                Some(rest) => {
+                    format!("lost with its process, which failed in another game: {rest}")
+                }
+                None => f.fault.reason.clone(),
+            };
+            *e.0.entry(reason).or_default() += 1;
             if e.1.is_none() {
                 e.1 = f.fault.stderr_tail.clone().filter(|t| !t.trim().is_empty());
             }
@@ -647,6 +670,13 @@ impl<C: Clone> Observer<C> for Watch<'_, C> {
             a.on_progress(p);
         }
     }
+}
+
+/// For a game lost with a process that failed in another game, what the process
+/// did (the reason after the game's number).
+fn lost_in(reason: &str) -> Option<&str> {
+    let rest = reason.strip_prefix("lost with its process, which failed in ")?;
+    rest.split_once(": ").map(|(_, what)| what)
 }
 
 /// A bot that asked to stop (the SDKs' `stop()`, coup-cli's logged STOP) ended the

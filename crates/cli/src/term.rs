@@ -371,6 +371,10 @@ pub fn run_line(summary: &RunSummary, seed: u64, threads: usize) -> String {
 
 static STOP_FLAG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// The exit status of a command that finished its work but found what it stops
+/// for (`--stop-on-forfeit` at a forfeit): 0 until something sets it.
+pub static EXIT_STATUS: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
 /// A stop flag raised by Ctrl-C: the run finishes the games under way and reports.
 pub fn ctrl_c_flag() -> &'static std::sync::atomic::AtomicBool {
     use std::sync::atomic::Ordering;

@@ -304,6 +304,60 @@ fn an_interpreter_named_by_absolute_path_runs_the_program_in_its_own_folder() {
 }
 
 #[test]
+fn stop_on_forfeit_among_many_games_at_once_narrates_the_game_the_process_died_in() {
+    let d = common::contestant_folder("crash-at-50", &["sdk/python/koth_bot.py"]);
+    std::fs::write(
+        d.join("crash.py"),
+        "import os, random, sys\nfrom koth_bot import Bot, run\nn = 0\nclass B(Bot):\n    name = 'crash50'\n    def start(self, msg):\n        self.rng = random.Random(msg['seed'])\n    def decide(self, decision, view, legal):\n        global n\n        n += 1\n        if n == 50 and os.environ.get('KOTH_RESTART') == '0':\n            print('boom at decision 50', file=sys.stderr, flush=True)\n            os._exit(3)\n        return self.rng.choice(legal)\nrun(B)\n",
+    )
+    .unwrap();
+    let bot = format!("c=cmd:python3 {}", d.join("crash.py").display());
+    let (code, out, err) = common::koth_all(&[
+        "coup",
+        "run",
+        "--bot",
+        &bot,
+        "--builtin",
+        "honest,random",
+        "--games",
+        "200",
+        "--seed",
+        "1",
+        "--threads",
+        "1",
+        "--stop-on-forfeit",
+    ]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    // The games lost with the process are counted apart, under one line.
+    let lost = out
+        .lines()
+        .find(|l| l.contains("lost with its process, which failed in another game: crashed"))
+        .unwrap_or_default();
+    assert!(
+        lost.trim_start()
+            .split(' ')
+            .next()
+            .is_some_and(|n| n.parse::<u32>().is_ok_and(|n| n > 1)),
+        "{out}"
+    );
+    // The game narrated is the one it died in: its fault is its own, with its stderr.
+    let shown = out
+        .split("stopped at the first forfeit")
+        .nth(1)
+        .unwrap_or_default();
+    let fault = shown
+        .lines()
+        .find(|l| l.starts_with("c forfeited after "))
+        .unwrap_or_default();
+    assert!(
+        fault.contains("crashed (exit code 3)") && !fault.contains("lost with"),
+        "{shown}"
+    );
+    assert!(shown.contains("boom at decision 50"), "{shown}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
 fn coup_play_narrates_a_whole_game() {
     let (ok, out, err) = koth(&[
         "coup",
@@ -726,7 +780,8 @@ fn stop_on_forfeit_shows_the_game_and_the_stderr() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    // It stopped at a forfeit: exit status 1, for scripts.
+    assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
         text.contains("stopped at the first forfeit: game "),
         "{text}"

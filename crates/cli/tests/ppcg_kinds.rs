@@ -153,7 +153,7 @@ fn the_challenge_runner_stops_at_the_first_forfeit_and_shows_the_game() {
         "--stop-on-forfeit",
         "-q",
     ]);
-    assert_eq!(code, Some(0), "{out}{err}");
+    assert_eq!(code, Some(1), "{out}{err}");
     assert!(out.contains("stopped at the first forfeit: game "), "{out}");
     assert!(out.contains("Junk forfeited after "), "{out}");
     assert!(

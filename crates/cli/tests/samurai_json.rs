@@ -141,7 +141,7 @@ fn stop_on_forfeit_stops_at_the_first_failing_match_and_shows_it() {
         "--stop-on-forfeit",
         "-q",
     ]);
-    assert_eq!(code, Some(0), "{out}{err}");
+    assert_eq!(code, Some(1), "{out}{err}");
     assert!(out.contains("stopped at the first forfeit: game "), "{out}");
     assert!(out.contains("flaky forfeited after "), "{out}");
     assert!(out.contains("KeyError: 'history'"), "{out}");

@@ -191,6 +191,8 @@ pub struct JsonMux<G> {
     queued: usize,
     /// Requests sent and not yet answered, oldest first.
     outstanding: VecDeque<Asked>,
+    /// The table whose answer is being read: a process that dies then died there.
+    reading: Option<usize>,
     /// How much of the current process's stderr `take_log` has given.
     log_pos: u64,
     _game: PhantomData<fn() -> G>,
@@ -235,6 +237,7 @@ impl<G: WireGame> JsonMux<G> {
             out: Vec::with_capacity(4096),
             queued: 0,
             outstanding: VecDeque::new(),
+            reading: None,
             log_pos: 0,
             _game: PhantomData,
         }
@@ -266,13 +269,22 @@ impl<G: WireGame> JsonMux<G> {
         } else {
             reason
         };
+        // The other games under way were lost with the process: they say so, and
+        // the stderr belongs to the game it died in.
+        let lost = Fault {
+            lost_at_table: self.reading,
+            ..Fault::new(format!(
+                "lost with its process, which failed in another game: {reason}"
+            ))
+        };
         let fault = Fault {
             stderr_tail: (!tail.is_empty()).then_some(tail),
             ..Fault::new(reason)
         };
-        for ts in &mut self.tables {
+        for (t, ts) in self.tables.iter_mut().enumerate() {
             if ts.generation == self.generation {
-                ts.lost = Some(fault.clone());
+                let cause = self.reading.is_none_or(|r| r == t);
+                ts.lost = Some(if cause { fault.clone() } else { lost.clone() });
             }
         }
         fault
@@ -421,6 +433,7 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
     }
 
     fn start(&mut self, table: usize, game: &G, seat: Seat, seed: u64) -> Result<(), Fault> {
+        self.reading = None;
         self.ensure_running()?;
         if table >= self.announced {
             // Only a program restarted with a smaller number gets here.
@@ -446,6 +459,7 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
     }
 
     fn request(&mut self, table: usize, game: &G, seat: Seat, legal: &[G::Choice]) {
+        self.reading = None;
         let generation = self.generation;
         if self.proc.is_none() || self.table(table).generation != generation {
             let early = Some(self.stale(table));
@@ -473,6 +487,7 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
     }
 
     fn flush(&mut self) {
+        self.reading = None;
         if self.out.is_empty() {
             return;
         }
@@ -504,6 +519,8 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
     }
 
     fn answer(&mut self, table: usize, legal: &[G::Choice]) -> Result<G::Choice, Fault> {
+        // Until the next start, request or flush: a failure now is this game's.
+        self.reading = Some(table);
         let Some(asked) = self.outstanding.pop_front() else {
             return Err(Fault::new("answer taken before it was asked"));
         };

@@ -496,19 +496,36 @@ fn a_program_playing_many_games_at_once_that_crashes_forfeits_those_games_only()
         (2..=koth_arena::MAX_TABLES).contains(&forfeits.len()),
         "{forfeits:?}"
     );
+    // One game is where it died, with its stderr; the others were lost with it and
+    // name that game.
+    let (died, lost): (Vec<_>, Vec<_>) = forfeits
+        .iter()
+        .partition(|(_, f)| !f.fault.reason.starts_with("lost with its process"));
+    assert_eq!(died.len(), 1, "{died:?}");
+    let (cause, f) = died[0];
+    assert!(
+        f.fault.reason.contains("crashed (exit code 3)")
+            && f.fault.reason.contains("games at once"),
+        "game {cause}: {:?}",
+        f.fault.reason
+    );
+    assert!(f
+        .fault
+        .stderr_tail
+        .as_deref()
+        .is_some_and(|t| t.contains("crashing on purpose")));
     for (g, f) in &forfeits {
         assert_eq!(f.entrant, bad, "game {g}");
+    }
+    for (g, f) in &lost {
         assert!(
-            f.fault.reason.contains("crashed (exit code 3)")
-                && f.fault.reason.contains("games at once"),
+            f.fault.reason.starts_with(&format!(
+                "lost with its process, which failed in game {cause}: crashed (exit code 3)"
+            )),
             "game {g}: {:?}",
             f.fault.reason
         );
-        assert!(f
-            .fault
-            .stderr_tail
-            .as_deref()
-            .is_some_and(|t| t.contains("crashing on purpose")));
+        assert!(f.fault.stderr_tail.is_none(), "game {g}");
     }
     check_intact(&recs, Some(bad));
     // A fresh process takes the next games and plays them to the end.
