@@ -535,7 +535,7 @@ impl<G: Game> Tournament<G> {
                 agent.flush();
             }
             for &(t, seat) in &asked {
-                let (Some(s), Some(game)) = (seated[t].as_mut(), games[t].as_mut()) else {
+                let (Some(s), Some(_)) = (seated[t].as_mut(), games[t].as_ref()) else {
                     continue;
                 };
                 let agent = &mut agents[s.seating[seat]];
