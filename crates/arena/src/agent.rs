@@ -23,11 +23,6 @@ pub struct Fault {
     /// rule may make the attempt public ([`Game::penalize_tried`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tried: Option<u8>,
-    /// The game was lost with a process that failed while deciding in the game at
-    /// this table of the same worker ([`MultiAgent`]), not by a fault of its own:
-    /// the tournament names that game in the reason. Not recorded.
-    #[serde(skip)]
-    pub lost_at_table: Option<usize>,
 }
 
 impl Fault {
@@ -38,7 +33,6 @@ impl Fault {
             stderr_tail: None,
             illegal: false,
             tried: None,
-            lost_at_table: None,
         }
     }
 
@@ -117,6 +111,9 @@ pub trait MultiAgent<G: Game>: Send {
     fn tables(&mut self) -> usize;
     /// The names of the seats of the game coming on `table`.
     fn seat_names(&mut self, _table: usize, _names: &[&str]) {}
+    /// The number of the game coming on `table` in its run (records and messages
+    /// name games by it: a process that dies names the game it died in).
+    fn numbered(&mut self, _table: usize, _index: u64) {}
     /// A game begins on `table` (see [`Agent::start`]).
     fn start(&mut self, table: usize, game: &G, seat: Seat, seed: u64) -> Result<(), Fault>;
     /// Asks for a choice among `legal` for `seat` of the game on `table`.

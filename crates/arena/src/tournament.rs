@@ -485,6 +485,7 @@ impl<G: Game> Tournament<G> {
                 for (seat, &e) in seating.iter().enumerate() {
                     let agent = &mut agents[e];
                     agent.seat_names(t, &names);
+                    agent.numbered(t, index);
                     let r = catch_unwind(AssertUnwindSafe(|| {
                         agent.start(t, game, seat, seeds.seat(seat))
                     }));
@@ -535,30 +536,16 @@ impl<G: Game> Tournament<G> {
                 agent.flush();
             }
             for &(t, seat) in &asked {
-                let (Some(s), Some(_)) = (seated[t].as_mut(), games[t].as_ref()) else {
+                let (Some(s), Some(game)) = (seated[t].as_mut(), games[t].as_mut()) else {
                     continue;
                 };
                 let agent = &mut agents[s.seating[seat]];
                 let mut stop = None;
-                let mut answer = catch_unwind(AssertUnwindSafe(|| {
+                let answer = catch_unwind(AssertUnwindSafe(|| {
                     let a = agent.answer(t, &s.legal);
                     stop = agent.take_stop(t);
                     a
                 }));
-                // A game lost with a process that failed in another game names it.
-                if let Ok(Err(f)) = &mut answer {
-                    if let Some(other) = f.lost_at_table.take() {
-                        let index = seated.get(other).and_then(|o| o.as_ref()).map(|o| o.index);
-                        if let Some(i) = index {
-                            f.reason =
-                                f.reason
-                                    .replacen("in another game", &format!("in game {i}"), 1);
-                        }
-                    }
-                }
-                let (Some(s), Some(game)) = (seated[t].as_mut(), games[t].as_mut()) else {
-                    continue;
-                };
                 // Every seat here is given the list (programs read it).
                 s.sheet
                     .settle(game, seat, &s.seating, &mut s.legal, true, answer, stop);

@@ -232,4 +232,8 @@ fn main() {
     if status != 0 {
         std::process::exit(status);
     }
+    // Stopped by Ctrl-C, SIGTERM or SIGHUP: as a shell reports an interrupted command.
+    if term::SIGNALLED.load(std::sync::atomic::Ordering::SeqCst) {
+        std::process::exit(130);
+    }
 }

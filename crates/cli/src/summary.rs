@@ -142,6 +142,12 @@ impl<R: Serialize> Finish<'_, R> {
             let d = d.display();
             out!("run recorded in {d} (koth replay {d} --game K; koth report {d})");
         }
+        if !run.complete && term::SIGNALLED.load(std::sync::atomic::Ordering::SeqCst) {
+            match self.out_dir {
+                Some(_) => out!("interrupted: continue with\n  {}", term::resume_command()),
+                None => out!("interrupted: give --out DIR next time to be able to continue a run with --resume"),
+            }
+        }
         Ok(())
     }
 }

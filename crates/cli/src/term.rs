@@ -371,6 +371,21 @@ pub fn run_line(summary: &RunSummary, seed: u64, threads: usize) -> String {
 
 static STOP_FLAG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Whether Ctrl-C (or SIGTERM, SIGHUP) stopped the run: it then exits with 130.
+pub static SIGNALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The command line as typed, quoted for a shell, with `--resume` added: how to
+/// continue an interrupted run.
+pub fn resume_command() -> String {
+    let mut words: Vec<String> = std::env::args()
+        .map(|a| koth_process::shell_word(&a))
+        .collect();
+    if !words.iter().any(|w| w == "--resume") {
+        words.push("--resume".into());
+    }
+    words.join(" ")
+}
+
 /// The exit status of a command that finished its work but found what it stops
 /// for (`--stop-on-forfeit` at a forfeit): 0 until something sets it.
 pub static EXIT_STATUS: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
@@ -382,6 +397,7 @@ pub fn ctrl_c_flag() -> &'static std::sync::atomic::AtomicBool {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
         let _ = ctrlc::set_handler(|| {
+            SIGNALLED.store(true, Ordering::SeqCst);
             if STOP_FLAG.swap(true, Ordering::SeqCst) {
                 // A second Ctrl-C: leave at once.
                 std::process::exit(130);

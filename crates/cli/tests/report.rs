@@ -352,7 +352,6 @@ impl Agent<State> for Saboteur {
             ),
             illegal: false,
             tried: None,
-            lost_at_table: None,
         })
     }
 }

@@ -27,6 +27,11 @@ fn lines(path: &Path) -> usize {
 /// Starts a long run, waits for some games on disk, sends `signal`, and returns
 /// how many games were on disk after it died.
 fn interrupt(dir: &Path, signal: i32) -> usize {
+    interrupt_seen(dir, signal).0
+}
+
+/// As [`interrupt`], with koth's exit code and what it printed.
+fn interrupt_seen(dir: &Path, signal: i32) -> (usize, Option<i32>, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
         .args([
             "coup",
@@ -41,7 +46,7 @@ fn interrupt(dir: &Path, signal: i32) -> usize {
             "--out",
             dir.to_str().unwrap(),
         ])
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -54,8 +59,12 @@ fn interrupt(dir: &Path, signal: i32) -> usize {
         std::thread::sleep(Duration::from_millis(20));
     }
     unsafe { libc::kill(child.id() as i32, signal) };
-    child.wait().unwrap();
-    lines(&dir.join("games.jsonl"))
+    let out = child.wait_with_output().unwrap();
+    (
+        lines(&dir.join("games.jsonl")),
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
 }
 
 fn reference() -> serde_json::Value {
@@ -110,7 +119,18 @@ fn a_killed_run_resumes_to_the_uninterrupted_results() {
 #[test]
 fn ctrl_c_stops_cleanly_and_resumes() {
     let d = tmp("interrupted");
-    let on_disk = interrupt(&d, libc::SIGINT);
+    let (on_disk, code, out) = interrupt_seen(&d, libc::SIGINT);
+    // As a shell reports an interrupted command, with the way to continue.
+    assert_eq!(code, Some(130), "{out}");
+    let resume = out
+        .lines()
+        .skip_while(|l| !l.starts_with("interrupted: continue with"))
+        .nth(1)
+        .unwrap_or_default();
+    assert!(
+        resume.contains("coup loop --games 40000 --seed 21") && resume.ends_with(" --resume"),
+        "{out}"
+    );
     let partial = json(&d.join("summary.json"));
     assert_eq!(partial["complete"], false);
     assert_eq!(

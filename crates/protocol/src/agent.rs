@@ -211,6 +211,8 @@ struct TableState {
     stop: Option<String>,
     /// What ended the process the game began with.
     lost: Option<Fault>,
+    /// The game's number in its run, when the tournament gave it.
+    index: Option<u64>,
 }
 
 /// A request sent (or refused before sending).
@@ -271,12 +273,13 @@ impl<G: WireGame> JsonMux<G> {
         };
         // The other games under way were lost with the process: they say so, and
         // the stderr belongs to the game it died in.
-        let lost = Fault {
-            lost_at_table: self.reading,
-            ..Fault::new(format!(
-                "lost with its process, which failed in another game: {reason}"
-            ))
+        let died_in = match self.reading.and_then(|t| self.tables.get(t)?.index) {
+            Some(i) => format!("game {i}"),
+            None => "another game".to_string(),
         };
+        let lost = Fault::new(format!(
+            "lost with its process, which failed in {died_in}: {reason}"
+        ));
         let fault = Fault {
             stderr_tail: (!tail.is_empty()).then_some(tail),
             ..Fault::new(reason)
@@ -426,6 +429,10 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
             // It will forfeit its games; the others need not wait for it.
             Err(_) => usize::MAX,
         }
+    }
+
+    fn numbered(&mut self, table: usize, index: u64) {
+        self.table(table).index = Some(index);
     }
 
     fn seat_names(&mut self, table: usize, names: &[&str]) {
