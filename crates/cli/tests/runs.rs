@@ -32,7 +32,7 @@ fn interrupt(dir: &Path, signal: i32) -> usize {
 
 /// As [`interrupt`], with koth's exit code and what it printed.
 fn interrupt_seen(dir: &Path, signal: i32) -> (usize, Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
+    let child = Command::new(env!("CARGO_BIN_EXE_koth"))
         .args([
             "coup",
             "loop",
