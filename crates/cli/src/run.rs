@@ -310,6 +310,8 @@ fn play_field<F: Front>(
             timeouts,
             copies: Some(copies),
             hidden,
+            // What each JSON-lines process wrote to stderr, whole, beside the records.
+            logs: opts.out.as_ref().map(|o| o.join("logs")),
             ..Setup::default()
         },
     );

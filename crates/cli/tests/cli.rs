@@ -358,6 +358,47 @@ fn stop_on_forfeit_among_many_games_at_once_narrates_the_game_the_process_died_i
 }
 
 #[test]
+fn a_bots_stderr_is_kept_whole_in_the_run_folder_bounded_and_escaped() {
+    let d = common::contestant_folder("stderr-log", &["sdk/python/koth_bot.py"]);
+    // Logs a line at each decision, escapes included, and 2 MiB once.
+    std::fs::write(
+        d.join("talk.py"),
+        "import sys\nfrom koth_bot import Bot, run\nclass B(Bot):\n    name = 'talk'\n    said = False\n    def decide(self, decision, view, legal):\n        print('deciding \\x1b[2J', decision, file=sys.stderr, flush=True)\n        if not B.said:\n            B.said = True\n            sys.stderr.write('x' * (2 << 20) + '\\n')\n        return legal[0]\nrun(B)\n",
+    )
+    .unwrap();
+    let out = std::env::temp_dir().join(format!("koth-stderr-log-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let bot = format!("t=cmd:python3 {}", d.join("talk.py").display());
+    let (ok, stdout, err) = koth(&[
+        "coup",
+        "run",
+        "--bot",
+        &bot,
+        "--builtin",
+        "honest",
+        "--games",
+        "20",
+        "--threads",
+        "1",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stdout}{err}");
+    let log = std::fs::read_to_string(out.join("logs/t.slot-0.log")).unwrap();
+    assert!(
+        log.starts_with("deciding \\x1b[2J "),
+        "{}",
+        &log[..200.min(log.len())]
+    );
+    assert!(!log.contains('\x1b'));
+    assert!(log.ends_with("[koth: the log of this process was cut at 1024 KiB]\n"));
+    assert!(log.len() as u64 <= (1 << 20) + 100, "{}", log.len());
+    std::fs::remove_dir_all(&d).ok();
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
 fn coup_play_narrates_a_whole_game() {
     let (ok, out, err) = koth(&[
         "coup",

@@ -62,6 +62,9 @@ pub struct Setup {
     /// Paths no program may see, even inside its own folder (the tournament file,
     /// the run's folder): covered in every sandbox.
     pub hidden: Vec<PathBuf>,
+    /// A folder of the run's where each JSON-lines process's stderr is kept whole
+    /// (`NAME.slot-K.log`, bounded): what the bot logged, found after the run.
+    pub logs: Option<PathBuf>,
 }
 
 impl Setup {
@@ -127,6 +130,7 @@ fn json_bot<G: WireGame>(b: &BotEntry, setup: &Setup) -> Result<Entrant<G>, Conf
     cfg.game_timeout = setup.timeouts.game;
     cfg.startup_timeout = setup.timeouts.startup;
     cfg.copies = setup.copies.clone();
+    cfg.logs = setup.logs.clone();
     Ok(json_entrant(b.name.clone(), cfg))
 }
 

@@ -133,10 +133,37 @@ impl BotProcess {
         let stderr_peek = stderr.try_clone().ok();
         let tail = Arc::new(Mutex::new(Tail::new(STDERR_TAIL)));
         let tail2 = Arc::clone(&tail);
+        // The run's log of this process's stderr: a file of koth's, opened here.
+        let log = match &cmd.stderr_log {
+            Some(path) => match std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+            {
+                Ok(mut f) => {
+                    // A slot's later processes (after a crash) follow in the same file.
+                    if f.metadata().is_ok_and(|m| m.len() > 0) {
+                        use std::io::Write;
+                        let _ = writeln!(f, "\n[koth: the next process of this slot]");
+                    }
+                    Some(Log {
+                        file: f,
+                        left: crate::STDERR_LOG_BYTES,
+                    })
+                }
+                Err(e) => {
+                    return Err(kill_now(
+                        &mut child,
+                        format!("cannot open {}: {e}", path.display()),
+                    ))
+                }
+            },
+            None => None,
+        };
         let thread = std::thread::Builder::new()
             .name(format!("bot-{pid}-stderr"))
             .stack_size(64 * 1024)
-            .spawn(move || stderr_loop(stderr, stop_r, tail2));
+            .spawn(move || stderr_loop(stderr, stop_r, tail2, log));
         let thread = match thread {
             Ok(t) => t,
             Err(e) => return Err(kill_now(&mut child, format!("stderr thread: {e}"))),
@@ -514,7 +541,37 @@ fn line_string(bytes: &[u8]) -> String {
     }
 }
 
-fn stderr_loop(fd: OwnedFd, stop: OwnedFd, tail: Arc<Mutex<Tail>>) {
+/// A process's stderr log and what it may still take.
+struct Log {
+    file: std::fs::File,
+    left: u64,
+}
+
+impl Log {
+    /// Appends `bytes`, control characters escaped, until the budget is spent; then
+    /// says once where it was cut.
+    fn push(&mut self, bytes: &[u8]) {
+        use std::io::Write;
+        if self.left == 0 {
+            return;
+        }
+        let text = crate::printable(&String::from_utf8_lossy(bytes));
+        let n = (text.len() as u64).min(self.left) as usize;
+        let cut = text.floor_char_boundary(n);
+        let _ = self.file.write_all(&text.as_bytes()[..cut]);
+        self.left -= n as u64;
+        if self.left == 0 || cut < text.len() {
+            self.left = 0;
+            let _ = writeln!(
+                self.file,
+                "\n[koth: the log of this process was cut at {} KiB]",
+                crate::STDERR_LOG_BYTES >> 10
+            );
+        }
+    }
+}
+
+fn stderr_loop(fd: OwnedFd, stop: OwnedFd, tail: Arc<Mutex<Tail>>, mut log: Option<Log>) {
     let mut buf = vec![0u8; 16 * 1024];
     loop {
         let mut fds = [
@@ -530,10 +587,15 @@ fn stderr_loop(fd: OwnedFd, stop: OwnedFd, tail: Arc<Mutex<Tail>>) {
             // non-blocking and the writers are dead.
             for _ in 0..64 {
                 match sys::read_once(fd.as_raw_fd(), &mut buf) {
-                    Ok(ReadOutcome::Data(n)) => match tail.lock() {
-                        Ok(mut t) => t.push(&buf[..n]),
-                        Err(p) => p.into_inner().push(&buf[..n]),
-                    },
+                    Ok(ReadOutcome::Data(n)) => {
+                        if let Some(l) = log.as_mut() {
+                            l.push(&buf[..n]);
+                        }
+                        match tail.lock() {
+                            Ok(mut t) => t.push(&buf[..n]),
+                            Err(p) => p.into_inner().push(&buf[..n]),
+                        }
+                    }
                     _ => break,
                 }
             }
@@ -543,10 +605,15 @@ fn stderr_loop(fd: OwnedFd, stop: OwnedFd, tail: Arc<Mutex<Tail>>) {
             continue;
         }
         match sys::read_once(fd.as_raw_fd(), &mut buf) {
-            Ok(ReadOutcome::Data(n)) => match tail.lock() {
-                Ok(mut t) => t.push(&buf[..n]),
-                Err(p) => p.into_inner().push(&buf[..n]),
-            },
+            Ok(ReadOutcome::Data(n)) => {
+                if let Some(l) = log.as_mut() {
+                    l.push(&buf[..n]);
+                }
+                match tail.lock() {
+                    Ok(mut t) => t.push(&buf[..n]),
+                    Err(p) => p.into_inner().push(&buf[..n]),
+                }
+            }
             Ok(ReadOutcome::WouldBlock) => {}
             Ok(ReadOutcome::Eof) | Err(_) => return,
         }

@@ -95,7 +95,14 @@ pub struct Command {
     /// run's, made by the caller; its old content is replaced). `None`: the folder
     /// goes with the sandbox.
     pub keep: Option<PathBuf>,
+    /// A file of the run's (koth's, never the bot's) where everything the program
+    /// writes to stderr is appended, control characters escaped, up to
+    /// [`STDERR_LOG_BYTES`] a process. `None`: only the last 4 KiB are kept.
+    pub stderr_log: Option<PathBuf>,
 }
+
+/// The most a process's stderr log keeps; a note says where it was cut.
+pub const STDERR_LOG_BYTES: u64 = 1 << 20;
 
 impl Command {
     /// `program` in `cwd`, no extra environment, [`Limits::standard`], [`Sandbox::Auto`].
@@ -113,6 +120,7 @@ impl Command {
             read_only: Vec::new(),
             hidden: Vec::new(),
             keep: None,
+            stderr_log: None,
         }
     }
 

@@ -268,6 +268,7 @@ fn run(req: &Request, dest: &Path, env: &[(String, String)]) -> Response {
         read_only: Vec::new(),
         hidden: Vec::new(),
         keep: None,
+        stderr_log: None,
     };
     let r = crate::invoke::invoke(&cmd, &argv[1..], req.timeout, req.max_stdout);
     end_everything();

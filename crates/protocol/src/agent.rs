@@ -29,6 +29,9 @@ pub struct JsonBotConfig {
     /// bot keeps never collide between slots and its original folder is never
     /// written. (A sandboxed process always gets a private copy of its own.)
     pub copies: Option<Arc<koth_process::Workspace>>,
+    /// When set, a folder where each slot's processes append their whole stderr
+    /// (`NAME.slot-K.log`, control characters escaped, bounded per process).
+    pub logs: Option<std::path::PathBuf>,
 }
 
 impl JsonBotConfig {
@@ -42,6 +45,7 @@ impl JsonBotConfig {
             max_line: 1 << 20,
             transcript: None,
             copies: None,
+            logs: None,
         }
     }
 }
@@ -65,6 +69,21 @@ pub fn json_entrant<G: WireGame>(name: impl Into<String>, config: JsonBotConfig)
             }
             (Some(ws), _) => cfg.command.keep = ws.keep_dir(slot, &label)?,
             (None, _) => {}
+        }
+        if let Some(dir) = &cfg.logs {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+            let file: String = label
+                .chars()
+                .map(|c| {
+                    if c.is_alphanumeric() || "-_.".contains(c) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            cfg.command.stderr_log = Some(dir.join(format!("{file}.slot-{slot}.log")));
         }
         cfg.command = cfg.command.with_env("KOTH_SLOT", slot.to_string());
         Ok(Arc::new(cfg))
