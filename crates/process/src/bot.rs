@@ -557,7 +557,10 @@ impl Log {
         }
         let text = crate::printable(&String::from_utf8_lossy(bytes));
         let n = (text.len() as u64).min(self.left) as usize;
-        let cut = text.floor_char_boundary(n);
+        let mut cut = n;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
         let _ = self.file.write_all(&text.as_bytes()[..cut]);
         self.left -= n as u64;
         if self.left == 0 || cut < text.len() {
