@@ -576,6 +576,15 @@ impl Log {
 
 fn stderr_loop(fd: OwnedFd, stop: OwnedFd, tail: Arc<Mutex<Tail>>, mut log: Option<Log>) {
     let mut buf = vec![0u8; 16 * 1024];
+    let mut keep = |bytes: &[u8]| {
+        if let Some(l) = log.as_mut() {
+            l.push(bytes);
+        }
+        match tail.lock() {
+            Ok(mut t) => t.push(bytes),
+            Err(p) => p.into_inner().push(bytes),
+        }
+    };
     loop {
         let mut fds = [
             sys::pollfd(&fd, libc::POLLIN),
@@ -590,15 +599,7 @@ fn stderr_loop(fd: OwnedFd, stop: OwnedFd, tail: Arc<Mutex<Tail>>, mut log: Opti
             // non-blocking and the writers are dead.
             for _ in 0..64 {
                 match sys::read_once(fd.as_raw_fd(), &mut buf) {
-                    Ok(ReadOutcome::Data(n)) => {
-                        if let Some(l) = log.as_mut() {
-                            l.push(&buf[..n]);
-                        }
-                        match tail.lock() {
-                            Ok(mut t) => t.push(&buf[..n]),
-                            Err(p) => p.into_inner().push(&buf[..n]),
-                        }
-                    }
+                    Ok(ReadOutcome::Data(n)) => keep(&buf[..n]),
                     _ => break,
                 }
             }
@@ -608,15 +609,7 @@ fn stderr_loop(fd: OwnedFd, stop: OwnedFd, tail: Arc<Mutex<Tail>>, mut log: Opti
             continue;
         }
         match sys::read_once(fd.as_raw_fd(), &mut buf) {
-            Ok(ReadOutcome::Data(n)) => {
-                if let Some(l) = log.as_mut() {
-                    l.push(&buf[..n]);
-                }
-                match tail.lock() {
-                    Ok(mut t) => t.push(&buf[..n]),
-                    Err(p) => p.into_inner().push(&buf[..n]),
-                }
-            }
+            Ok(ReadOutcome::Data(n)) => keep(&buf[..n]),
             Ok(ReadOutcome::WouldBlock) => {}
             Ok(ReadOutcome::Eof) | Err(_) => return,
         }

@@ -173,20 +173,9 @@ impl Workspace {
 
     /// The folder of program `name` in `slot` (not created).
     pub fn slot_dir(&self, slot: usize, name: &str) -> PathBuf {
-        let clean: String = name
-            .chars()
-            .map(|c| {
-                if c.is_alphanumeric() || "-_.".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        let clean = clean.trim_start_matches('.');
         self.root
             .join(format!("slot-{slot}"))
-            .join(if clean.is_empty() { "_" } else { clean })
+            .join(file_name_of(name))
     }
 
     /// Makes the folder of `name` in `slot` a fresh copy of `original` and returns
@@ -258,5 +247,30 @@ mod tests {
         assert!(root.exists());
         drop(gone);
         assert!(!root.exists());
+    }
+}
+
+/// A bot's name as a plain file name of the run's folder: letters, digits, `-`, `_`
+/// and `.` kept, anything else `_`, never hidden, never empty.
+///
+/// ```
+/// assert_eq!(koth_process::file_name_of("../my bot"), "_my_bot");
+/// ```
+pub fn file_name_of(name: &str) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let clean = clean.trim_start_matches('.');
+    if clean.is_empty() {
+        "_".to_string()
+    } else {
+        clean.to_string()
     }
 }

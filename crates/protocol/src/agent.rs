@@ -73,16 +73,7 @@ pub fn json_entrant<G: WireGame>(name: impl Into<String>, config: JsonBotConfig)
         if let Some(dir) = &cfg.logs {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
-            let file: String = label
-                .chars()
-                .map(|c| {
-                    if c.is_alphanumeric() || "-_.".contains(c) {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
+            let file = koth_process::file_name_of(&label);
             cfg.command.stderr_log = Some(dir.join(format!("{file}.slot-{slot}.log")));
         }
         cfg.command = cfg.command.with_env("KOTH_SLOT", slot.to_string());
