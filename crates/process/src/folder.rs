@@ -197,6 +197,31 @@ impl Workspace {
     }
 }
 
+/// A bot's name as a plain file name of the run's folder: letters, digits, `-`, `_`
+/// and `.` kept, anything else `_`, never hidden, never empty.
+///
+/// ```
+/// assert_eq!(koth_process::file_name_of("../my bot"), "_my_bot");
+/// ```
+pub fn file_name_of(name: &str) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let clean = clean.trim_start_matches('.');
+    if clean.is_empty() {
+        "_".to_string()
+    } else {
+        clean.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,30 +272,5 @@ mod tests {
         assert!(root.exists());
         drop(gone);
         assert!(!root.exists());
-    }
-}
-
-/// A bot's name as a plain file name of the run's folder: letters, digits, `-`, `_`
-/// and `.` kept, anything else `_`, never hidden, never empty.
-///
-/// ```
-/// assert_eq!(koth_process::file_name_of("../my bot"), "_my_bot");
-/// ```
-pub fn file_name_of(name: &str) -> String {
-    let clean: String = name
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let clean = clean.trim_start_matches('.');
-    if clean.is_empty() {
-        "_".to_string()
-    } else {
-        clean.to_string()
     }
 }
