@@ -25,6 +25,11 @@ pub struct Fault {
     pub tried: Option<u8>,
 }
 
+/// How the reason of a game lost with a process that failed in another game
+/// begins (the game it failed in and what it did follow): one text, written by
+/// the protocols and read by the front ends.
+pub const LOST_WITH_PROCESS: &str = "lost with its process, which failed in ";
+
 impl Fault {
     /// A fault with a reason and no stderr.
     pub fn new(reason: impl Into<String>) -> Self {

@@ -23,7 +23,9 @@ pub mod standings;
 pub mod stats;
 pub mod tournament;
 
-pub use agent::{dedup_names, Agent, AgentFactory, Entrant, Fault, MultiAgent, MultiFactory};
+pub use agent::{
+    dedup_names, Agent, AgentFactory, Entrant, Fault, MultiAgent, MultiFactory, LOST_WITH_PROCESS,
+};
 pub use code::{ChoiceCode, Choices};
 pub use game::{Ending, Game, IllegalChoice, Notice, Outcome, PerSeat, Seat, SeatSet, MAX_SEATS};
 pub use play::play_game;

@@ -18,7 +18,7 @@ use std::time::Duration;
 pub struct BenchArgs {
     /// Games koth plays at the six-player table (and for each other measurement, a
     /// quarter of it).
-    #[arg(long, default_value_t = 1_000_000, value_parser = settings::at_least_one_u64)]
+    #[arg(long, default_value_t = 1_000_000, value_parser = settings::at_least_one::<u64>)]
     pub games: u64,
     /// Seconds the reference engine (for Coup, the `coup` crate) plays each table
     /// (it is far slower; 0 skips it).
@@ -26,7 +26,7 @@ pub struct BenchArgs {
     pub crate_seconds: f64,
     /// Most worker threads to measure (default: every core); scaling is shown for
     /// 1, 2, 4... up to it.
-    #[arg(long, value_parser = settings::at_least_one_usize)]
+    #[arg(long, value_parser = settings::at_least_one::<usize>)]
     pub threads: Option<usize>,
     /// Games six copies of a compiled external bot play, to measure koth's share of
     /// an external decision (0 skips it).

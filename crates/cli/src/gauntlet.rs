@@ -39,16 +39,16 @@ pub struct GauntletArgs {
     #[arg(long, default_value_t = 0.05)]
     beta: f64,
     /// Stop undecided after this many games.
-    #[arg(long, default_value_t = 50_000, value_parser = settings::at_least_one_u64)]
+    #[arg(long, default_value_t = 50_000, value_parser = settings::at_least_one::<u64>)]
     max_games: u64,
     /// Games between two looks at the test.
-    #[arg(long, default_value_t = 200, value_parser = settings::at_least_one_u64)]
+    #[arg(long, default_value_t = 200, value_parser = settings::at_least_one::<u64>)]
     batch: u64,
     /// Master seed (random if left out).
     #[arg(long)]
     seed: Option<u64>,
     /// Worker threads (default: every core).
-    #[arg(long, value_parser = settings::at_least_one_usize)]
+    #[arg(long, value_parser = settings::at_least_one::<usize>)]
     threads: Option<usize>,
     /// The run's folder (--out DIR) keeps every game for `koth replay` and
     /// `koth report`; --resume continues an interrupted gauntlet where it stopped.

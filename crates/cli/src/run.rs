@@ -34,15 +34,15 @@ pub struct RunArgs<F: Front> {
     #[command(flatten)]
     pub options: F::Options,
     /// Games to play (overrides the file; default 1000).
-    #[arg(long, value_parser = settings::at_least_one_u64)]
+    #[arg(long, value_parser = settings::at_least_one::<u64>)]
     pub games: Option<u64>,
     /// Games each pair plays in a round robin of pairs (Samurai: default 8, or the
     /// file's), alternating who is called first.
-    #[arg(long, value_parser = settings::at_least_one_u64)]
+    #[arg(long, value_parser = settings::at_least_one::<u64>)]
     pub matches: Option<u64>,
     /// Rounds of a round robin in which every bot plays every other going first and
     /// second (the two-player challenge: default 10).
-    #[arg(long, value_parser = settings::at_least_one_u64)]
+    #[arg(long, value_parser = settings::at_least_one::<u64>)]
     pub rounds: Option<u64>,
     /// Master seed (overrides the file; random if unset anywhere).
     #[arg(long)]
@@ -51,7 +51,7 @@ pub struct RunArgs<F: Front> {
     #[arg(long)]
     pub table_size: Option<usize>,
     /// Worker threads = parallel games; each external bot runs one process per thread.
-    #[arg(long, value_parser = settings::at_least_one_usize)]
+    #[arg(long, value_parser = settings::at_least_one::<usize>)]
     pub threads: Option<usize>,
     /// Time limit per decision for programs, in milliseconds: from launch for
     /// programs started once a move (default the file's, or the game's: 1000, and
@@ -95,7 +95,7 @@ pub struct RunArgs<F: Front> {
 #[derive(Args, Debug)]
 pub struct LoopArgs<F: Front> {
     /// Games to play.
-    #[arg(long, default_value_t = 100_000, value_parser = settings::at_least_one_u64)]
+    #[arg(long, default_value_t = 100_000, value_parser = settings::at_least_one::<u64>)]
     pub games: u64,
     /// Bots in the tournament, comma-separated; a name twice means two seats of it
     /// (default: every built-in bot).
@@ -110,7 +110,7 @@ pub struct LoopArgs<F: Front> {
     #[arg(long)]
     pub table_size: Option<usize>,
     /// Worker threads (default: every core). Results do not depend on it.
-    #[arg(long, value_parser = settings::at_least_one_usize)]
+    #[arg(long, value_parser = settings::at_least_one::<usize>)]
     pub threads: Option<usize>,
     /// Duplicate play: each deal is played once per rotation of the seats (games are
     /// rounded up to whole deals), so the luck of the cards cancels; intervals are
@@ -653,7 +653,7 @@ impl<C: Clone> Observer<C> for Watch<'_, C> {
             // failed in.
             let reason = match lost_in(&f.fault.reason) {
                 Some(rest) => {
-                    format!("lost with its process, which failed in another game: {rest}")
+                    format!("{}another game: {rest}", koth_arena::LOST_WITH_PROCESS)
                 }
                 None => f.fault.reason.clone(),
             };
@@ -677,7 +677,7 @@ impl<C: Clone> Observer<C> for Watch<'_, C> {
 /// For a game lost with a process that failed in another game, what the process
 /// did (the reason after the game's number).
 fn lost_in(reason: &str) -> Option<&str> {
-    let rest = reason.strip_prefix("lost with its process, which failed in ")?;
+    let rest = reason.strip_prefix(koth_arena::LOST_WITH_PROCESS)?;
     rest.split_once(": ").map(|(_, what)| what)
 }
 

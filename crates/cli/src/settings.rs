@@ -124,19 +124,14 @@ pub fn check_not_a_typo(
     }
 }
 
-/// A count that must be at least 1 (`--threads`), for clap.
-pub fn at_least_one_usize(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(0) => Err("must be at least 1".into()),
-        Ok(n) => Ok(n),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
-/// A count that must be at least 1 (`--games`, `--matches`, `--rounds`), for clap.
-pub fn at_least_one_u64(s: &str) -> Result<u64, String> {
-    match s.parse::<u64>() {
-        Ok(0) => Err("must be at least 1".into()),
+/// A count that must be at least 1 (`--games`, `--threads`, `--matches`...), for clap.
+pub fn at_least_one<T>(s: &str) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialEq + From<u8>,
+    T::Err: std::fmt::Display,
+{
+    match s.parse::<T>() {
+        Ok(n) if n == T::from(0) => Err("must be at least 1".into()),
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),
     }

@@ -288,7 +288,8 @@ impl<G: WireGame> JsonMux<G> {
             None => "another game".to_string(),
         };
         let lost = Fault::new(format!(
-            "lost with its process, which failed in {died_in}: {reason}"
+            "{}{died_in}: {reason}",
+            koth_arena::LOST_WITH_PROCESS
         ));
         let fault = Fault {
             stderr_tail: (!tail.is_empty()).then_some(tail),
