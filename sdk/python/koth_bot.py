@@ -173,6 +173,9 @@ def run(bot, stdin=None, stdout=None):
             elif kind == "end":
                 b.end(msg)
         if not out:
+            # What a start or end hook printed leaves now, so koth finds it there.
+            if stdout is None:
+                sys.stdout.flush()
             continue
         if stdin is not None or stdout is not None:
             stdout = stdout or sys.stdout

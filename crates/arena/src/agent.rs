@@ -23,6 +23,21 @@ pub struct Fault {
     /// rule may make the attempt public ([`Game::penalize_tried`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tried: Option<u8>,
+    /// The hook the program was in when it did wrong, when it was outside any
+    /// decision (a line printed while told a game starts or ends).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hook: Option<Hook>,
+}
+
+/// A moment a program is told something and answers nothing: a fault there is
+/// found at the next decision, but was made here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Hook {
+    /// A game starts (`start`).
+    Start,
+    /// A game ended (`end`).
+    End,
 }
 
 /// How the reason of a game lost with a process that failed in another game
@@ -38,6 +53,7 @@ impl Fault {
             stderr_tail: None,
             illegal: false,
             tried: None,
+            hook: None,
         }
     }
 
@@ -96,6 +112,12 @@ pub trait Agent<G: Game>: Send {
     /// The lines the bot logged (a program's stderr) since the last call, for showing
     /// them as they come (`koth coup play`); `None` for bots without a log.
     fn take_log(&mut self) -> Option<String> {
+        None
+    }
+    /// Ends the bot's program after its last game: lines it printed after its
+    /// last answer (in its `end` hook, say) are a fault, returned here. `None`
+    /// for bots without a program, or a program that printed nothing more.
+    fn close(&mut self) -> Option<Fault> {
         None
     }
 }

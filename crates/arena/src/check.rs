@@ -34,6 +34,8 @@ pub struct KindTally {
     pub faults: u64,
     /// Answers slower than the report's slow limit (but in time).
     pub slow: u64,
+    /// The rules never ask it (not counted as unreached).
+    pub impossible: bool,
     times: Vec<Duration>,
 }
 
@@ -50,11 +52,15 @@ impl KindTally {
     }
 }
 
-/// One distinct defect: a kind of decision and a kind of fault.
+/// One distinct defect. An illegal choice is one per decision kind; a fault that
+/// ends the process (a crash, a timeout, garbage) is one per kind of fault and
+/// error line, whatever decisions it hit: one bug, one finding.
 #[derive(Clone, Debug)]
 pub struct Finding {
-    /// The decision kind's label.
+    /// The decision kind's label where it was first seen.
     pub kind: &'static str,
+    /// Every decision kind it hit, first seen first.
+    pub kinds: Vec<&'static str>,
     /// The first game (of the check's numbering) that shows it.
     pub game: u64,
     /// The full reason, from that first game.
@@ -65,6 +71,13 @@ pub struct Finding {
     pub position: String,
     /// How many times it happened.
     pub count: u64,
+    /// Seen at least once in a game the bot played from the first move itself
+    /// (not only in positions made to ask it, whose earlier moves were played
+    /// for it).
+    pub natural: bool,
+    /// Whether a fresh process playing its first game alone shows it again: set
+    /// by whoever re-ran it (`koth <game> check` does).
+    pub reproduced: Option<bool>,
 }
 
 /// The whole check.
@@ -78,6 +91,9 @@ pub struct CheckReport {
     pub findings: Vec<Finding>,
     /// Answers slower than this count as slow.
     pub slow_limit: Duration,
+    /// Games in which the bot made at least one fault.
+    pub faulted_games: u64,
+    last_faulted: Option<u64>,
 }
 
 impl CheckReport {
@@ -94,6 +110,8 @@ impl CheckReport {
                 .collect(),
             findings: Vec::new(),
             slow_limit,
+            faulted_games: 0,
+            last_faulted: None,
         }
     }
 
@@ -112,29 +130,67 @@ impl CheckReport {
         self.kinds[kind].asked += 1;
     }
 
-    /// A fault answering a decision of kind `kind` in game `game` at `position`.
+    /// A fault answering a decision of kind `kind` in game `game` at `position`,
+    /// in a game the bot played from the first move.
     pub fn fault(&mut self, kind: usize, game: u64, fault: &Fault, position: String) {
+        self.fault_in(kind, game, fault, position, false)
+    }
+
+    /// [`CheckReport::fault`], saying whether the game's position was made to
+    /// ask the decision (`directed`: earlier moves were played for the bot).
+    pub fn fault_in(
+        &mut self,
+        kind: usize,
+        game: u64,
+        fault: &Fault,
+        position: String,
+        directed: bool,
+    ) {
         let k = &mut self.kinds[kind];
-        k.asked += 1;
+        // A hook's fault is found at a decision, already counted there.
+        if fault.hook.is_none() {
+            k.asked += 1;
+        }
         k.faults += 1;
         let label = k.label;
+        if self.last_faulted != Some(game) {
+            self.last_faulted = Some(game);
+            self.faulted_games += 1;
+        }
         let class = fault_class(&fault.reason);
-        if let Some(f) = self
-            .findings
-            .iter_mut()
-            .find(|f| f.kind == label && fault_class(&f.reason) == class)
-        {
+        let line = error_line(fault.stderr_tail.as_deref());
+        let same = |f: &Finding| {
+            fault_class(&f.reason) == class
+                && if fault.illegal {
+                    f.kind == label
+                } else {
+                    error_line(f.stderr_tail.as_deref()) == line
+                }
+        };
+        if let Some(f) = self.findings.iter_mut().find(|f| same(f)) {
             f.count += 1;
+            f.natural |= !directed;
+            if !f.kinds.contains(&label) {
+                f.kinds.push(label);
+            }
             return;
         }
         self.findings.push(Finding {
             kind: label,
+            kinds: vec![label],
             game,
             reason: fault.reason.clone(),
             stderr_tail: fault.stderr_tail.clone(),
             position,
             count: 1,
+            natural: !directed,
+            reproduced: None,
         });
+    }
+
+    /// Marks decision kind `kind` as one the rules never ask.
+    pub fn rule_out(&mut self, kind: usize) {
+        self.kinds[kind].impossible = true;
     }
 
     /// No defect found.
@@ -144,7 +200,10 @@ impl CheckReport {
 
     /// Kinds the check never managed to ask.
     pub fn unreached(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.kinds.iter().filter(|k| k.asked == 0).map(|k| k.label)
+        self.kinds
+            .iter()
+            .filter(|k| k.asked == 0 && !k.impossible)
+            .map(|k| k.label)
     }
 
     /// Answers slower than the slow limit, in all.
@@ -160,6 +219,44 @@ pub fn fault_class(reason: &str) -> &str {
         .find(|c: char| !(c.is_alphabetic() || c == ' ' || c == '-'))
         .unwrap_or(reason.len());
     reason[..end].trim()
+}
+
+/// The kind a fault made in a hook counts under, instead of the decision it was
+/// found at (`found_at`): the start of a game (kind 0) or its end (the last of
+/// `kinds`), as every game's check orders its kinds.
+pub fn hook_kind(fault: &Fault, kinds: usize, found_at: usize) -> usize {
+    match fault.hook {
+        Some(crate::Hook::Start) => 0,
+        Some(crate::Hook::End) => kinds - 1,
+        None => found_at,
+    }
+}
+
+/// Where a fault found in game `g` was made, and the position to show: a line
+/// printed in an `end` hook is read at the next game's first answer, but belongs
+/// to the game before.
+pub fn hook_position(fault: &Fault, g: u64, found: String) -> (u64, String) {
+    match fault.hook {
+        Some(crate::Hook::End) if g > 0 => (
+            g - 1,
+            format!(
+                "when told game {} ended (read at the next answer, in game {g}: {found})",
+                g - 1
+            ),
+        ),
+        Some(crate::Hook::Start) => (
+            g,
+            format!("when told game {g} starts (read at its first answer: {found})"),
+        ),
+        _ => (g, found),
+    }
+}
+
+/// The line of a program's stderr that names its error (the last one naming an
+/// error, an exception or a panic), which tells one crash from another.
+pub fn error_line(stderr: Option<&str>) -> Option<&str> {
+    let error = |l: &&str| l.contains("Error") || l.contains("Exception") || l.contains("panicked");
+    stderr?.lines().rev().find(error).map(str::trim)
 }
 
 #[cfg(test)]
@@ -197,14 +294,56 @@ mod tests {
     }
 
     #[test]
-    fn different_faults_or_kinds_are_different_findings() {
+    fn different_faults_or_illegal_kinds_are_different_findings() {
         let mut r = CheckReport::new(&["a", "b"], Duration::from_secs(1));
         r.fault(0, 1, &Fault::new("timeout: x"), String::new());
         r.fault(0, 2, &Fault::new("garbage: y"), String::new());
-        r.fault(1, 3, &Fault::new("timeout: z"), String::new());
-        r.fault(1, 4, &Fault::new("timeout: w"), String::new());
-        assert_eq!(r.findings.len(), 3);
+        r.fault(
+            1,
+            3,
+            &Fault::illegal_choice("illegal choice: z"),
+            String::new(),
+        );
+        r.fault(
+            0,
+            3,
+            &Fault::illegal_choice("illegal choice: w"),
+            String::new(),
+        );
+        r.fault(
+            1,
+            4,
+            &Fault::illegal_choice("illegal choice: v"),
+            String::new(),
+        );
+        assert_eq!(r.findings.len(), 4);
         assert_eq!(r.findings[2].count, 2);
         assert_eq!(r.kinds[1].faults, 2);
+        assert_eq!(r.faulted_games, 4);
+    }
+
+    #[test]
+    fn one_crash_hitting_many_kinds_is_one_finding_listing_them() {
+        let crash = |line: &str| Fault {
+            stderr_tail: Some(format!("Traceback\n  File \"b.py\"\n{line}\n")),
+            ..Fault::new("crashed (exit code 1)")
+        };
+        let mut r = CheckReport::new(&["a", "b", "c"], Duration::from_secs(1));
+        r.fault(1, 50, &crash("RuntimeError: 50th"), String::new());
+        r.fault(2, 100, &crash("RuntimeError: 50th"), String::new());
+        r.fault(1, 150, &crash("RuntimeError: 50th"), String::new());
+        r.fault(0, 151, &crash("KeyError: 'x'"), String::new());
+        assert_eq!(r.findings.len(), 2, "{:?}", r.findings);
+        assert_eq!(r.findings[0].kinds, ["b", "c"]);
+        assert_eq!(r.findings[0].count, 3);
+        assert_eq!(r.findings[0].game, 50);
+        assert_eq!(r.findings[1].kinds, ["a"]);
+    }
+
+    #[test]
+    fn kinds_the_rules_never_ask_are_not_unreached() {
+        let mut r = CheckReport::new(&["a", "b"], Duration::from_secs(1));
+        r.rule_out(1);
+        assert_eq!(r.unreached().collect::<Vec<_>>(), ["a"]);
     }
 }

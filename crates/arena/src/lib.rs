@@ -24,7 +24,8 @@ pub mod stats;
 pub mod tournament;
 
 pub use agent::{
-    dedup_names, Agent, AgentFactory, Entrant, Fault, MultiAgent, MultiFactory, LOST_WITH_PROCESS,
+    dedup_names, Agent, AgentFactory, Entrant, Fault, Hook, MultiAgent, MultiFactory,
+    LOST_WITH_PROCESS,
 };
 pub use code::{ChoiceCode, Choices};
 pub use game::{Ending, Game, IllegalChoice, Notice, Outcome, PerSeat, Seat, SeatSet, MAX_SEATS};

@@ -45,6 +45,10 @@ pub struct CheckArgs<F: Front> {
     /// Narrate only check game G, turn by turn (the command each defect names).
     #[arg(long, value_name = "G")]
     pub game: Option<u64>,
+    /// Pass even if some kind of decision was never asked (by default that fails
+    /// with exit status 3: the check could not judge it).
+    #[arg(long)]
+    pub accept_unreached: bool,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -74,8 +78,30 @@ fn bot_of_file<F: Front>(file: &Path, name: &str) -> Result<(BotEntry, Timeouts)
     Ok((entry, timeouts))
 }
 
-/// Runs `koth <game> check`; `Ok(false)` when the bot has a defect.
-pub fn check<F: Front>(a: CheckArgs<F>) -> Result<bool> {
+/// How a check ended, as its exit status says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// No defect, every decision asked (exit 0).
+    Passed,
+    /// At least one defect (exit 1).
+    Failed,
+    /// No defect, but some kind of decision was never asked (exit 3).
+    Unreached,
+}
+
+impl Verdict {
+    /// The process's exit status.
+    pub fn status(self) -> i32 {
+        match self {
+            Verdict::Passed => 0,
+            Verdict::Failed => 1,
+            Verdict::Unreached => 3,
+        }
+    }
+}
+
+/// Runs `koth <game> check`.
+pub fn check<F: Front>(a: CheckArgs<F>) -> Result<Verdict> {
     let games = a.games.unwrap_or(F::CHECK_GAMES);
     if games == 0 {
         anyhow::bail!("--games must be at least 1");
@@ -121,6 +147,8 @@ pub fn check<F: Front>(a: CheckArgs<F>) -> Result<bool> {
             timeouts,
             copies: Some(copies),
             hidden: a.file.iter().map(|f| koth_process::absolute(f)).collect(),
+            // A line printed in a start or end hook is found there.
+            hook_grace: Duration::from_millis(30),
             ..Setup::default()
         },
     );
@@ -145,15 +173,51 @@ pub fn check<F: Front>(a: CheckArgs<F>) -> Result<bool> {
                 )
             );
         }
-        return Ok(report.passed());
+        if report.passed() {
+            out!(
+                "{}",
+                paint(
+                    &format!(
+                        "no defect in check game {g}, played by a fresh process of {}",
+                        entry.name
+                    ),
+                    Style::new().green()
+                )
+            );
+        }
+        return Ok(if report.passed() {
+            Verdict::Passed
+        } else {
+            Verdict::Failed
+        });
     }
     eprintln!("{}", F::check_header(&facts));
     let bar = term::Bar::new(games, a.quiet);
-    let report = F::check(&facts, &setup, &|n| bar.set_position(n))?;
+    let mut report = F::check(&facts, &setup, &|n| bar.set_position(n))?;
     bar.finish();
-    print_report(&report, &entry.name, &repro(&a));
-    Ok(report.passed())
+    // Each finding's game again, by a fresh process: what "see it" will show.
+    for f in report.findings.iter_mut().take(RECHECKS) {
+        let again = F::recheck(&facts, &setup, f.game)?;
+        let class = koth_arena::check::fault_class(&f.reason);
+        f.reproduced = Some(
+            again
+                .findings
+                .iter()
+                .any(|g| koth_arena::check::fault_class(&g.reason) == class),
+        );
+    }
+    print_report(&report, &entry.name, &repro(&a), a.accept_unreached);
+    Ok(if !report.passed() {
+        Verdict::Failed
+    } else if report.unreached().next().is_some() && !a.accept_unreached {
+        Verdict::Unreached
+    } else {
+        Verdict::Passed
+    })
 }
+
+/// Findings whose game a check plays again to see if it reproduces.
+const RECHECKS: usize = 12;
 
 /// The command that narrates one check game, with the flags that shaped it.
 fn repro<F: Front>(a: &CheckArgs<F>) -> String {
@@ -181,7 +245,7 @@ fn micros(d: Option<Duration>) -> String {
 
 /// A check's report: each decision kind with how often it was asked, its faults
 /// and times, then each defect with where it happened and how to see it.
-fn print_report(r: &CheckReport, name: &str, repro: &str) {
+fn print_report(r: &CheckReport, name: &str, repro: &str, accept: bool) {
     out!(
         "{:<29} {:>7} {:>6} {:>9} {:>9}",
         "decision",
@@ -196,7 +260,9 @@ fn print_report(r: &CheckReport, name: &str, repro: &str) {
         } else {
             (micros(k.percentile(50.0)), micros(k.percentile(99.0)))
         };
-        let line = if k.asked == 0 {
+        let line = if k.impossible {
+            format!("{:<29} {:>7} {:>6}   not in these rules", k.label, "-", "-")
+        } else if k.asked == 0 {
             format!("{:<29} {:>7} {:>6}   never asked", k.label, 0, "-")
         } else {
             format!(
@@ -225,7 +291,9 @@ fn print_report(r: &CheckReport, name: &str, repro: &str) {
             paint(
                 &format!(
                     "✗ {}: {} ({times}, first in game {})",
-                    f.kind, f.reason, f.game
+                    f.kinds.join("; "),
+                    f.reason,
+                    f.game
                 ),
                 Style::new().red().bold()
             )
@@ -239,16 +307,46 @@ fn print_report(r: &CheckReport, name: &str, repro: &str) {
                 );
             }
         }
+        if !f.natural {
+            out!(
+                "    seen only in positions made to ask it, whose earlier moves were played for the bot: a bot that never makes those moves is never asked this in a real game"
+            );
+        }
         out!("    see it: {repro} --game {}", f.game);
+        match f.reproduced {
+            Some(true) => out!("    reproduced: a fresh process shows it again in game {}", f.game),
+            Some(false) => out!(
+                "{}",
+                paint(
+                    &format!(
+                        "    not reproduced: a fresh process plays game {} without it, so it depends on earlier games (what the process kept or counted from them); the run above shows it",
+                        f.game
+                    ),
+                    Style::new().yellow()
+                )
+            ),
+            None => {}
+        }
     }
     out!("");
     let unreached: Vec<&str> = r.unreached().collect();
     if !unreached.is_empty() {
-        out!(
-            "never asked in {} games: {} (try more --games or another --seed)",
+        let why = if r.faulted_games >= r.games {
+            "the bot lost every game to a fault before they came: fix the defects above and check again".to_string()
+        } else {
+            "koth could not bring them about: try more --games or another --seed".to_string()
+        };
+        let line = format!(
+            "never asked in {} games: {} ({why})",
             count(r.games),
             unreached.join("; ")
         );
+        let style = if accept {
+            Style::new().yellow()
+        } else {
+            Style::new().red().bold()
+        };
+        out!("{}", paint(&line, style));
     }
     if r.slow() > 0 {
         out!(
@@ -258,16 +356,35 @@ fn print_report(r: &CheckReport, name: &str, repro: &str) {
         );
     }
     let decisions: u64 = r.kinds.iter().skip(1).map(|k| k.asked).sum();
-    if r.passed() {
+    if r.passed() && (unreached.is_empty() || accept) {
         out!(
             "{}",
             paint(
                 &format!(
-                    "{name} passed: {} games, {} decisions, no defect",
+                    "{name} passed: {} games, {} decisions, no defect{}",
                     count(r.games),
-                    count(decisions)
+                    count(decisions),
+                    if unreached.is_empty() {
+                        ""
+                    } else {
+                        " (some decisions never asked)"
+                    }
                 ),
                 Style::new().green().bold()
+            )
+        );
+    } else if r.passed() {
+        out!(
+            "{}",
+            paint(
+                &format!(
+                    "{name} not judged: no defect in {} games ({} decisions), but {} kind{} of decision never asked (--accept-unreached passes it anyway)",
+                    count(r.games),
+                    count(decisions),
+                    unreached.len(),
+                    if unreached.len() == 1 { "" } else { "s" },
+                ),
+                Style::new().red().bold()
             )
         );
     } else {

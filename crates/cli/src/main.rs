@@ -138,8 +138,9 @@ fn verb<F: Front>(v: Verb<F>) -> anyhow::Result<()> {
         Verb::Loop(a) => run::run_loop(a),
         Verb::Run(a) => run::run(a),
         Verb::Check(a) => {
-            if !check::check(a)? {
-                std::process::exit(1);
+            let status = check::check(a)?.status();
+            if status != 0 {
+                std::process::exit(status);
             }
             Ok(())
         }

@@ -110,10 +110,12 @@ fn each_buggy_bot_is_caught_at_its_decision_kind() {
                         koth(&["coup", "check", &cmd, "--games", games, "--seed", "1", "-q"]);
                     assert_eq!(code, Some(1), "{bug}: a defect fails the check\n{out}{err}");
                     let found = findings(&out);
+                    // One bug is one finding, listing every kind it hit.
                     assert!(
                         found
                             .iter()
-                            .any(|(k, r)| k == kind && r.starts_with(reason)),
+                            .any(|(k, r)| k.split("; ").any(|k| k == kind)
+                                && r.starts_with(reason)),
                         "{bug}: expected ✗ {kind}: {reason}…\n{out}"
                     );
                     if prog == "python3" {
@@ -155,7 +157,9 @@ fn stdout_pollution_and_slow_answers_in_javascript_and_python() {
     assert!(
         findings(&out)
             .iter()
-            .any(|(k, r)| k == "block" && r.contains("\"blockers:") && r.contains("to stderr")),
+            .any(|(k, r)| k.split("; ").any(|k| k == "block")
+                && r.contains("\"blockers:")
+                && r.contains("to stderr")),
         "{out}"
     );
     // Sleeps 2 s when asked to challenge a block: a timeout at that kind only.
@@ -267,4 +271,161 @@ fn bad_bots_and_files_are_clear_errors() {
     let (code, _, err) = koth(&["coup", "check", "builtin:honest", "--games", "0"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("--games must be at least 1"), "{err}");
+}
+
+/// A cautious contestant's folder: the bot beside a copy of the SDK.
+fn cautious_folder(tag: &str) -> PathBuf {
+    common::contestant_folder(
+        &format!("check-cautious-{tag}"),
+        &[
+            "crates/cli/tests/buggy/cautious_bot.py",
+            "sdk/python/koth_bot.py",
+        ],
+    )
+}
+
+/// Bugs at decisions the bot's own play never leads to (it never exchanges,
+/// bluffs, challenges or blocks): each found at exactly its kind, under the
+/// standard rules and the two-player challenge's.
+#[test]
+fn a_bug_where_the_bot_never_goes_is_found_at_its_kind() {
+    let d = cautious_folder("kinds");
+    let cases: &[(&str, &str, &str)] = &[
+        ("forced-coup", "action, forced coup", "standard"),
+        ("challenge-action", "challenge an action", "standard"),
+        ("block", "block", "standard"),
+        (
+            "block-after-lost-challenge",
+            "block after a lost challenge",
+            "standard",
+        ),
+        ("challenge-block", "challenge a block", "standard"),
+        ("exchange-two", "exchange, two cards", "standard"),
+        ("exchange-one", "exchange, one card", "standard"),
+        ("lose-two", "lose influence, two cards", "standard"),
+        ("lose-last", "lose influence, last card", "standard"),
+        ("exchange-one", "exchange, one card", "ppcg"),
+        ("challenge-block", "challenge a block", "ppcg"),
+    ];
+    std::thread::scope(|s| {
+        for &(bug, kind, rules) in cases {
+            let cmd = format!("python3 {}/cautious_bot.py {bug}", d.display());
+            s.spawn(move || {
+                let (code, out, err) = koth(&[
+                    "coup", "check", &cmd, "--rules", rules, "--games", "120", "-q",
+                ]);
+                assert_eq!(code, Some(1), "{bug}\n{out}{err}");
+                let found = findings(&out);
+                assert_eq!(found.len(), 1, "{bug}: one bug, one finding\n{out}");
+                assert_eq!(found[0].0, kind, "{bug}\n{out}");
+                assert!(found[0].1.starts_with("crashed (exit code 1)"), "{out}");
+                assert!(
+                    out.contains("    reproduced: a fresh process shows it again"),
+                    "{out}"
+                );
+            });
+        }
+    });
+    // Without the bug it passes, every kind asked.
+    let cmd = format!("python3 {}/cautious_bot.py none", d.display());
+    let (code, out, _) = koth(&["coup", "check", &cmd, "--games", "120", "-q"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(!out.contains("never asked"), "{out}");
+}
+
+#[test]
+fn output_in_a_start_or_end_hook_is_found_at_that_hook() {
+    let d = cautious_folder("hooks");
+    for (bug, kind, printed) in [
+        ("start", "start of a game", "new game, seat"),
+        ("end", "end of a game", "game over"),
+    ] {
+        let cmd = format!("python3 {}/cautious_bot.py {bug}", d.display());
+        let (code, out, _) = koth(&["coup", "check", &cmd, "--games", "40", "-q"]);
+        assert_eq!(code, Some(1), "{out}");
+        let found = findings(&out);
+        assert_eq!(found.len(), 1, "{bug}\n{out}");
+        assert_eq!(found[0].0, kind, "{out}");
+        assert!(
+            found[0]
+                .1
+                .starts_with(&format!("wrote outside any answer: printed \"{printed}"))
+                && found[0].1.contains(&format!("in its {bug} hook")),
+            "{out}"
+        );
+        assert!(out.contains("    reproduced: "), "{out}");
+        // The game it names shows it, with a fresh process.
+        let see = out
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("see it: koth "))
+            .unwrap();
+        let game = see.rsplit(' ').next().unwrap();
+        let (code, story, _) = koth(&["coup", "check", &cmd, "--game", game]);
+        assert_eq!(code, Some(1), "{story}");
+        assert!(
+            story.contains(&format!("✗ {kind}: wrote outside any answer")),
+            "{story}"
+        );
+    }
+}
+
+#[test]
+fn a_crash_counted_across_games_is_one_finding_that_does_not_reproduce_alone() {
+    let d = cautious_folder("every50");
+    let cmd = format!("python3 {}/cautious_bot.py every-50", d.display());
+    let (code, out, _) = koth(&["coup", "check", &cmd, "--games", "60", "-q"]);
+    assert_eq!(code, Some(1), "{out}");
+    let found = findings(&out);
+    assert_eq!(found.len(), 1, "one bug, one finding\n{out}");
+    assert!(
+        found[0].0.contains("; "),
+        "it lists the kinds it hit: {out}"
+    );
+    assert!(
+        out.contains("    not reproduced: a fresh process plays game ")
+            && out.contains("depends on earlier games"),
+        "{out}"
+    );
+    let see = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("see it: koth "))
+        .unwrap();
+    let game = see.rsplit(' ').next().unwrap();
+    let (code, story, _) = koth(&["coup", "check", &cmd, "--game", game]);
+    assert_eq!(code, Some(0), "{story}");
+    assert!(
+        story.contains(&format!(
+            "no defect in check game {game}, played by a fresh process"
+        )),
+        "{story}"
+    );
+}
+
+#[test]
+fn a_kind_never_asked_fails_with_its_own_status_unless_accepted() {
+    // Ten games cannot reach every position.
+    let (code, out, _) = koth(&["coup", "check", "builtin:static", "--games", "10", "-q"]);
+    assert_eq!(code, Some(3), "{out}");
+    assert!(out.contains("never asked in 10 games: "), "{out}");
+    assert!(out.contains("static not judged: no defect"), "{out}");
+    let (code, out, _) = koth(&[
+        "coup",
+        "check",
+        "builtin:static",
+        "--games",
+        "10",
+        "--accept-unreached",
+        "-q",
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("static passed: 10 games"), "{out}");
+    // Under the challenge's rules a block after a lost challenge cannot come.
+    let (code, out, _) = koth(&["coup", "check", "builtin:static", "--rules", "ppcg", "-q"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("block after a lost challenge")
+                && l.ends_with("not in these rules")),
+        "{out}"
+    );
 }

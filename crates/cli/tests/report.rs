@@ -352,6 +352,7 @@ impl Agent<State> for Saboteur {
             ),
             illegal: false,
             tried: None,
+            hook: None,
         })
     }
 }

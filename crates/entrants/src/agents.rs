@@ -65,6 +65,9 @@ pub struct Setup {
     /// A folder of the run's where each JSON-lines process's stderr is kept whole
     /// (`NAME.slot-K.log`, bounded): what the bot logged, found after the run.
     pub logs: Option<PathBuf>,
+    /// How long a JSON-lines program is watched for a line printed in its `start`
+    /// or `end` hook (`check` sets it; see [`JsonBotConfig::hook_grace`]).
+    pub hook_grace: std::time::Duration,
 }
 
 impl Setup {
@@ -131,6 +134,7 @@ fn json_bot<G: WireGame>(b: &BotEntry, setup: &Setup) -> Result<Entrant<G>, Conf
     cfg.startup_timeout = setup.timeouts.startup;
     cfg.copies = setup.copies.clone();
     cfg.logs = setup.logs.clone();
+    cfg.hook_grace = setup.hook_grace;
     Ok(json_entrant(b.name.clone(), cfg))
 }
 

@@ -16,18 +16,20 @@
 
 use crate::agent::Lifted;
 use crate::game::PpcgGame;
+use crate::game::{GameMeta, MAX_INVOCATIONS};
 use koth_arena::check::CheckReport;
-use koth_arena::rng::{derive, Stream};
-use koth_arena::{Agent, Fault, Game, GameSeeds, Random, Rng, Seat};
-use koth_coup::check::{describe_position, kind_of, KINDS as COUP_KINDS, OPPONENTS};
+use koth_arena::{Agent, Fault, Game};
+use koth_coup::check::{
+    describe_position, kind_of, possible_kinds, CheckGame, Script, KINDS as COUP_KINDS,
+};
 use koth_coup::{bots, BotAgent, Rules};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The decision kinds a check tells apart: the engine's (those of the Coup check),
 /// then the arbiter's own moves.
-pub const KINDS: [&str; 12] = {
-    let mut k = ["reveal or end of turn"; 12];
+pub const KINDS: [&str; 13] = {
+    let mut k = ["reveal or end of turn"; 13];
     let mut i = 0;
     while i < COUP_KINDS.len() {
         k[i] = COUP_KINDS[i];
@@ -58,12 +60,24 @@ impl CheckOptions {
     }
 }
 
-/// Check game `g`: the program's seat, its opponent and the deal's seed.
-pub fn check_game(seed: u64, g: u64) -> (Seat, &'static str, u64) {
-    let mut rng = Rng::new(derive(seed, Stream::Check, g));
-    let opponent = OPPONENTS[rng.index(OPPONENTS.len())];
-    let deal = GameSeeds::of(derive(seed, Stream::Check, g), 0).deal;
-    ((g % 2) as usize, opponent, deal)
+/// Check game `g`: the Coup check's position of that number under the
+/// challenge's rules (open and directed positions alike, see
+/// [`koth_coup::check::check_game`]).
+pub fn check_game(seed: u64, g: u64) -> CheckGame {
+    koth_coup::check::check_game(Rules::ppcg(), seed, g)
+}
+
+/// The check's report, with the kinds these rules never ask ruled out.
+pub fn new_report(opts: &CheckOptions) -> CheckReport {
+    let mut report = CheckReport::new(&KINDS, opts.slow);
+    for (k, possible) in possible_kinds(&Rules::ppcg()).into_iter().enumerate() {
+        if !possible {
+            report.rule_out(k);
+        }
+    }
+    // A program launched once a move has no end hook.
+    report.rule_out(COUP_KINDS.len() - 1);
+    report
 }
 
 /// Plays `opts.games` check games with `bot` (whose history files go to a scratch
@@ -75,7 +89,7 @@ pub fn check(
     mut progress: impl FnMut(u64),
 ) -> std::io::Result<CheckReport> {
     let scratch = koth_process::ScratchDir::new("ppcg-check")?;
-    let mut report = CheckReport::new(&KINDS, opts.slow);
+    let mut report = new_report(opts);
     for g in 0..opts.games {
         play_check_game(
             bot,
@@ -112,18 +126,21 @@ pub fn play_check_game(
     report: &mut CheckReport,
     watch: &mut dyn FnMut(&PpcgGame, Step),
 ) {
-    let (me, opponent, deal) = check_game(opts.seed, g);
+    let cg = check_game(opts.seed, g);
+    let me = cg.seat;
+    let opponent = cg.opponents[1 - me];
     let mut names = [opponent, opponent];
     names[me] = name;
-    let mut game = PpcgGame::standalone(
-        Rules::ppcg(),
-        deal,
-        names,
-        dir.to_path_buf(),
-        &format!("check_{g}"),
-    );
+    let meta = GameMeta {
+        names: names.map(str::to_string),
+        stem: format!("check_{g}"),
+        out_dir: dir.to_path_buf(),
+        index: 0,
+    };
+    let mut script = Script::of(&cg);
+    let mut game = PpcgGame::from_state(cg.state, MAX_INVOCATIONS, meta);
     let mut other = bots::builtin(opponent).map(|b| Lifted(Box::new(BotAgent(b))));
-    let seeds = GameSeeds::of(derive(opts.seed, Stream::Check, g), 0);
+    let seeds = cg.seeds;
     bot.seat_names(&names);
     if let Err(f) = bot.start(&game, me, seeds.seat(me)) {
         report.fault(0, g, &f, "the start of the game".into());
@@ -140,6 +157,22 @@ pub fn play_check_game(
     while let Some(seat) = game.to_move() {
         legal.clear();
         game.legal_choices(&mut legal);
+        // Up to a directed position's decision: played for the players, the
+        // arbiter's own moves included.
+        if let Some(s) = script.as_mut().filter(|s| !s.done()) {
+            let c = if game.history().owed().is_some() {
+                Some(koth_coup::Choice::Pass)
+            } else {
+                s.play(game.state(), seat, &legal)
+            };
+            if let Some(c) = c {
+                if game.apply(c).is_err() {
+                    game.forfeit(seat);
+                }
+                watch(&game, Step::Applied);
+                continue;
+            }
+        }
         if seat != me {
             let choice = other
                 .as_mut()
@@ -174,7 +207,7 @@ pub fn play_check_game(
             Ok(c) => Fault::illegal_choice(format!("illegal choice {c:?}")),
             Err(f) => f,
         };
-        report.fault(kind, g, &fault, position);
+        report.fault_in(kind, g, &fault, position, cg.directed.is_some());
         watch(&game, Step::Fault(&fault));
         game.forfeit(me);
         watch(&game, Step::Applied);
@@ -197,7 +230,7 @@ mod tests {
             games: 60,
             ..CheckOptions::new(3)
         };
-        let mut report = CheckReport::new(&KINDS, opts.slow);
+        let mut report = new_report(&opts);
         for g in 0..opts.games {
             play_check_game(
                 &mut bot,
@@ -215,8 +248,10 @@ mod tests {
             assert!(t.asked > 0, "{k} never asked");
         }
         // Both seats are played.
-        assert_ne!(check_game(3, 0).0, check_game(3, 1).0);
-        assert_eq!(KINDS[..11], COUP_KINDS);
-        assert_eq!(KINDS[11], "reveal or end of turn");
+        let seats: std::collections::BTreeSet<koth_arena::Seat> =
+            (0..opts.games).map(|g| check_game(3, g).seat).collect();
+        assert_eq!(seats.len(), 2);
+        assert_eq!(KINDS[..12], COUP_KINDS);
+        assert_eq!(KINDS[12], "reveal or end of turn");
     }
 }

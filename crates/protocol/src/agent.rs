@@ -1,7 +1,7 @@
 //! [`JsonAgent`]: an external program playing over the JSON-lines protocol.
 
 use crate::wire::{Encoder, Hello, Ready, Reply, WireGame, PROTOCOL_VERSION};
-use koth_arena::{Agent, Entrant, Fault, MultiAgent, Seat};
+use koth_arena::{Agent, Entrant, Fault, Hook, MultiAgent, Seat};
 use koth_process::{BotProcess, Command, Exit, ProcessError};
 use std::collections::VecDeque;
 use std::marker::PhantomData;
@@ -32,6 +32,10 @@ pub struct JsonBotConfig {
     /// When set, a folder where each slot's processes append their whole stderr
     /// (`NAME.slot-K.log`, control characters escaped, bounded per process).
     pub logs: Option<std::path::PathBuf>,
+    /// How long to watch for a line printed in a `start` or `end` hook before the
+    /// next request is sent (default none). `check` waits a little, so that a line
+    /// printed there is found at its hook and not at the next decision.
+    pub hook_grace: Duration,
 }
 
 impl JsonBotConfig {
@@ -46,6 +50,7 @@ impl JsonBotConfig {
             transcript: None,
             copies: None,
             logs: None,
+            hook_grace: Duration::ZERO,
         }
     }
 }
@@ -170,6 +175,41 @@ impl<G: WireGame> Agent<G> for JsonAgent<G> {
         MultiAgent::finish(&mut self.0, 0, game, seat);
         self.0.flush();
     }
+
+    fn close(&mut self) -> Option<Fault> {
+        let m = &mut self.0;
+        let p = m.proc.as_mut()?;
+        // Told its input is over, an SDK's loop ends and the program exits,
+        // flushing what it printed and had not yet sent.
+        p.close_stdin();
+        let mut lines = Vec::new();
+        while lines.len() < 4 {
+            match p.read_line(Duration::from_secs(1), m.cfg.max_line) {
+                Ok(l) => lines.push(l),
+                Err(_) => break,
+            }
+        }
+        if lines.is_empty() {
+            if let Some(mut p) = m.proc.take() {
+                p.kill();
+            }
+            return None;
+        }
+        let (reason, hook) = if m.hooks.is_empty() {
+            let shown: Vec<String> = lines.iter().take(3).map(|l| snippet(l)).collect();
+            (
+                format!(
+                    "wrote a line nobody asked for: {} after its last answer (answer each decide exactly once; log to stderr)",
+                    shown.join(", ")
+                ),
+                None,
+            )
+        } else {
+            let hooks = m.hooks.clone();
+            hook_fault(&hooks, &lines, true)
+        };
+        Some(m.fail_at(reason, hook))
+    }
 }
 
 /// A [`MultiAgent`] that runs an external program speaking protocol version 1: one
@@ -205,7 +245,80 @@ pub struct JsonMux<G> {
     reading: Option<usize>,
     /// How much of the current process's stderr `take_log` has given.
     log_pos: u64,
+    /// `start` and `end` lines queued since the last request, and how many of them
+    /// were sent: a line the program prints in those hooks comes before the next
+    /// answer.
+    hooks: Vec<HookSent>,
+    /// Hooks queued since the last flush, and hooks sent not yet known silent.
+    batch: Vec<HookSent>,
+    unchecked: Vec<HookSent>,
+    /// Hooks up to this number were watched and printed nothing; and the last
+    /// number given.
+    checked: u64,
+    hook_seq: u64,
+    /// Times in a row each hook (start, end) was watched and printed nothing: a
+    /// hook silent three times is not waited for again by this process.
+    quiet: [u32; 2],
     _game: PhantomData<fn() -> G>,
+}
+
+/// A `start` or `end` line sent: its hook and its game's number, if known.
+#[derive(Clone, Copy, Debug)]
+struct HookSent {
+    hook: Hook,
+    game: Option<u64>,
+    seq: u64,
+}
+
+impl HookSent {
+    fn words(&self) -> String {
+        let (hook, at) = match self.hook {
+            Hook::Start => ("start", "start"),
+            Hook::End => ("end", "end"),
+        };
+        match self.game {
+            Some(g) => format!("its {hook} hook (the {at} of game {g})"),
+            None => format!("its {hook} hook (the {at} of a game)"),
+        }
+    }
+}
+
+/// The fault of lines printed outside any answer, after `hooks` were sent:
+/// printed in one of them, or (`only_hooks` false) perhaps while deciding, as
+/// the lines came just before an answer and nobody waited to tell them apart.
+fn hook_fault(hooks: &[HookSent], lines: &[String], only_hooks: bool) -> (String, Option<Hook>) {
+    let mut kinds: Vec<Hook> = hooks.iter().map(|h| h.hook).collect();
+    kinds.sort_by_key(|h| *h as usize);
+    kinds.dedup();
+    let place = match hooks {
+        [h] => h.words(),
+        [a, .., b] if kinds.len() == 1 => format!("{} to {}", a.words(), b.words()),
+        _ => hooks
+            .iter()
+            .map(HookSent::words)
+            .collect::<Vec<_>>()
+            .join(" or "),
+    };
+    let shown: Vec<String> = lines.iter().take(3).map(|l| snippet(l)).collect();
+    let shown = shown.join(", ");
+    if !only_hooks {
+        return (
+            format!(
+                "wrote outside any answer: printed {shown} to stdout just before its answer, in {place} or while deciding (stdout carries answers only: log to stderr)"
+            ),
+            None,
+        );
+    }
+    let hook = match kinds.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    };
+    (
+        format!(
+            "wrote outside any answer: printed {shown} to stdout in {place} (stdout carries answers only: log to stderr)"
+        ),
+        hook,
+    )
 }
 
 /// One table's game, as a [`JsonMux`] sees it.
@@ -231,6 +344,8 @@ struct Asked {
     id: u64,
     generation: u64,
     early: Option<Fault>,
+    /// The `start` and `end` lines sent since the request before it.
+    after: Vec<HookSent>,
 }
 
 impl<G: WireGame> JsonMux<G> {
@@ -251,6 +366,12 @@ impl<G: WireGame> JsonMux<G> {
             outstanding: VecDeque::new(),
             reading: None,
             log_pos: 0,
+            hooks: Vec::new(),
+            batch: Vec::new(),
+            unchecked: Vec::new(),
+            checked: 0,
+            hook_seq: 0,
+            quiet: [0; 2],
             _game: PhantomData,
         }
     }
@@ -265,8 +386,19 @@ impl<G: WireGame> JsonMux<G> {
     /// Kills the program (if running) and turns `reason` into a fault with its
     /// stderr tail; the games it was playing get the same fault.
     fn fail(&mut self, reason: String) -> Fault {
+        self.fail_at(reason, None)
+    }
+
+    /// [`JsonMux::fail`] for a fault made in a hook.
+    fn fail_at(&mut self, reason: String, hook: Option<Hook>) -> Fault {
+        self.hooks.clear();
+        self.batch.clear();
+        self.unchecked.clear();
         let Some(mut p) = self.proc.take() else {
-            return Fault::new(reason);
+            return Fault {
+                hook,
+                ..Fault::new(reason)
+            };
         };
         // Killing stops the stderr reader after it has read what the bot wrote
         // last (the reason it died, often), so the tail is taken after.
@@ -293,6 +425,7 @@ impl<G: WireGame> JsonMux<G> {
         ));
         let fault = Fault {
             stderr_tail: (!tail.is_empty()).then_some(tail),
+            hook,
             ..Fault::new(reason)
         };
         for (t, ts) in self.tables.iter_mut().enumerate() {
@@ -302,6 +435,18 @@ impl<G: WireGame> JsonMux<G> {
             }
         }
         fault
+    }
+
+    /// A `start` or `end` line was queued for table `table`'s game.
+    fn hooked(&mut self, hook: Hook, table: usize) {
+        self.hook_seq += 1;
+        let h = HookSent {
+            hook,
+            game: self.tables[table].index,
+            seq: self.hook_seq,
+        };
+        self.hooks.push(h);
+        self.batch.push(h);
     }
 
     /// The fault of table `t`'s game, whose process is gone.
@@ -372,6 +517,10 @@ impl<G: WireGame> JsonMux<G> {
         self.announced = 1;
         self.omit_legal = false;
         self.log_pos = 0;
+        self.hooks.clear();
+        self.batch.clear();
+        self.unchecked.clear();
+        self.quiet = [0; 2];
         self.out.clear();
         self.queued = 0;
         let hello = Hello {
@@ -473,7 +622,9 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
         ts.enc.games = games - 1;
         ts.enc.table = multi.then_some(table);
         let line = self.tables[table].enc.start(game, seat, seed);
-        queue(&mut self.out, &self.cfg, line)
+        queue(&mut self.out, &self.cfg, line)?;
+        self.hooked(Hook::Start, table);
+        Ok(())
     }
 
     fn request(&mut self, table: usize, game: &G, seat: Seat, legal: &[G::Choice]) {
@@ -486,6 +637,7 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
                 id: 0,
                 generation,
                 early,
+                after: Vec::new(),
             });
             return;
         }
@@ -501,6 +653,7 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
             id,
             generation,
             early,
+            after: std::mem::take(&mut self.hooks),
         });
     }
 
@@ -515,22 +668,55 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
             return;
         };
         // A line written when nothing was asked would be read as the next answer.
-        if let Ok(line) = p.read_line(Duration::ZERO, self.cfg.max_line) {
+        // `check` waits a little after `start` and `end` lines (the SDKs flush
+        // what their hooks print): a line then is the hook's, and one after is
+        // the decision's.
+        let watched = self
+            .unchecked
+            .iter()
+            .any(|h| self.quiet[h.hook as usize] < 3);
+        let grace = if watched {
+            self.cfg.hook_grace
+        } else {
+            Duration::ZERO
+        };
+        if let Ok(line) = p.read_line(grace, self.cfg.max_line) {
             let asked = self.requests + 1 - self.queued as u64;
             self.out.clear();
             self.queued = 0;
-            self.fail(format!(
-                "answered twice (or wrote a line nobody asked for): {} came before request {asked} was sent (answer each decide exactly once; log to stderr)",
-                snippet(&line),
-            ));
+            if self.unchecked.is_empty() {
+                self.fail(format!(
+                    "answered twice (or wrote a line nobody asked for): {} came before request {asked} was sent (answer each decide exactly once; log to stderr)",
+                    snippet(&line),
+                ));
+            } else {
+                let (reason, hook) = hook_fault(&self.unchecked, &[line], true);
+                self.fail_at(reason, hook);
+            }
             return;
         }
+        if !grace.is_zero() {
+            // Silent in the hooks sent: what comes next is not theirs.
+            if let Some(h) = self.unchecked.last() {
+                self.checked = h.seq;
+            }
+            for h in &self.unchecked {
+                self.quiet[h.hook as usize] += 1;
+            }
+            self.unchecked.clear();
+        }
+        let requests = self.queued > 0;
         // Each request of the batch has the decision time to be read.
         let per = self.cfg.decision_timeout.max(Duration::from_millis(100));
         p.set_write_timeout(per.saturating_mul(self.queued.max(1) as u32));
         let sent = p.send_bytes(&self.out);
         self.out.clear();
         self.queued = 0;
+        self.unchecked.append(&mut self.batch);
+        if requests {
+            // What they print comes before an answer, and is read there.
+            self.unchecked.clear();
+        }
         if let Err(e) = sent {
             self.io_fault(e, "reading of its input", per);
         }
@@ -584,7 +770,34 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
                 }
             }
         }
-        match parse_reply::<G>(&line, legal, asked.id) {
+        let reply = parse_reply::<G>(&line, legal, asked.id);
+        let after: Vec<HookSent> = asked
+            .after
+            .iter()
+            .filter(|h| h.seq > self.checked && self.quiet[h.hook as usize] < 3)
+            .copied()
+            .collect();
+        if let (Err(Refusal(_, false, _)), false) = (&reply, after.is_empty()) {
+            // Perhaps printed in a hook sent before the request: the answer then
+            // follows. If it does, the fault is the hook's.
+            let mut stray = vec![line];
+            let wait = timeout
+                .saturating_sub(t0.elapsed())
+                .min(Duration::from_secs(1));
+            while stray.len() <= 8 {
+                let Ok(next) = self.read(wait) else { break };
+                if parse_reply::<G>(&next, legal, asked.id).is_ok() {
+                    let (reason, hook) = hook_fault(&after, &stray, false);
+                    return Err(self.fail_at(reason, hook));
+                }
+                stray.push(next);
+            }
+            let first = stray.swap_remove(0);
+            if let Err(Refusal(reason, ..)) = parse_reply::<G>(&first, legal, asked.id) {
+                return Err(self.fail(reason));
+            }
+        }
+        match reply {
             Ok(c) => Ok(c),
             // The program answered in step: it stays for the rest of the game when
             // the rules penalise the answer, and for the next game if they forfeit it.
@@ -611,6 +824,9 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
         }
         let line = self.tables[table].enc.end(game, seat);
         let r = queue(&mut self.out, &self.cfg, line);
+        if r.is_ok() {
+            self.hooked(Hook::End, table);
+        }
         if r.is_err() {
             // It will be restarted for the next game; the fault shows there if it recurs.
             if let Some(mut p) = self.proc.take() {

@@ -24,7 +24,7 @@ use koth_arena::{Agent, Fault, Game, GameSeeds, Random, Rng, Seat};
 use std::time::{Duration, Instant};
 
 /// The decision kinds a check tells apart, in report order.
-pub const KINDS: [&str; 8] = [
+pub const KINDS: [&str; 9] = [
     "start of a match",
     "first turn",
     "a turn",
@@ -33,15 +33,17 @@ pub const KINDS: [&str; 8] = [
     "Sword of the Gods ready",
     "health 2 or less",
     "the last turn",
+    "end of a match",
 ];
 
 /// The starting positions a check cycles through.
-pub const SCENARIOS: [&str; 5] = [
+pub const SCENARIOS: [&str; 6] = [
     "a fresh duel",
     "499 turns of waiting: the last turn comes",
     "both bowed to honour 8: the Sword of the Gods",
     "the bot struck into a guard: honour 0",
     "the bot took 19 hits: health 1",
+    "the bot guarded last turn",
 ];
 
 /// The built-in samurai a check draws opponents from.
@@ -64,6 +66,10 @@ pub struct CheckOptions {
     pub seed: u64,
     /// Answers slower than this count as slow.
     pub slow: Duration,
+    /// End the bot's program after each game, and blame what it printed after its
+    /// last answer on the game's end (for one game played alone: the process
+    /// is gone after it).
+    pub close: bool,
 }
 
 impl CheckOptions {
@@ -73,6 +79,7 @@ impl CheckOptions {
             games: 100,
             seed,
             slow: Duration::from_millis(500),
+            close: false,
         }
     }
 }
@@ -121,6 +128,7 @@ pub fn check_game(seed: u64, game: u64) -> CheckGame {
         2 => vec![(Action::B, Action::B); 7],
         3 => vec![(Action::I, Action::G)],
         4 => [(Action::W, Action::B), (Action::W, Action::I)].repeat(19),
+        5 => vec![(Action::B, Action::W), (Action::G, Action::W)],
         _ => Vec::new(),
     };
     for (mine, theirs) in script {
@@ -239,7 +247,14 @@ pub fn play_check_game(
     let noted = |notes: Option<&NoteSink>| notes.and_then(|n| n.lock().ok().map(|v| v.len()));
     bot.seat_names(&names);
     if let Err(f) = bot.start(&game, me, cg.seeds.seat(me)) {
-        report.fault(0, g, &f, "the start of the match".to_string());
+        let (at, position) =
+            koth_arena::check::hook_position(&f, g, "the start of the match".to_string());
+        report.fault(
+            koth_arena::check::hook_kind(&f, KINDS.len(), 0),
+            at,
+            &f,
+            position,
+        );
         watch(&game, Step::Fault(&f));
         game.forfeit(me);
     } else {
@@ -300,12 +315,26 @@ pub fn play_check_game(
             Ok(c) => Fault::illegal_choice(format!("illegal move {c}: not among the legal moves")),
             Err(f) => f,
         };
-        report.fault(kind, g, &fault, position);
+        let (at, position) = koth_arena::check::hook_position(&fault, g, position);
+        report.fault(
+            koth_arena::check::hook_kind(&fault, KINDS.len(), kind),
+            at,
+            &fault,
+            position,
+        );
         watch(&game, Step::Fault(&fault));
         game.forfeit(me);
         watch(&game, Step::Applied);
     }
     bot.finish(&game, me);
+    report.accepted(KINDS.len() - 1);
+    if opts.close {
+        if let Some(f) = bot.close() {
+            let at = "after its last answer, when told the match ended".to_string();
+            report.fault(KINDS.len() - 1, g, &f, at);
+            watch(&game, Step::Fault(&f));
+        }
+    }
     if let Some(o) = other.as_mut() {
         o.finish(&game, them);
     }
@@ -331,6 +360,7 @@ mod tests {
                 2 => assert_eq!((me.honour, kind), (8, 5)),
                 3 => assert_eq!((me.honour, kind), (0, 4)),
                 4 => assert_eq!((me.health, kind), (1, 6)),
+                5 => assert_eq!(kind, 3),
                 _ => unreachable!(),
             }
         }
@@ -377,7 +407,8 @@ mod tests {
 
     #[test]
     fn a_defect_is_found_at_its_kind_and_the_duel_named_shows_it() {
-        for (k, label) in KINDS.iter().enumerate().skip(1) {
+        // Every decision: not the start or the end, which ask nothing.
+        for (k, label) in KINDS.iter().enumerate().take(KINDS.len() - 1).skip(1) {
             let mut bot = WrongAt(k);
             let opts = CheckOptions::new(4);
             let r = check(&mut bot, "wrong", &opts, None, |_| {});

@@ -220,23 +220,41 @@ impl Front for Coup {
     }
 
     fn check(c: &CheckFacts<Self>, setup: &Setup, progress: &dyn Fn(u64)) -> Result<CheckReport> {
-        use koth_coup::check::{check, CheckOptions};
         let mut agent = agent_of(c, setup)?;
-        let opts = CheckOptions {
-            games: c.games,
-            slow: c.timeout / 2,
-            ..CheckOptions::new(*c.rules, c.seed)
+        let opts = check_options(c);
+        Ok(koth_coup::check::check(
+            agent.as_mut(),
+            &c.entry.name,
+            &opts,
+            progress,
+        ))
+    }
+
+    fn recheck(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport> {
+        use koth_coup::check::{play_check_game, KINDS};
+        let mut agent = agent_of(c, setup)?;
+        let opts = koth_coup::check::CheckOptions {
+            close: true,
+            ..check_options(c)
         };
-        Ok(check(agent.as_mut(), &c.entry.name, &opts, progress))
+        let mut report = CheckReport::new(&KINDS, opts.slow);
+        play_check_game(
+            agent.as_mut(),
+            &c.entry.name,
+            &opts,
+            g,
+            &mut report,
+            &mut |_, _| {},
+        );
+        Ok(report)
     }
 
     fn check_game(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport> {
-        use koth_coup::check::{check_game, play_check_game, CheckOptions, Step, KINDS, SCENARIOS};
+        use koth_coup::check::{check_game, play_check_game, Step, KINDS};
         let mut agent = agent_of(c, setup)?;
-        let opts = CheckOptions {
-            games: c.games,
-            slow: c.timeout / 2,
-            ..CheckOptions::new(*c.rules, c.seed)
+        let opts = koth_coup::check::CheckOptions {
+            close: true,
+            ..check_options(c)
         };
         let name = &c.entry.name;
         let cg = check_game(opts.rules, opts.seed, g);
@@ -246,7 +264,9 @@ impl Front for Coup {
             paint(
                 &format!(
                     "Check game {g} (seed {}): {}; {name} in seat {}",
-                    opts.seed, SCENARIOS[cg.scenario], cg.seat
+                    opts.seed,
+                    cg.about(),
+                    cg.seat
                 ),
                 Style::new().bold()
             )
@@ -257,6 +277,12 @@ impl Front for Coup {
                 "  {n} holds {} with {} coins",
                 cards.join(" and "),
                 cg.state.coins(s)
+            );
+        }
+        if let Some(d) = cg.directed {
+            out!(
+                "  (moves up to the decision under test, {}, are played for their players; {name} sees them as events)",
+                KINDS[d.target]
             );
         }
         let mut report = CheckReport::new(&KINDS, opts.slow);
@@ -288,6 +314,15 @@ impl Front for Coup {
             out!("\nWinner: {} after {turns}", winners.join(", "));
         }
         Ok(report)
+    }
+}
+
+/// The check's options.
+fn check_options(c: &CheckFacts<Coup>) -> koth_coup::check::CheckOptions {
+    koth_coup::check::CheckOptions {
+        games: c.games,
+        slow: c.timeout / 2,
+        ..koth_coup::check::CheckOptions::new(*c.rules, c.seed)
     }
 }
 

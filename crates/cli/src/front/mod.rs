@@ -199,6 +199,9 @@ pub trait Front: Sized + 'static {
     /// Narrates check game `g`, and what the bot did wrong in it.
     fn check_game(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport>;
 
+    /// Plays check game `g` again, silently, with a fresh process.
+    fn recheck(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport>;
+
     /// The tables `koth <game> bench` plays, the first measured in full.
     fn bench_tables() -> Vec<BenchTable> {
         Vec::new()

@@ -241,21 +241,48 @@ impl Front for Ppcg {
         )?)
     }
 
+    fn recheck(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport> {
+        use koth_ppcg::check as pc;
+        let mut agent = agent_of(c, setup)?;
+        let opts = options(c);
+        let scratch = koth_process::ScratchDir::new("ppcg-check-files")?;
+        let mut report = pc::new_report(&opts);
+        pc::play_check_game(
+            agent.as_mut(),
+            &c.entry.name,
+            &opts,
+            g,
+            scratch.path(),
+            &mut report,
+            &mut |_, _| {},
+        );
+        Ok(report)
+    }
+
     fn check_game(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport> {
         use koth_ppcg::check as pc;
         let mut agent = agent_of(c, setup)?;
         let opts = options(c);
         let name = &c.entry.name;
         let scratch = koth_process::ScratchDir::new("ppcg-check-files")?;
-        let (seat, opponent, _) = pc::check_game(c.seed, g);
+        let cg = pc::check_game(c.seed, g);
+        let seat = cg.seat;
+        let opponent = cg.opponents[1 - seat];
         let mut names = vec![opponent.to_string(), opponent.to_string()];
         names[seat] = name.clone();
         out!(
-            "Check game {g} (seed {}): {name} against {opponent}, {name} asked {}",
+            "Check game {g} (seed {}): {}; {name} against {opponent}, {name} asked {}",
             c.seed,
+            cg.about(),
             if seat == 0 { "first" } else { "second" }
         );
-        let mut report = CheckReport::new(&pc::KINDS, opts.slow);
+        if let Some(d) = cg.directed {
+            out!(
+                "  (moves up to the decision under test, {}, are played for their players; {name} reads them in its history file)",
+                pc::KINDS[d.target]
+            );
+        }
+        let mut report = pc::new_report(&opts);
         let mut teller = Teller::new(&names, false);
         let mut end = None;
         pc::play_check_game(

@@ -288,10 +288,33 @@ under load it may miss the limit and play W: raise --timeout-ms",
         ))
     }
 
+    fn recheck(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport> {
+        use koth_samurai::check as sc;
+        let mut agent = agent_of(c, setup)?;
+        let opts = koth_samurai::check::CheckOptions {
+            close: true,
+            ..options(c)
+        };
+        let mut report = CheckReport::new(&sc::KINDS, opts.slow);
+        sc::play_check_game(
+            agent.as_mut(),
+            &c.entry.name,
+            &opts,
+            g,
+            Some(&setup.notes),
+            &mut report,
+            &mut |_, _| {},
+        );
+        Ok(report)
+    }
+
     fn check_game(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport> {
         use koth_samurai::check::{self as sc, Step};
         let mut agent = agent_of(c, setup)?;
-        let opts = options(c);
+        let opts = koth_samurai::check::CheckOptions {
+            close: true,
+            ..options(c)
+        };
         let name = &c.entry.name;
         let cg = sc::check_game(c.seed, g);
         let names = cg.names(name);
