@@ -137,7 +137,10 @@ impl CheckReport {
     }
 
     /// [`CheckReport::fault`], saying whether the game's position was made to
-    /// ask the decision (`directed`: earlier moves were played for the bot).
+    /// ask the decision (`directed`: earlier moves were played for the bot). A
+    /// fault made in a hook ([`Fault::hook`]) is counted at that hook, the first
+    /// kind for a game's start and the last for its end, and in the game it
+    /// belongs to: a line printed when a game ended is read in the next one.
     pub fn fault_in(
         &mut self,
         kind: usize,
@@ -146,6 +149,35 @@ impl CheckReport {
         position: String,
         directed: bool,
     ) {
+        let last = self.kinds.len() - 1;
+        let (kind, game, position) = match fault.hook {
+            Some(crate::Hook::End) if game > 0 => (
+                last,
+                game - 1,
+                format!(
+                    "when told game {} ended (read in game {game}: {position})",
+                    game - 1
+                ),
+            ),
+            Some(crate::Hook::End) => (last, game, position),
+            Some(crate::Hook::Start) => (
+                0,
+                game,
+                format!("when told game {game} starts (read at its first answer: {position})"),
+            ),
+            None => (kind, game, position),
+        };
+        self.record(kind, game, fault, position, directed);
+    }
+
+    /// What the bot printed after its last answer of game `game`, when its
+    /// program was closed: a fault of the game's end (the last kind).
+    pub fn fault_after_game(&mut self, game: u64, fault: &Fault, directed: bool) {
+        let at = "after its last answer, when told the game ended".to_string();
+        self.record(self.kinds.len() - 1, game, fault, at, directed);
+    }
+
+    fn record(&mut self, kind: usize, game: u64, fault: &Fault, position: String, directed: bool) {
         let k = &mut self.kinds[kind];
         // A hook's fault is found at a decision, already counted there.
         if fault.hook.is_none() {
@@ -219,37 +251,6 @@ pub fn fault_class(reason: &str) -> &str {
         .find(|c: char| !(c.is_alphabetic() || c == ' ' || c == '-'))
         .unwrap_or(reason.len());
     reason[..end].trim()
-}
-
-/// The kind a fault made in a hook counts under, instead of the decision it was
-/// found at (`found_at`): the start of a game (kind 0) or its end (the last of
-/// `kinds`), as every game's check orders its kinds.
-pub fn hook_kind(fault: &Fault, kinds: usize, found_at: usize) -> usize {
-    match fault.hook {
-        Some(crate::Hook::Start) => 0,
-        Some(crate::Hook::End) => kinds - 1,
-        None => found_at,
-    }
-}
-
-/// Where a fault found in game `g` was made, and the position to show: a line
-/// printed in an `end` hook is read at the next game's first answer, but belongs
-/// to the game before.
-pub fn hook_position(fault: &Fault, g: u64, found: String) -> (u64, String) {
-    match fault.hook {
-        Some(crate::Hook::End) if g > 0 => (
-            g - 1,
-            format!(
-                "when told game {} ended (read at the next answer, in game {g}: {found})",
-                g - 1
-            ),
-        ),
-        Some(crate::Hook::Start) => (
-            g,
-            format!("when told game {g} starts (read at its first answer: {found})"),
-        ),
-        _ => (g, found),
-    }
 }
 
 /// The line of a program's stderr that names its error (the last one naming an
@@ -338,6 +339,33 @@ mod tests {
         assert_eq!(r.findings[0].count, 3);
         assert_eq!(r.findings[0].game, 50);
         assert_eq!(r.findings[1].kinds, ["a"]);
+    }
+
+    #[test]
+    fn a_fault_made_in_a_hook_counts_at_the_hook_in_its_own_game() {
+        let mut r = CheckReport::new(&["start", "act", "end"], Duration::from_secs(1));
+        let hooked = |hook| Fault {
+            hook: Some(hook),
+            ..Fault::new("wrote outside any answer: x")
+        };
+        // Printed when game 4 ended, read at an answer of game 5.
+        r.fault(1, 5, &hooked(crate::Hook::End), "turn 1".into());
+        assert_eq!((r.findings[0].kind, r.findings[0].game), ("end", 4));
+        assert!(r.findings[0]
+            .position
+            .starts_with("when told game 4 ended (read in game 5: turn 1"));
+        // Printed when game 7 started.
+        r.fault(1, 7, &hooked(crate::Hook::Start), "turn 1".into());
+        assert_eq!(r.findings[0].kinds, ["end", "start"]);
+        // The decision that read it was not asked for it.
+        assert_eq!(r.kinds[1].asked, 0);
+        assert_eq!(
+            (r.kinds[0].faults, r.kinds[1].faults, r.kinds[2].faults),
+            (1, 0, 1)
+        );
+        // Printed after the last answer of game 9, when the program was closed.
+        r.fault_after_game(9, &Fault::new("wrote a line nobody asked for: y"), false);
+        assert_eq!((r.findings[1].kind, r.findings[1].game), ("end", 9));
     }
 
     #[test]

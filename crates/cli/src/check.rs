@@ -159,6 +159,8 @@ pub fn check<F: Front>(a: CheckArgs<F>) -> Result<Verdict> {
         rules_name: &rules_name,
         rules: &rules,
         games,
+        first: 0,
+        close: false,
         seed: a.seed,
         timeout: timeouts.decision,
     };
@@ -197,7 +199,13 @@ pub fn check<F: Front>(a: CheckArgs<F>) -> Result<Verdict> {
     bar.finish();
     // Each finding's game again, by a fresh process: what "see it" will show.
     for f in report.findings.iter_mut().take(RECHECKS) {
-        let again = F::recheck(&facts, &setup, f.game)?;
+        let alone = CheckFacts {
+            first: f.game,
+            games: 1,
+            close: true,
+            ..facts
+        };
+        let again = F::check(&alone, &setup, &|_| {})?;
         let class = koth_arena::check::fault_class(&f.reason);
         f.reproduced = Some(
             again

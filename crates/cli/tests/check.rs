@@ -23,6 +23,15 @@ fn bot_folder(tag: &str) -> PathBuf {
     )
 }
 
+/// The game number of the first defect's "see it" command.
+fn see_it_game(out: &str) -> String {
+    let see = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("see it: koth "))
+        .expect("a command to see the defect");
+    see.rsplit(' ').next().unwrap().to_string()
+}
+
 #[test]
 fn each_buggy_bot_is_caught_at_its_decision_kind() {
     let d = bot_folder("bugs");
@@ -214,11 +223,7 @@ fn the_game_a_defect_names_replays_it_with_the_stderr() {
     let d = bot_folder("replay");
     let cmd = format!("python3 {}/buggy_bot.py loses-second-card", d.display());
     let (_, out, _) = koth(&["coup", "check", &cmd, "--games", "20", "-q"]);
-    let see = out
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("see it: koth "))
-        .expect("a command to see the defect");
-    let game = see.rsplit(' ').next().unwrap();
+    let game = &see_it_game(&out);
     let (code, story, _) = koth(&["coup", "check", &cmd, "--seed", "1", "--game", game]);
     assert_eq!(code, Some(1), "{story}");
     assert!(
@@ -355,11 +360,7 @@ fn output_in_a_start_or_end_hook_is_found_at_that_hook() {
         );
         assert!(out.contains("    reproduced: "), "{out}");
         // The game it names shows it, with a fresh process.
-        let see = out
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("see it: koth "))
-            .unwrap();
-        let game = see.rsplit(' ').next().unwrap();
+        let game = &see_it_game(&out);
         let (code, story, _) = koth(&["coup", "check", &cmd, "--game", game]);
         assert_eq!(code, Some(1), "{story}");
         assert!(
@@ -386,11 +387,7 @@ fn a_crash_counted_across_games_is_one_finding_that_does_not_reproduce_alone() {
             && out.contains("depends on earlier games"),
         "{out}"
     );
-    let see = out
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("see it: koth "))
-        .unwrap();
-    let game = see.rsplit(' ').next().unwrap();
+    let game = &see_it_game(&out);
     let (code, story, _) = koth(&["coup", "check", &cmd, "--game", game]);
     assert_eq!(code, Some(0), "{story}");
     assert!(

@@ -233,6 +233,8 @@ pub struct CheckOptions {
     pub rules: Rules,
     /// Games to play.
     pub games: u64,
+    /// The number of the first (0 unless one game is played again on its own).
+    pub first: u64,
     /// Seed of the positions, seats, opponents and their randomness.
     pub seed: u64,
     /// Answers slower than this count as slow.
@@ -249,6 +251,7 @@ impl CheckOptions {
         CheckOptions {
             rules,
             games: 300,
+            first: 0,
             seed,
             slow: Duration::from_millis(500),
             close: false,
@@ -606,10 +609,10 @@ pub fn check(
             report.rule_out(k);
         }
     }
-    for g in 0..opts.games {
+    for g in opts.first..opts.first + opts.games {
         play_check_game(bot, name, opts, g, &mut report, &mut |_, _| {});
         report.games += 1;
-        progress(g + 1);
+        progress(g + 1 - opts.first);
     }
     report
 }
@@ -648,10 +651,8 @@ pub fn play_check_game(
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     bot.seat_names(&names);
     if let Err(f) = bot.start(&game, me, cg.seeds.seat(me)) {
-        let (at, position) =
-            koth_arena::check::hook_position(&f, g, "the start of the game".to_string());
-        let kind = koth_arena::check::hook_kind(&f, KINDS.len(), 0);
-        report.fault_in(kind, at, &f, position, cg.directed.is_some());
+        let at = "the start of the game".to_string();
+        report.fault_in(0, g, &f, at, cg.directed.is_some());
         watch(&game, Step::Fault(&f));
         game.forfeit(me);
     } else {
@@ -706,13 +707,11 @@ pub fn play_check_game(
             }
             Err(f) => f,
         };
-        let (at, position) =
-            koth_arena::check::hook_position(&fault, g, describe_position(&game, me, &legal));
         report.fault_in(
-            koth_arena::check::hook_kind(&fault, KINDS.len(), kind),
-            at,
+            kind,
+            g,
             &fault,
-            position,
+            describe_position(&game, me, &legal),
             cg.directed.is_some(),
         );
         watch(&game, Step::Fault(&fault));
@@ -725,8 +724,7 @@ pub fn play_check_game(
     report.accepted(KINDS.len() - 1);
     if opts.close {
         if let Some(f) = bot.close() {
-            let at = "after its last answer, when told the game ended".to_string();
-            report.fault_in(KINDS.len() - 1, g, &f, at, cg.directed.is_some());
+            report.fault_after_game(g, &f, cg.directed.is_some());
             watch(&game, Step::Fault(&f));
         }
     }

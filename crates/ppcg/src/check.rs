@@ -43,6 +43,8 @@ pub const KINDS: [&str; 13] = {
 pub struct CheckOptions {
     /// Games to play.
     pub games: u64,
+    /// The number of the first (0 unless one game is played again on its own).
+    pub first: u64,
     /// Seed of the deals, seats and opponents.
     pub seed: u64,
     /// Answers slower than this count as slow.
@@ -54,6 +56,7 @@ impl CheckOptions {
     pub fn new(seed: u64) -> Self {
         CheckOptions {
             games: 100,
+            first: 0,
             seed,
             slow: Duration::from_secs(5),
         }
@@ -90,7 +93,7 @@ pub fn check(
 ) -> std::io::Result<CheckReport> {
     let scratch = koth_process::ScratchDir::new("ppcg-check")?;
     let mut report = new_report(opts);
-    for g in 0..opts.games {
+    for g in opts.first..opts.first + opts.games {
         play_check_game(
             bot,
             name,
@@ -101,7 +104,7 @@ pub fn check(
             &mut |_, _| {},
         );
         report.games += 1;
-        progress(g + 1);
+        progress(g + 1 - opts.first);
     }
     Ok(report)
 }

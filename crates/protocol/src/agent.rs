@@ -245,17 +245,18 @@ pub struct JsonMux<G> {
     reading: Option<usize>,
     /// How much of the current process's stderr `take_log` has given.
     log_pos: u64,
-    /// `start` and `end` lines queued since the last request, and how many of them
-    /// were sent: a line the program prints in those hooks comes before the next
-    /// answer.
+    /// `start` and `end` lines queued since the last request: a line the program
+    /// prints in those hooks comes before the next answer.
     hooks: Vec<HookSent>,
-    /// Hooks queued since the last flush, and hooks sent not yet known silent.
-    batch: Vec<HookSent>,
-    unchecked: Vec<HookSent>,
-    /// Hooks up to this number were watched and printed nothing; and the last
-    /// number given.
-    checked: u64,
+    /// Hooks whose output may come before the next line is sent: no request
+    /// sent after them yet, and not watched silent.
+    watch: Vec<HookSent>,
+    /// The last hook number given, the last sent, the last before the latest
+    /// request, and the last up to which the hooks were watched silent.
     hook_seq: u64,
+    hooks_sent: u64,
+    asked_after: u64,
+    checked: u64,
     /// Times in a row each hook (start, end) was watched and printed nothing: a
     /// hook silent three times is not waited for again by this process.
     quiet: [u32; 2],
@@ -367,10 +368,11 @@ impl<G: WireGame> JsonMux<G> {
             reading: None,
             log_pos: 0,
             hooks: Vec::new(),
-            batch: Vec::new(),
-            unchecked: Vec::new(),
-            checked: 0,
+            watch: Vec::new(),
             hook_seq: 0,
+            hooks_sent: 0,
+            asked_after: 0,
+            checked: 0,
             quiet: [0; 2],
             _game: PhantomData,
         }
@@ -392,8 +394,7 @@ impl<G: WireGame> JsonMux<G> {
     /// [`JsonMux::fail`] for a fault made in a hook.
     fn fail_at(&mut self, reason: String, hook: Option<Hook>) -> Fault {
         self.hooks.clear();
-        self.batch.clear();
-        self.unchecked.clear();
+        self.watch.clear();
         let Some(mut p) = self.proc.take() else {
             return Fault {
                 hook,
@@ -446,7 +447,7 @@ impl<G: WireGame> JsonMux<G> {
             seq: self.hook_seq,
         };
         self.hooks.push(h);
-        self.batch.push(h);
+        self.watch.push(h);
     }
 
     /// The fault of table `t`'s game, whose process is gone.
@@ -518,8 +519,7 @@ impl<G: WireGame> JsonMux<G> {
         self.omit_legal = false;
         self.log_pos = 0;
         self.hooks.clear();
-        self.batch.clear();
-        self.unchecked.clear();
+        self.watch.clear();
         self.quiet = [0; 2];
         self.out.clear();
         self.queued = 0;
@@ -643,6 +643,7 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
         }
         self.requests += 1;
         let id = self.requests;
+        self.asked_after = self.hook_seq;
         let line = self.tables[table].enc.decide(game, seat, legal, id);
         let early = queue(&mut self.out, &self.cfg, line).err();
         if early.is_none() {
@@ -662,6 +663,14 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
         if self.out.is_empty() {
             return;
         }
+        // Sent, so what the program printed there may be waiting.
+        let sent = self.hooks_sent;
+        let unchecked: Vec<HookSent> = self
+            .watch
+            .iter()
+            .filter(|h| h.seq <= sent)
+            .copied()
+            .collect();
         let Some(p) = self.proc.as_mut() else {
             self.out.clear();
             self.queued = 0;
@@ -671,10 +680,7 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
         // `check` waits a little after `start` and `end` lines (the SDKs flush
         // what their hooks print): a line then is the hook's, and one after is
         // the decision's.
-        let watched = self
-            .unchecked
-            .iter()
-            .any(|h| self.quiet[h.hook as usize] < 3);
+        let watched = unchecked.iter().any(|h| self.quiet[h.hook as usize] < 3);
         let grace = if watched {
             self.cfg.hook_grace
         } else {
@@ -684,26 +690,24 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
             let asked = self.requests + 1 - self.queued as u64;
             self.out.clear();
             self.queued = 0;
-            if self.unchecked.is_empty() {
+            if unchecked.is_empty() {
                 self.fail(format!(
                     "answered twice (or wrote a line nobody asked for): {} came before request {asked} was sent (answer each decide exactly once; log to stderr)",
                     snippet(&line),
                 ));
             } else {
-                let (reason, hook) = hook_fault(&self.unchecked, &[line], true);
+                let (reason, hook) = hook_fault(&unchecked, &[line], true);
                 self.fail_at(reason, hook);
             }
             return;
         }
         if !grace.is_zero() {
             // Silent in the hooks sent: what comes next is not theirs.
-            if let Some(h) = self.unchecked.last() {
+            for h in &unchecked {
                 self.checked = h.seq;
-            }
-            for h in &self.unchecked {
                 self.quiet[h.hook as usize] += 1;
             }
-            self.unchecked.clear();
+            self.watch.retain(|h| h.seq > sent);
         }
         let requests = self.queued > 0;
         // Each request of the batch has the decision time to be read.
@@ -712,10 +716,11 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
         let sent = p.send_bytes(&self.out);
         self.out.clear();
         self.queued = 0;
-        self.unchecked.append(&mut self.batch);
+        self.hooks_sent = self.hook_seq;
         if requests {
-            // What they print comes before an answer, and is read there.
-            self.unchecked.clear();
+            // What they printed comes before an answer now, and is read there.
+            let asked_after = self.asked_after;
+            self.watch.retain(|h| h.seq > asked_after);
         }
         if let Err(e) = sent {
             self.io_fault(e, "reading of its input", per);
@@ -781,10 +786,13 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
             // Perhaps printed in a hook sent before the request: the answer then
             // follows. If it does, the fault is the hook's.
             let mut stray = vec![line];
-            let wait = timeout
-                .saturating_sub(t0.elapsed())
-                .min(Duration::from_secs(1));
+            // Within the decision's time, and a second at most in all.
+            let end = Instant::now()
+                + timeout
+                    .saturating_sub(t0.elapsed())
+                    .min(Duration::from_secs(1));
             while stray.len() <= 8 {
+                let wait = end.saturating_duration_since(Instant::now());
                 let Ok(next) = self.read(wait) else { break };
                 if parse_reply::<G>(&next, legal, asked.id).is_ok() {
                     let (reason, hook) = hook_fault(&after, &stray, false);

@@ -62,6 +62,8 @@ pub const OPPONENTS: [&str; 7] = [
 pub struct CheckOptions {
     /// Duels to play.
     pub games: u64,
+    /// The number of the first (0 unless one duel is played again on its own).
+    pub first: u64,
     /// Seed of the positions, seats, opponents and their randomness.
     pub seed: u64,
     /// Answers slower than this count as slow.
@@ -77,6 +79,7 @@ impl CheckOptions {
     pub fn new(seed: u64) -> Self {
         CheckOptions {
             games: 100,
+            first: 0,
             seed,
             slow: Duration::from_millis(500),
             close: false,
@@ -206,10 +209,10 @@ pub fn check(
     mut progress: impl FnMut(u64),
 ) -> CheckReport {
     let mut report = CheckReport::new(&KINDS, opts.slow);
-    for g in 0..opts.games {
+    for g in opts.first..opts.first + opts.games {
         play_check_game(bot, name, opts, g, notes, &mut report, &mut |_, _| {});
         report.games += 1;
-        progress(g + 1);
+        progress(g + 1 - opts.first);
     }
     report
 }
@@ -247,14 +250,7 @@ pub fn play_check_game(
     let noted = |notes: Option<&NoteSink>| notes.and_then(|n| n.lock().ok().map(|v| v.len()));
     bot.seat_names(&names);
     if let Err(f) = bot.start(&game, me, cg.seeds.seat(me)) {
-        let (at, position) =
-            koth_arena::check::hook_position(&f, g, "the start of the match".to_string());
-        report.fault(
-            koth_arena::check::hook_kind(&f, KINDS.len(), 0),
-            at,
-            &f,
-            position,
-        );
+        report.fault(0, g, &f, "the start of the match".to_string());
         watch(&game, Step::Fault(&f));
         game.forfeit(me);
     } else {
@@ -315,13 +311,7 @@ pub fn play_check_game(
             Ok(c) => Fault::illegal_choice(format!("illegal move {c}: not among the legal moves")),
             Err(f) => f,
         };
-        let (at, position) = koth_arena::check::hook_position(&fault, g, position);
-        report.fault(
-            koth_arena::check::hook_kind(&fault, KINDS.len(), kind),
-            at,
-            &fault,
-            position,
-        );
+        report.fault(kind, g, &fault, position);
         watch(&game, Step::Fault(&fault));
         game.forfeit(me);
         watch(&game, Step::Applied);
@@ -330,8 +320,7 @@ pub fn play_check_game(
     report.accepted(KINDS.len() - 1);
     if opts.close {
         if let Some(f) = bot.close() {
-            let at = "after its last answer, when told the match ended".to_string();
-            report.fault(KINDS.len() - 1, g, &f, at);
+            report.fault_after_game(g, &f, false);
             watch(&game, Step::Fault(&f));
         }
     }

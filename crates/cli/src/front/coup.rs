@@ -230,25 +230,6 @@ impl Front for Coup {
         ))
     }
 
-    fn recheck(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport> {
-        use koth_coup::check::{play_check_game, KINDS};
-        let mut agent = agent_of(c, setup)?;
-        let opts = koth_coup::check::CheckOptions {
-            close: true,
-            ..check_options(c)
-        };
-        let mut report = CheckReport::new(&KINDS, opts.slow);
-        play_check_game(
-            agent.as_mut(),
-            &c.entry.name,
-            &opts,
-            g,
-            &mut report,
-            &mut |_, _| {},
-        );
-        Ok(report)
-    }
-
     fn check_game(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport> {
         use koth_coup::check::{check_game, play_check_game, Step, KINDS};
         let mut agent = agent_of(c, setup)?;
@@ -321,6 +302,8 @@ impl Front for Coup {
 fn check_options(c: &CheckFacts<Coup>) -> koth_coup::check::CheckOptions {
     koth_coup::check::CheckOptions {
         games: c.games,
+        first: c.first,
+        close: c.close,
         slow: c.timeout / 2,
         ..koth_coup::check::CheckOptions::new(*c.rules, c.seed)
     }

@@ -193,14 +193,12 @@ pub trait Front: Sized + 'static {
     /// The first line of a check.
     fn check_header(c: &CheckFacts<Self>) -> String;
 
-    /// Puts the bot through every kind of decision.
+    /// Puts the bot through every kind of decision: games `c.first` on, with one
+    /// process (a fresh one each time this is called).
     fn check(c: &CheckFacts<Self>, setup: &Setup, progress: &dyn Fn(u64)) -> Result<CheckReport>;
 
     /// Narrates check game `g`, and what the bot did wrong in it.
     fn check_game(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport>;
-
-    /// Plays check game `g` again, silently, with a fresh process.
-    fn recheck(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport>;
 
     /// The tables `koth <game> bench` plays, the first measured in full.
     fn bench_tables() -> Vec<BenchTable> {
@@ -322,6 +320,11 @@ pub struct CheckFacts<'a, F: Front> {
     pub rules: &'a RulesOf<F>,
     /// Games to play.
     pub games: u64,
+    /// The number of the first (0 unless one game is played again on its own).
+    pub first: u64,
+    /// End the program after each game and blame what it printed after its last
+    /// answer (for a game played alone by a fresh process).
+    pub close: bool,
     /// Seed of the positions and opponents.
     pub seed: u64,
     /// A decision's time limit.

@@ -241,24 +241,6 @@ impl Front for Ppcg {
         )?)
     }
 
-    fn recheck(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport> {
-        use koth_ppcg::check as pc;
-        let mut agent = agent_of(c, setup)?;
-        let opts = options(c);
-        let scratch = koth_process::ScratchDir::new("ppcg-check-files")?;
-        let mut report = pc::new_report(&opts);
-        pc::play_check_game(
-            agent.as_mut(),
-            &c.entry.name,
-            &opts,
-            g,
-            scratch.path(),
-            &mut report,
-            &mut |_, _| {},
-        );
-        Ok(report)
-    }
-
     fn check_game(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport> {
         use koth_ppcg::check as pc;
         let mut agent = agent_of(c, setup)?;
@@ -313,6 +295,7 @@ impl Front for Ppcg {
 fn options(c: &CheckFacts<Ppcg>) -> koth_ppcg::check::CheckOptions {
     koth_ppcg::check::CheckOptions {
         games: c.games,
+        first: c.first,
         slow: c.timeout / 2,
         ..koth_ppcg::check::CheckOptions::new(c.seed)
     }

@@ -288,26 +288,6 @@ under load it may miss the limit and play W: raise --timeout-ms",
         ))
     }
 
-    fn recheck(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport> {
-        use koth_samurai::check as sc;
-        let mut agent = agent_of(c, setup)?;
-        let opts = koth_samurai::check::CheckOptions {
-            close: true,
-            ..options(c)
-        };
-        let mut report = CheckReport::new(&sc::KINDS, opts.slow);
-        sc::play_check_game(
-            agent.as_mut(),
-            &c.entry.name,
-            &opts,
-            g,
-            Some(&setup.notes),
-            &mut report,
-            &mut |_, _| {},
-        );
-        Ok(report)
-    }
-
     fn check_game(c: &CheckFacts<Self>, setup: &Setup, g: u64) -> Result<CheckReport> {
         use koth_samurai::check::{self as sc, Step};
         let mut agent = agent_of(c, setup)?;
@@ -367,6 +347,8 @@ under load it may miss the limit and play W: raise --timeout-ms",
 fn options(c: &CheckFacts<Samurai>) -> koth_samurai::check::CheckOptions {
     koth_samurai::check::CheckOptions {
         games: c.games,
+        first: c.first,
+        close: c.close,
         slow: c.timeout / 2,
         ..koth_samurai::check::CheckOptions::new(c.seed)
     }
