@@ -685,3 +685,164 @@ fn a_killed_arenas_empty_control_groups_are_swept_by_the_next() {
     assert!(cgroup_dirs_of(child.id()).is_empty(), "left: {stale:?}");
     std::fs::remove_dir_all(&d).ok();
 }
+
+#[test]
+fn a_folder_of_50000_files_runs_and_is_checked_and_its_original_stays_untouched() {
+    if !isolated() {
+        return;
+    }
+    let d = scratch("big");
+    let bot = d.join("big");
+    let venv = bot.join("venv/lib");
+    std::fs::create_dir_all(&venv).unwrap();
+    for i in 0..50_000 {
+        std::fs::write(venv.join(format!("m{i}.py")), "x = 1\n").unwrap();
+    }
+    std::fs::copy(
+        repo().join("sdk/python/koth_bot.py"),
+        bot.join("koth_bot.py"),
+    )
+    .unwrap();
+    // Writes beside itself and into its big subfolder, and looks for the
+    // tournament file kept there.
+    std::fs::write(
+        bot.join("bot.py"),
+        r#"
+import os
+from koth_bot import Bot, find, log, run
+
+class Big(Bot):
+    name = "big"
+    def start(self, msg):
+        with open("notes.txt", "a") as f:
+            f.write("a game\n")
+        try:
+            open("venv/lib/m0.py", "w").write("changed")
+        except OSError as e:
+            log("venv: %s" % e.strerror)
+        try:
+            open("venv/t.toml").read()
+            log("saw the tournament file")
+        except OSError:
+            pass
+        log("files in venv/lib: %d" % len(os.listdir("venv/lib")))
+    def decide(self, decision, view, legal):
+        return find(legal, "act", "income") or find(legal, "pass") or legal[0]
+
+run(Big())
+"#,
+    )
+    .unwrap();
+    let file = bot.join("venv/t.toml");
+    std::fs::write(
+        &file,
+        "[tournament]\ngames = 6\nseed = 1\n\n[[bot]]\nname = \"big\"\ncommand = [\"python3\", \"bot.py\"]\ndir = \"..\"\n\n[[bot]]\nname = \"honest\"\nbuiltin = \"honest\"\n",
+    )
+    .unwrap();
+    let (code, out, err) = koth(&[
+        "coup",
+        "check",
+        "big",
+        "--file",
+        file.to_str().unwrap(),
+        "--games",
+        "40",
+        "-q",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("big passed: 40 games"), "{out}");
+    let run = d.join("out");
+    let (code, out, err) = koth(&[
+        "coup",
+        "run",
+        file.to_str().unwrap(),
+        "-q",
+        "--threads",
+        "1",
+        "--out",
+        run.to_str().unwrap(),
+        "--keep-folders",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("forfeits: none"), "{out}");
+    assert!(
+        out.contains("but for venv, too big to copy and shown read-only in place"),
+        "{out}"
+    );
+    // It read its 50,000 files, could not write them, never saw the file.
+    let log = std::fs::read_to_string(run.join("logs/big.slot-0.log")).unwrap();
+    assert!(log.contains("files in venv/lib: 50000"), "{log}");
+    assert!(log.contains("venv: Read-only file system"), "{log}");
+    assert!(!log.contains("saw the tournament file"), "{log}");
+    // The original folder is as it was; the kept one holds what it wrote.
+    assert!(!bot.join("notes.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(venv.join("m0.py")).unwrap(),
+        "x = 1\n"
+    );
+    let kept = run.join("folders/slot-0/big");
+    assert!(kept.join("notes.txt").exists());
+    assert!(
+        !kept.join("venv").exists(),
+        "the original subfolder is not copied out"
+    );
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// `dir = ".."` from a tournament file kept inside its bot's folder: the bot
+/// runs in that folder (before, its sandbox could not enter `sub/..`) and the
+/// file stays out of its sight.
+#[test]
+fn a_folder_named_with_dot_dot_runs_and_hides_the_file_inside_it() {
+    if !isolated() {
+        return;
+    }
+    let d = scratch("dotdot");
+    let bot = d.join("b");
+    std::fs::create_dir_all(bot.join("sub")).unwrap();
+    std::fs::copy(
+        repo().join("sdk/python/koth_bot.py"),
+        bot.join("koth_bot.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        bot.join("bot.py"),
+        r#"
+from koth_bot import Bot, find, log, run
+class B(Bot):
+    name = "b"
+    def start(self, msg):
+        try:
+            open("sub/t.toml").read()
+            log("saw the tournament file")
+        except OSError:
+            log("no tournament file")
+    def decide(self, decision, view, legal):
+        return find(legal, "pass") or legal[0]
+run(B())
+"#,
+    )
+    .unwrap();
+    let file = bot.join("sub/t.toml");
+    std::fs::write(
+        &file,
+        "[tournament]\ngames = 2\nseed = 1\n\n[[bot]]\nname = \"b\"\ncommand = [\"python3\", \"bot.py\"]\ndir = \"..\"\n\n[[bot]]\nname = \"honest\"\nbuiltin = \"honest\"\n",
+    )
+    .unwrap();
+    let run = d.join("out");
+    let (code, out, err) = koth(&[
+        "coup",
+        "run",
+        file.to_str().unwrap(),
+        "-q",
+        "--threads",
+        "1",
+        "--out",
+        run.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let log = std::fs::read_to_string(run.join("logs/b.slot-0.log")).unwrap();
+    assert!(log.contains("no tournament file"), "{log}");
+    assert!(!log.contains("saw the tournament file"), "{log}");
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -57,9 +57,100 @@ fn copy_within(from: &Path, to: &Path, used: &mut (u64, u64)) -> io::Result<()> 
     Ok(())
 }
 
-/// `p` made absolute against the current folder (`p` itself when that fails).
+/// The subfolders of a sandboxed program's folder shown read-only in place
+/// rather than copied into its private folder: none when the folder fits (at
+/// most [`MAX_COPY_FILES`] entries and half of `limit` bytes, the other half
+/// left for what it writes); else its largest top-level folders (a
+/// `node_modules`, a virtual environment) until the rest fits. Counted without
+/// following a link, and at most ten times the file limit per folder.
+///
+/// ```
+/// let d = std::env::temp_dir().join(format!("koth-doc-inplace-{}", std::process::id()));
+/// std::fs::create_dir_all(d.join("node_modules")).unwrap();
+/// for i in 0..30_000 {
+///     std::fs::write(d.join("node_modules").join(i.to_string()), "").unwrap();
+/// }
+/// std::fs::write(d.join("bot.js"), "").unwrap();
+/// assert_eq!(koth_process::shown_in_place(&d, Some(256 << 20)), [std::path::PathBuf::from("node_modules")]);
+/// # std::fs::remove_dir_all(&d).ok();
+/// ```
+pub fn shown_in_place(folder: &Path, limit: Option<u64>) -> Vec<PathBuf> {
+    let max_bytes = limit.map_or(MAX_COPY_BYTES, |b| b / 2);
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let (mut files, mut bytes) = (0u64, 0u64);
+    let mut dirs: Vec<(u64, u64, PathBuf)> = Vec::new();
+    for e in entries.flatten() {
+        let Ok(kind) = e.file_type() else { continue };
+        if kind.is_dir() {
+            let mut t = (0, 0);
+            tally(&e.path(), &mut t);
+            files += t.0 + 1;
+            bytes += t.1;
+            dirs.push((t.0, t.1, PathBuf::from(e.file_name())));
+        } else {
+            files += 1;
+            bytes += e.metadata().map_or(0, |m| m.len());
+        }
+    }
+    // The largest first, by entries then bytes, until the rest fits.
+    dirs.sort_by_key(|d| std::cmp::Reverse((d.0, d.1)));
+    let mut shown = Vec::new();
+    for (f, b, name) in dirs {
+        if files <= MAX_COPY_FILES && bytes <= max_bytes {
+            break;
+        }
+        files -= f + 1;
+        bytes -= b;
+        shown.push(name);
+    }
+    shown
+}
+
+/// Adds the entries and bytes under `dir` to `t`, links not followed, stopping
+/// at ten times [`MAX_COPY_FILES`].
+fn tally(dir: &Path, t: &mut (u64, u64)) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if t.0 > 10 * MAX_COPY_FILES {
+            return;
+        }
+        t.0 += 1;
+        match e.file_type() {
+            Ok(k) if k.is_dir() => tally(&e.path(), t),
+            Ok(_) => t.1 += e.metadata().map_or(0, |m| m.len()),
+            Err(_) => {}
+        }
+    }
+}
+
+/// `p` made absolute against the current folder, with `.` and `..` taken out
+/// by the words (`bots/x/..` is `bots`), as a tournament file's `dir = ".."`
+/// means; `p` itself when the current folder is unknown. Paths compared with
+/// one another (a hidden file inside a bot's folder) must be made so alike.
+///
+/// ```
+/// use std::path::Path;
+/// assert_eq!(koth_process::absolute(Path::new("/a/b/../c/./d")), Path::new("/a/c/d"));
+/// ```
 pub fn absolute(p: &Path) -> std::path::PathBuf {
-    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+    let Ok(abs) = std::path::absolute(p) else {
+        return p.to_path_buf();
+    };
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A scratch folder, removed with everything in it when dropped.

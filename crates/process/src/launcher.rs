@@ -30,6 +30,7 @@ use crate::sys::Exit;
 use crate::{Command, Limits, Sandbox};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::Duration;
 
@@ -67,7 +68,7 @@ pub fn main(args: &[std::ffi::OsString]) -> i32 {
     unsafe {
         libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
     }
-    if let Err(e) = copy_folder(src, dest) {
+    if let Err(e) = copy_folder(src, dest, None) {
         let msg = format!("cannot copy the bot's folder: {e}");
         if mode == "serve" {
             let mut out = std::io::stdout().lock();
@@ -89,7 +90,9 @@ pub fn main(args: &[std::ffi::OsString]) -> i32 {
     };
     if let Some(k) = keep {
         // Kept on purpose: what the bot left in its folder, for people to look at.
-        let _ = copy_folder(dest, k);
+        // Not the subfolders shown in place: they are the original, unchanged.
+        let dev = std::fs::metadata(dest).map(|m| m.dev()).ok();
+        let _ = copy_folder(dest, k, dev);
     }
     status
 }
@@ -152,19 +155,25 @@ fn run_program(program: &[std::ffi::OsString], dest: &Path) -> i32 {
 }
 
 /// Copies the tree at `from` into `to` (made): files, folders and symbolic links
-/// as links, as they are.
-fn copy_folder(from: &Path, to: &Path) -> std::io::Result<()> {
+/// as links, as they are. A folder already at its place in `to` is a subfolder
+/// koth shows read-only in place, and is left as it is; with `dev`, folders of
+/// another file system than `dev` (those subfolders, copying out) are left out.
+fn copy_folder(from: &Path, to: &Path, dev: Option<u64>) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
         let (src, dst) = (entry.path(), to.join(entry.file_name()));
         // What the path is now, not what the directory entry says: a path koth
         // hides is covered by a device node, and is left out of the copy.
-        let kind = std::fs::symlink_metadata(&src)?.file_type();
+        let meta = std::fs::symlink_metadata(&src)?;
+        let kind = meta.file_type();
         if kind.is_dir() {
-            copy_folder(&src, &dst)?;
-            let mode = std::fs::symlink_metadata(&src)?.permissions();
-            std::fs::set_permissions(&dst, mode)?;
+            let elsewhere = dev.is_some_and(|d| meta.dev() != d);
+            if elsewhere || (dev.is_none() && std::fs::symlink_metadata(&dst).is_ok()) {
+                continue;
+            }
+            copy_folder(&src, &dst, dev)?;
+            std::fs::set_permissions(&dst, meta.permissions())?;
         } else if kind.is_symlink() {
             std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)?;
         } else if kind.is_file() {

@@ -76,7 +76,7 @@ pub(crate) fn folder(cmd: &Command) -> std::io::Result<PathBuf> {
     if cmd.cwd.as_os_str().is_empty() {
         std::env::current_dir()
     } else {
-        std::path::absolute(&cmd.cwd)
+        Ok(crate::absolute(&cmd.cwd))
     }
 }
 
@@ -202,7 +202,7 @@ pub(crate) fn bwrap_args(
         mask(&mut a, &c);
     }
     for h in &cmd.hidden {
-        let h = std::path::absolute(h).unwrap_or_else(|_| h.clone());
+        let h = crate::absolute(h);
         if std::fs::symlink_metadata(&h).is_err() {
             continue;
         }
@@ -236,6 +236,18 @@ pub(crate) fn bwrap_args(
         a.extend(["--size".into(), b.to_string().into()]);
     }
     a.extend(["--tmpfs".into(), cwd.into(), "--chdir".into(), cwd.into()]);
+    // A folder too big to copy: its largest subfolders read-only in place (the
+    // launcher copies the rest), with what it may not see covered there too.
+    for rel in crate::shown_in_place(cwd, cmd.limits.folder_bytes) {
+        let p = cwd.join(rel);
+        a.extend(["--ro-bind".into(), p.clone().into(), p.clone().into()]);
+        for h in &cmd.hidden {
+            let h = crate::absolute(h);
+            if h.starts_with(&p) && std::fs::symlink_metadata(&h).is_ok() {
+                mask(&mut a, &h);
+            }
+        }
+    }
     for fd in seccomp {
         a.extend(["--add-seccomp-fd".into(), fd.to_string().into()]);
     }

@@ -59,10 +59,19 @@ impl SandboxSupport {
         } else {
             "; NOT in a cgroup (processes that setsid may outlive it)"
         };
-        let folder = match cmd.limits.folder_bytes {
+        let mut folder = match cmd.limits.folder_bytes {
             Some(b) => format!("a private copy of its folder (at most {} MiB)", b >> 20),
             None => "a private copy of its folder".to_string(),
         };
+        let cwd = crate::ns::folder(cmd).unwrap_or_else(|_| cmd.cwd.clone());
+        let in_place = crate::shown_in_place(&cwd, cmd.limits.folder_bytes);
+        if !in_place.is_empty() {
+            let names: Vec<String> = in_place.iter().map(|p| p.display().to_string()).collect();
+            folder += &format!(
+                " but for {}, too big to copy and shown read-only in place",
+                names.join(", ")
+            );
+        }
         let mut extra: Vec<String> = crate::ns::shown(cmd)
             .iter()
             .map(|p| p.display().to_string())

@@ -110,7 +110,7 @@ impl ExternalSamurai {
     /// match, as `slot`'s copy: state files never collide and every match starts
     /// from the same files, whatever the thread count.
     pub fn with_copies(mut self, workspace: Arc<Workspace>, slot: usize) -> Self {
-        let original = std::path::absolute(&self.command.cwd).unwrap_or(self.command.cwd.clone());
+        let original = koth_process::absolute(&self.command.cwd);
         self.copies = Some((original, workspace, slot));
         self
     }
