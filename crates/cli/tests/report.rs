@@ -189,6 +189,17 @@ fn coup_report_in_chromium() {
     // The same ranking as the terminal's and the JSON summary's: by mean score.
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    // Turn-cap endings counted as the summary counts them, and the page says
+    // which ranking it stands by.
+    let capped = summary["turn_capped"].as_u64().unwrap();
+    let note = if capped == 0 {
+        "No game ended at the turn cap".to_string()
+    } else {
+        format!("{capped} of 200 games (")
+    };
+    assert!(dom.contains(&format!("id=\"turn-cap-note\">{note}")), "{note}");
+    assert!(dom.contains(">turn cap</th>"));
+    assert!(dom.contains("id=\"rank-note\">The Leaderboard, by mean score per game, is the ranking koth stands by"));
     let json_order: Vec<&str> = summary["standings"]
         .as_array()
         .unwrap()

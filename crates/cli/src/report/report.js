@@ -88,7 +88,9 @@
     t.appendChild(el("thead", {}, el("tr", {},
       el("th", {}, "#"), el("th", {}, "bot"), el("th", { class: "num" }, "games"), el("th", { class: "num" }, "wins"),
       el("th", { class: "num" }, "win %"), el("th", { class: "num" }, "draws"), el("th", { class: "num" }, "losses"),
-      el("th", { class: "num" }, "forfeits"), el("th", { class: "num" }, "mean ± 95%"), el("th", { class: "num" }, "total"),
+      el("th", { class: "num" }, "forfeits"),
+      el("th", { class: "num", title: "games that ended at the turn cap with this bot still in: every survivor shares the win" }, "turn cap"),
+      el("th", { class: "num" }, "mean ± 95%"), el("th", { class: "num" }, "total"),
       el("th", {}, "mean score, 95% interval"))));
     const body = el("tbody");
     for (const r of rows) {
@@ -99,6 +101,7 @@
           pct(r.wins, r.games)), el("td", { class: "num" }, int(r.draws)),
         el("td", { class: "num" }, int(r.losses)),
         el("td", { class: "num" + (r.forfeits ? " neg" : "") }, int(r.forfeits)),
+        el("td", { class: "num" }, int(r.turn_capped || 0)),
         el("td", { class: "num " + (r.mean > D.neutral ? "pos" : r.mean < D.neutral ? "neg" : "") },
           meanText(r)),
         el("td", { class: "num" }, signed(r.total, 1)),
@@ -106,9 +109,27 @@
           r.games ? intervalBar(r.mean_low, r.mean_high, r.mean, dom, D.neutral, colour(r.entrant)) : "")));
     }
     t.appendChild(body);
+    const capped = D.turn_capped || 0;
+    document.getElementById("turn-cap-note").textContent = capped
+      ? int(capped) + " of " + int(D.games) + " games (" + fmt(100 * capped / Math.max(1, D.games), 1) +
+        "%) ended at the turn cap, not by play: their survivors share the win (the turn cap column counts them per bot)."
+      : "No game ended at the turn cap: every game was decided by play.";
   })();
 
   // ----- ratings -----
+  (function rankNote() {
+    // Which ranking to trust, and where the two disagree.
+    const lead = {}; for (const r of D.leaderboard) lead[r.name] = r.rank;
+    const moved = D.ratings.filter((r) => lead[r.name] !== r.rank)
+      .map((r) => r.name + " (" + lead[r.name] + " on the leaderboard, " + r.rank + " by rating)");
+    let text = "The Leaderboard, by mean score per game, is the ranking koth stands by: it is the score the tournament awards, with its interval. " +
+      "The Ratings rank each game by places instead, and a shared win (a turn-cap ending, a draw) counts as first place for every sharer, " +
+      "whatever it scores, and they are learnt from the games in the order played. ";
+    text += moved.length
+      ? "Here the two orders differ for " + moved.length + " bot" + (moved.length === 1 ? "" : "s") + ": " + moved.join(", ") + "."
+      : "Here the two orders agree.";
+    document.getElementById("rank-note").textContent = text;
+  })();
   (function ratings() {
     const t = document.getElementById("rating-table");
     const rows = D.ratings;
