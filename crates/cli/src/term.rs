@@ -443,7 +443,13 @@ pub fn show_fault(name: &str, f: &koth_arena::Fault, shown: Option<&str>) {
     out!(
         "{}",
         paint(
-            &format!("{name} forfeits: {}", f.reason),
+            &match f.hook {
+                // Made after its last answer: nothing is left to forfeit.
+                Some(koth_arena::Hook::End) => {
+                    format!("{name}, told the game ended: {}", f.reason)
+                }
+                _ => format!("{name} forfeits: {}", f.reason),
+            },
             Style::new().red()
         )
     );

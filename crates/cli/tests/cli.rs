@@ -187,6 +187,44 @@ fn a_mistyped_bot_gets_a_suggestion_and_no_games() {
     }
 }
 
+/// A script given from the wrong folder: said at once, before any folder (the
+/// whole checkout, from its root) is copied.
+#[test]
+fn a_script_that_is_not_there_is_named_at_once() {
+    let root = common::repo();
+    let cases: [&[&str]; 4] = [
+        &["ppcg", "check", "node waiter.js"],
+        &["coup", "check", "python3 my_bot.py"],
+        &["samurai", "play", "samurai-cli:python3 old.py", "bower"],
+        &[
+            "coup",
+            "run",
+            "--bot",
+            "me=cmd:python3 bots/me.py",
+            "--builtin",
+            "honest",
+        ],
+    ];
+    for args in cases {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_koth"))
+            .args(args)
+            .current_dir(&root)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("there is no file") && err.contains("(the current folder)"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains("fix: give the program's path"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 #[test]
 fn counts_of_nothing_are_refused() {
     let cases: [&[&str]; 6] = [

@@ -197,9 +197,14 @@ fn coup_report_in_chromium() {
     } else {
         format!("{capped} of 200 games (")
     };
-    assert!(dom.contains(&format!("id=\"turn-cap-note\">{note}")), "{note}");
+    assert!(
+        dom.contains(&format!("id=\"turn-cap-note\">{note}")),
+        "{note}"
+    );
     assert!(dom.contains(">turn cap</th>"));
-    assert!(dom.contains("id=\"rank-note\">The Leaderboard, by mean score per game, is the ranking koth stands by"));
+    assert!(dom.contains(
+        "id=\"rank-note\">The Leaderboard, by mean score per game, is the ranking koth stands by"
+    ));
     let json_order: Vec<&str> = summary["standings"]
         .as_array()
         .unwrap()

@@ -55,6 +55,16 @@ pub fn parse_bot_arg_for(game: GameKind, arg: &str) -> Result<BotEntry, ConfigEr
                 "--bot {arg:?} has an empty command{usage}"
             )));
         }
+        if let Some(missing) = missing_script(&command) {
+            let here = std::env::current_dir().unwrap_or_default();
+            return Err(ConfigError(format!(
+                "'{}': there is no file {missing:?} in {} (the current folder)\n  fix: give the program's path, such as '{} bots/me/{}'",
+                command.join(" "),
+                here.display(),
+                command[0],
+                Path::new(&missing).file_name().unwrap_or_default().to_string_lossy()
+            )));
+        }
         let dir = program_folder(&mut command);
         Ok(BotSource::Program {
             command,
@@ -162,6 +172,26 @@ fn program_folder(command: &mut [String]) -> PathBuf {
         }
     }
     PathBuf::from(".")
+}
+
+/// The first argument after the program that names a script by its extension
+/// (`waiter.js`, `bots/me/bot.py`) and is not a file: run from the wrong folder,
+/// the bot would start in the current one, and fail there or copy all of it.
+fn missing_script(command: &[String]) -> Option<String> {
+    const SCRIPTS: [&str; 14] = [
+        "py", "js", "mjs", "cjs", "ts", "rb", "pl", "php", "lua", "sh", "jar", "r", "jl", "exs",
+    ];
+    command
+        .iter()
+        .skip(1)
+        .filter(|w| !w.starts_with('-'))
+        .find(|w| {
+            Path::new(w.as_str())
+                .extension()
+                .is_some_and(|e| SCRIPTS.contains(&e.to_string_lossy().to_lowercase().as_str()))
+        })
+        .filter(|w| !Path::new(w.as_str()).exists())
+        .cloned()
 }
 
 /// A bot named on the command line: `NAME=KIND`, `builtin:NAME`, `cmd:COMMAND`
