@@ -102,6 +102,11 @@ pub trait Agent<G: Game>: Send {
     fn wants_legal(&self) -> bool {
         true
     }
+    /// Whether [`Agent::take_log`] may give lines (asked once a game): the runner
+    /// asks only those that log, sparing every other bot a call a decision.
+    fn logs(&self) -> bool {
+        false
+    }
     /// The game is over (normally or not).
     fn finish(&mut self, _game: &G, _seat: Seat) {}
     /// A stop the bot asked for with its last answer (coup-cli's "STOP" in its log):
@@ -153,6 +158,16 @@ pub trait MultiAgent<G: Game>: Send {
     fn finish(&mut self, _table: usize, _game: &G, _seat: Seat) {}
     /// A stop asked with the last answer for `table` (see [`Agent::take_stop`]).
     fn take_stop(&mut self, _table: usize) -> Option<String> {
+        None
+    }
+    /// Whether [`MultiAgent::take_log`] may give lines (asked once a worker).
+    fn logs(&mut self) -> bool {
+        false
+    }
+    /// The lines the program logged while answering `table`'s last request, when
+    /// they can be told to be that game's (a program playing one game at a time);
+    /// the record keeps them at that decision.
+    fn take_log(&mut self, _table: usize) -> Option<String> {
         None
     }
 }

@@ -29,7 +29,7 @@ pub use agent::{
 };
 pub use code::{ChoiceCode, Choices};
 pub use game::{Ending, Game, IllegalChoice, Notice, Outcome, PerSeat, Seat, SeatSet, MAX_SEATS};
-pub use play::play_game;
+pub use play::{play_game, LOG_BYTES, LOG_DECISIONS};
 pub use records::{ForfeitRecord, GameRecord, NoticeKind, NoticeRecord, RecordLevel};
 pub use rng::{DealRng, Random, Rng};
 pub use schedule::Schedule;

@@ -36,8 +36,11 @@ pub fn play_game<G: Game>(
     }
     // Seats whose agents read the legal list (asked once a game).
     let mut listed = [true; MAX_SEATS];
-    for (l, agent) in listed.iter_mut().zip(agents.iter()) {
+    // And those that log (programs).
+    let mut logging = [false; MAX_SEATS];
+    for ((l, g), agent) in listed.iter_mut().zip(logging.iter_mut()).zip(agents.iter()) {
         *l = agent.wants_legal();
+        *g = agent.logs();
     }
     while let Some(seat) = game.to_move() {
         legal.clear();
@@ -56,6 +59,11 @@ pub fn play_game<G: Game>(
             stop = agent.take_stop();
             a
         }));
+        if logging[seat] {
+            if let Some(text) = agent.take_log() {
+                sheet.log(seat, entrants[seat], text);
+            }
+        }
         sheet.settle(game, seat, entrants, legal, list, answer, stop);
     }
     for (seat, agent) in agents.iter_mut().enumerate() {
@@ -76,9 +84,18 @@ pub(crate) struct Sheet<C> {
     notices: Vec<NoticeRecord>,
     news: Vec<Notice>,
     choices: Option<crate::code::Choices<C>>,
+    /// What programs logged, at their decisions.
+    lines: Vec<NoticeRecord>,
     pub(crate) decisions: u64,
     applied: u64,
 }
+
+/// The most of a seat's stderr a game's record keeps, at the decisions where it
+/// was written; the run's `logs` folder has all of it.
+pub const LOG_BYTES: usize = 8 << 10;
+
+/// The most decisions of a seat a game's record keeps lines at.
+pub const LOG_DECISIONS: usize = 256;
 
 impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
     pub(crate) fn new(level: RecordLevel) -> Self {
@@ -91,6 +108,7 @@ impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
             // its exact size (one allocation a game, a byte a choice).
             choices: (level == RecordLevel::Full)
                 .then(|| crate::code::Choices::from_buffer(SCRATCH.take())),
+            lines: Vec::new(),
             decisions: 0,
             applied: 0,
         }
@@ -182,6 +200,43 @@ impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
         }
     }
 
+    /// Keeps `text`, what `seat` logged making the next choice, within
+    /// [`LOG_BYTES`] a seat, with a note where it was cut.
+    #[cold]
+    pub(crate) fn log(&mut self, seat: Seat, entrant: usize, text: String) {
+        if self.level != RecordLevel::Full {
+            return;
+        }
+        // Counted from what is kept (rare: only programs log), not carried
+        // along every game.
+        let (mut used, mut lines) = (0, 0);
+        for n in self.lines.iter().filter(|n| n.seat == seat) {
+            used += n.text.len();
+            lines += 1;
+        }
+        if used >= LOG_BYTES || lines >= LOG_DECISIONS {
+            return;
+        }
+        let mut text = text;
+        if used + text.len() > LOG_BYTES {
+            let mut cut = LOG_BYTES - used;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+            text.push_str("\n… (cut: the whole log is in the run folder's logs)");
+        }
+        self.lines.push(NoticeRecord {
+            seat,
+            at: self.applied,
+            entrant,
+            kind: NoticeKind::Log,
+            text,
+            raw: None,
+            tried: None,
+        });
+    }
+
     /// An answer that was not a legal choice: the penalty or the forfeit it earns.
     #[cold]
     #[inline(never)]
@@ -258,6 +313,7 @@ impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
             forfeits: self.forfeits,
             notices: self.notices,
             places,
+            lines: self.lines,
             choices: self.choices.map(|c| {
                 let (kept, buffer) = c.compact();
                 if let Some(b) = buffer {

@@ -29,6 +29,7 @@
 //!     notices: vec![],
 //!     places: smallvec![],
 //!     choices: None,
+//!     lines: vec![],
 //! };
 //! let records: Vec<_> = (0..20).map(game).collect();
 //! let r = rate(&names, &records);
@@ -191,6 +192,7 @@ mod tests {
             notices: vec![],
             places: Default::default(),
             choices: None,
+            lines: Vec::new(),
         }
     }
 

@@ -73,6 +73,9 @@ pub enum NoticeKind {
     Warning,
     /// The bot asked to stop the run after this game (a debugging aid).
     Stop,
+    /// What the bot wrote to stderr while making this decision (a program's
+    /// log, bounded per game; the whole of it is in the run's `logs` folder).
+    Log,
 }
 
 /// One finished game.
@@ -109,6 +112,56 @@ pub struct GameRecord<C> {
     /// character a choice ([`crate::code`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choices: Option<crate::code::Choices<C>>,
+    /// What programs wrote to stderr while deciding, at the decision
+    /// ([`NoticeKind::Log`], with [`RecordLevel::Full`]). Not part of the game's
+    /// line in `games.jsonl`, which stays the same however the run was played:
+    /// kept apart in `logs/lines.jsonl` ([`LINES_FILE`], read by [`read_lines`]).
+    #[serde(skip)]
+    pub lines: Vec<NoticeRecord>,
+}
+
+/// Where a run keeps the lines its programs logged, game by game: one JSON
+/// line `{"game":K,"lines":[…]}` for each game that has some.
+pub const LINES_FILE: &str = "logs/lines.jsonl";
+
+impl<C> GameRecord<C> {
+    /// The line of [`LINES_FILE`] for this game, if it has lines.
+    pub fn write_lines_line(&self, out: &mut Vec<u8>) {
+        if self.lines.is_empty() {
+            return;
+        }
+        #[derive(Serialize)]
+        struct Line<'a> {
+            game: u64,
+            lines: &'a [NoticeRecord],
+        }
+        let line = Line {
+            game: self.index,
+            lines: &self.lines,
+        };
+        serde_json::to_writer(&mut *out, &line).expect("lines serialize");
+        out.push(b'\n');
+    }
+}
+
+/// The lines a run's programs logged ([`LINES_FILE`]), by game; empty when the
+/// run kept none. A line that does not read is skipped (a run cut short).
+pub fn read_lines(dir: &Path) -> std::collections::BTreeMap<u64, Vec<NoticeRecord>> {
+    #[derive(Deserialize)]
+    struct Line {
+        game: u64,
+        lines: Vec<NoticeRecord>,
+    }
+    let mut out = std::collections::BTreeMap::new();
+    let Ok(text) = std::fs::read_to_string(dir.join(LINES_FILE)) else {
+        return out;
+    };
+    for l in text.lines() {
+        if let Ok(Line { game, lines }) = serde_json::from_str::<Line>(l) {
+            out.entry(game).or_insert_with(Vec::new).extend(lines);
+        }
+    }
+    out
 }
 
 impl<C: Serialize + crate::code::ChoiceCode> GameRecord<C> {
@@ -122,7 +175,7 @@ impl<C: Serialize + crate::code::ChoiceCode> GameRecord<C> {
     ///     index: 3, seed: 9, seats: smallvec![1, 0],
     ///     outcome: Outcome { winners: SeatSet(1), ending: Ending::Decided, turns: 4 },
     ///     scores: smallvec![1.0, -1.0], decisions: 5, forfeits: vec![], notices: vec![],
-    ///     places: smallvec![], choices: Some(vec![0, 1, 2].into()),
+    ///     places: smallvec![], choices: Some(vec![0, 1, 2].into()), lines: vec![],
     /// };
     /// let mut line = Vec::new();
     /// r.write_json_line(&mut line);
@@ -620,6 +673,26 @@ impl<'a, O: ?Sized> RecordWriter<'a, O> {
         }
     }
 
+    /// Appends `bytes` to the run's [`LINES_FILE`] (rare: only programs log; a
+    /// batch's lines in one write).
+    pub(crate) fn write_lines(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() || self.error.is_some() {
+            return;
+        }
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        let path = dir.join(LINES_FILE);
+        let r = std::fs::create_dir_all(dir.join("logs")).and_then(|()| {
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)?
+                .write_all(bytes)
+        });
+        if let Err(e) = r {
+            self.error = Some(io(&path)(e));
+        }
+    }
+
     /// Flushes what is buffered to the file.
     pub fn flush(&mut self) -> Result<(), RecordError> {
         self.out.flush().map_err(io(&self.path))
@@ -640,7 +713,18 @@ impl<'a, O: ?Sized> RecordWriter<'a, O> {
 pub fn replay<G: Game>(
     rules: &G::Rules,
     record: &GameRecord<G::Choice>,
+    step: impl FnMut(&G),
+) -> Result<G, String> {
+    replay_logged(rules, record, step, |_| {})
+}
+
+/// [`replay`], with `log` given what a bot logged ([`GameRecord::lines`]) just
+/// before the choice it was making is applied.
+pub fn replay_logged<G: Game>(
+    rules: &G::Rules,
+    record: &GameRecord<G::Choice>,
     mut step: impl FnMut(&G),
+    mut log: impl FnMut(&NoticeRecord),
 ) -> Result<G, String> {
     let choices = record.choices.as_ref().ok_or(
         "this run kept results only: replays need records with every choice (--records full)",
@@ -669,6 +753,9 @@ pub fn replay<G: Game>(
                 break;
             }
             step(&game);
+        }
+        for n in record.lines.iter().filter(|n| n.at == i as u64) {
+            log(n);
         }
         // A warning recorded after choice i came with it (the game took it while
         // the choice was made).
@@ -799,6 +886,16 @@ mod tests {
                 places: places.into(),
                 // Pushed one by one, as during play.
                 choices: choices.map(|v| v.into_iter().collect()),
+                // Never in the line.
+                lines: vec![NoticeRecord {
+                    seat: 0,
+                    at: 1,
+                    entrant: 0,
+                    kind: NoticeKind::Log,
+                    text: "a line the bot logged".into(),
+                    raw: None,
+                    tried: None,
+                }],
             };
             let mut line = Vec::new();
             r.write_json_line(&mut line);
@@ -853,6 +950,7 @@ mod tests {
             notices: vec![],
             places: Default::default(),
             choices: None,
+            lines: Vec::new(),
         }
     }
 

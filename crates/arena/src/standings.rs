@@ -189,7 +189,7 @@ impl Standings {
             match n.kind {
                 NoticeKind::Penalty => st.penalties += 1,
                 NoticeKind::Warning => st.warnings += 1,
-                NoticeKind::Stop => {}
+                NoticeKind::Stop | NoticeKind::Log => {}
             }
         }
     }
@@ -310,6 +310,7 @@ mod tests {
             notices: vec![],
             places: Default::default(),
             choices: None,
+            lines: Vec::new(),
         }
     }
 

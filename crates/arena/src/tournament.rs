@@ -80,6 +80,9 @@ pub trait Observer<C> {
     /// A batch's records as JSON lines, in game order, before their
     /// [`Observer::on_record`] calls; only if [`Observer::wants_json`].
     fn on_json(&mut self, _lines: &[u8]) {}
+    /// With [`Observer::on_json`]: what the batch's programs logged, game by game
+    /// (lines of [`crate::records::LINES_FILE`]), when they logged anything.
+    fn on_lines(&mut self, _lines: &[u8]) {}
     /// Called after each batch of games.
     fn on_progress(&mut self, _progress: &Progress<'_>) {}
 }
@@ -125,6 +128,8 @@ struct Chunk<C> {
     stops: Vec<(u64, usize, String)>,
     /// The records as JSON lines, when the observer wants them.
     json: Vec<u8>,
+    /// What their programs logged, as lines of the run's lines file.
+    lines: Vec<u8>,
     /// Every game of the batch was played (a stop cuts a batch short: its games
     /// after the last one played are left for a resumed run).
     complete: bool,
@@ -214,6 +219,7 @@ impl<G: Game> Tournament<G> {
                 records,
                 stops: Vec::new(),
                 json: json_buf,
+                lines: Vec::new(),
                 complete: true,
             }
         };
@@ -226,6 +232,7 @@ impl<G: Game> Tournament<G> {
             }
             if json {
                 rec.write_json_line(&mut part.json);
+                rec.write_lines_line(&mut part.lines);
             }
             if keep {
                 part.records.push(rec);
@@ -292,6 +299,9 @@ impl<G: Game> Tournament<G> {
                 merged += part.standings.games;
                 if json {
                     observer.on_json(&part.json);
+                    if !part.lines.is_empty() {
+                        observer.on_lines(&part.lines);
+                    }
                 }
                 for r in &part.records {
                     observer.on_record(r);
@@ -415,6 +425,8 @@ impl<G: Game> Tournament<G> {
                 (tables, agents)
             }
         };
+        // Which entrants' programs log: only they are asked for lines.
+        let logging: Vec<bool> = agents.iter_mut().map(|a| a.logs()).collect();
         // The games table `t` may take: under duplicate play, its rotation's.
         let fits = |t: usize, index: u64| rotations.is_none_or(|k| index % k as u64 == t as u64);
         let mut games: Vec<Option<G>> = (0..tables).map(|_| None).collect();
@@ -546,6 +558,12 @@ impl<G: Game> Tournament<G> {
                     stop = agent.take_stop(t);
                     a
                 }));
+                let e = s.seating[seat];
+                if logging[e] {
+                    if let Some(text) = agent.take_log(t) {
+                        s.sheet.log(seat, e, text);
+                    }
+                }
                 // Every seat here is given the list (programs read it).
                 s.sheet
                     .settle(game, seat, &s.seating, &mut s.legal, true, answer, stop);
@@ -710,6 +728,7 @@ struct PerTable<G: Game> {
     agents: Vec<Option<Box<dyn Agent<G>>>>,
     answers: Vec<Option<Answer<G::Choice>>>,
     stops: Vec<Option<String>>,
+    logs: Vec<Option<String>>,
 }
 
 impl<G: Game> PerTable<G> {
@@ -720,6 +739,7 @@ impl<G: Game> PerTable<G> {
             agents: Vec::new(),
             answers: Vec::new(),
             stops: Vec::new(),
+            logs: Vec::new(),
         }
     }
 
@@ -729,6 +749,7 @@ impl<G: Game> PerTable<G> {
             self.agents.resize_with(t + 1, || None);
             self.answers.resize_with(t + 1, || None);
             self.stops.resize_with(t + 1, || None);
+            self.logs.resize_with(t + 1, || None);
         }
         let slot = self.first + t;
         let factory = &self.factory;
@@ -751,14 +772,19 @@ impl<G: Game> MultiAgent<G> for PerTable<G> {
     }
     fn request(&mut self, table: usize, game: &G, seat: Seat, legal: &[G::Choice]) {
         let agent = self.agent(table);
-        let mut stop = None;
+        let logging = agent.logs();
+        let (mut stop, mut log) = (None, None);
         let answer = catch_unwind(AssertUnwindSafe(|| {
             let a = agent.decide(game, seat, legal);
             stop = agent.take_stop();
+            if logging {
+                log = agent.take_log();
+            }
             a
         }));
         self.answers[table] = Some(answer);
         self.stops[table] = stop;
+        self.logs[table] = log;
     }
     fn flush(&mut self) {}
     fn answer(&mut self, table: usize, _legal: &[G::Choice]) -> Result<G::Choice, Fault> {
@@ -773,6 +799,12 @@ impl<G: Game> MultiAgent<G> for PerTable<G> {
     }
     fn take_stop(&mut self, table: usize) -> Option<String> {
         self.stops.get_mut(table).and_then(Option::take)
+    }
+    fn take_log(&mut self, table: usize) -> Option<String> {
+        self.logs.get_mut(table).and_then(Option::take)
+    }
+    fn logs(&mut self) -> bool {
+        self.agent(0).logs()
     }
 }
 
@@ -799,12 +831,18 @@ impl<C: Serialize + ChoiceCode, O: Observer<C> + ?Sized> Observer<C> for RecordW
         self.fed = true;
         self.write(lines);
     }
+    fn on_lines(&mut self, lines: &[u8]) {
+        self.write_lines(lines);
+    }
     fn on_record(&mut self, record: &GameRecord<C>) {
         // Driven by hand rather than by a tournament: serialise here.
         if !self.fed {
             let mut line = Vec::with_capacity(512);
             record.write_json_line(&mut line);
             self.write(&line);
+            line.clear();
+            record.write_lines_line(&mut line);
+            self.write_lines(&line);
         }
         self.inner.on_record(record);
     }

@@ -67,6 +67,7 @@ pub fn show(dir: &Path, k: u64) -> Result<()> {
         rules: &info.rules,
         raw,
         names,
+        lines: records::read_lines(dir).remove(&k).unwrap_or_default(),
     };
     front::visit(&info.game, told).unwrap_or_else(|| {
         Err(anyhow!(
@@ -85,19 +86,37 @@ struct Told<'a> {
     rules: &'a serde_json::Value,
     raw: serde_json::Value,
     names: Vec<String>,
+    /// What the programs logged in the game, at their decisions.
+    lines: Vec<records::NoticeRecord>,
 }
 
 impl Visit for Told<'_> {
     type Out = Result<()>;
     fn visit<F: Front>(self) -> Result<()> {
         let rules = F::recorded_rules(self.rules)?;
-        let rec: GameRecord<ChoiceOf<F>> = serde_json::from_value(self.raw)?;
+        let mut rec: GameRecord<ChoiceOf<F>> = serde_json::from_value(self.raw)?;
+        rec.lines = self.lines;
         if rec.seats.len() != self.names.len() || self.names.is_empty() {
             bail!("the record seats no one: the file was damaged or edited");
         }
-        let mut narrator = F::narrator(&self.names, false, None);
-        let game = records::replay::<F::Game>(&rules, &rec, |g| narrator.show(g))
-            .map_err(anyhow::Error::msg)?;
+        // The narrator shows the game and the bots' lines where they were
+        // written; both need it, one at a time.
+        let narrator = std::cell::RefCell::new(F::narrator(&self.names, false, None));
+        let names = &self.names;
+        let game = records::replay_logged::<F::Game>(
+            &rules,
+            &rec,
+            |g| narrator.borrow_mut().show(g),
+            |n| {
+                narrator.borrow_mut().before_log();
+                let name = names.get(n.seat).map_or("?", String::as_str);
+                for line in n.text.lines() {
+                    crate::term::show_stderr_line(name, &koth_process::printable(line));
+                }
+            },
+        )
+        .map_err(anyhow::Error::msg)?;
+        let mut narrator = narrator.into_inner();
         if game.outcome().is_none() {
             return Err(unfinished());
         }

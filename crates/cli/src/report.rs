@@ -210,8 +210,13 @@ pub fn build<G: Game>(
     let mut first_done = false;
     let mut k = 0usize;
     let mut seen = 0usize;
-    records::for_each_record::<G::Choice>(dir, info, |r| {
+    // What the programs logged, shown in the replays at their steps.
+    let mut logged = records::read_lines(dir);
+    records::for_each_record::<G::Choice>(dir, info, |mut r| {
         seen += 1;
+        if let Some(lines) = logged.remove(&r.index) {
+            r.lines = lines;
+        }
         if r.seats.iter().any(|&e| e >= n) {
             return Err(format!(
                 "game {} seats an entrant that run.json does not name",

@@ -528,3 +528,106 @@ fn ppcg_report_draws_coup_tables() {
     assert!(dom.contains("class=\"card-chip"), "no Coup table drawn");
     assert!(!dom.contains("class=\"meter\""), "drawn as a duel's table");
 }
+
+/// A bot's stderr, kept in the run folder whole and in each game's record at
+/// the decision where it was written: `koth replay` and the report show it at
+/// that step. A process playing many games at once cannot say which game a line
+/// belongs to: its lines stay in the run folder only.
+#[test]
+fn a_bots_lines_show_at_their_step_in_the_replay_and_the_report() {
+    chromium_or_fail();
+    let dir = scratch("botlog");
+    let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sdk/python/koth_bot.py");
+    for (folder, run) in [("one", "run(L())"), ("many", "run(L)")] {
+        let d = dir.join(folder);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::copy(&sdk, d.join("koth_bot.py")).unwrap();
+        std::fs::write(
+            d.join("bot.py"),
+            format!(
+                "from koth_bot import Bot, find, log, run\n\
+                 class L(Bot):\n    name = \"{folder}\"\n\
+                 \x20   def decide(self, decision, view, legal):\n\
+                 \x20       log(\"{folder} thinks about\", decision[\"kind\"], \"on turn\", view[\"turn\"])\n\
+                 \x20       return find(legal, \"act\", \"income\") or find(legal, \"pass\") or legal[0]\n\
+                 {run}\n"
+            ),
+        )
+        .unwrap();
+    }
+    let out = dir.join("run");
+    let one = format!("one=cmd:python3 {}", dir.join("one/bot.py").display());
+    let many = format!("many=cmd:python3 {}", dir.join("many/bot.py").display());
+    let status = koth()
+        .args([
+            "coup",
+            "run",
+            "--bot",
+            &one,
+            "--bot",
+            &many,
+            "--builtin",
+            "honest",
+        ])
+        .args(["--games", "6", "--seed", "4", "-q", "--out"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // Whole, per process, in the run folder.
+    let kept = |name: &str| {
+        std::fs::read_dir(out.join("logs"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(name))
+            .map(|e| std::fs::read_to_string(e.path()).unwrap())
+            .collect::<String>()
+    };
+    assert!(kept("one.").contains("one thinks about action on turn "));
+    assert!(kept("many.").contains("many thinks about action"));
+    // With the records: the one-at-a-time bot's lines, at their decisions, in
+    // a file of their own (games.jsonl stays the same however the run is played).
+    let recs: Vec<GameRecord<Choice>> = records::read_records(&out, false).unwrap();
+    let info = records::read_info(&out).unwrap();
+    let one_id = info.entrants.iter().position(|n| n == "one").unwrap();
+    let many_id = info.entrants.iter().position(|n| n == "many").unwrap();
+    let lines = records::read_lines(&out);
+    let logged = |e: usize| {
+        lines
+            .values()
+            .flatten()
+            .filter(|n| n.kind == koth_arena::NoticeKind::Log && n.entrant == e)
+            .count()
+    };
+    let games = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    assert!(!games.contains("thinks about"));
+    assert!(logged(one_id) > 0);
+    assert_eq!(logged(many_id), 0, "many games at once: not attributed");
+    // `koth replay` shows them before the move they led to.
+    let game = recs
+        .iter()
+        .find(|r| r.seats.contains(&one_id))
+        .unwrap()
+        .index;
+    let shown = koth()
+        .args(["replay"])
+        .arg(&out)
+        .args(["--game", &game.to_string()])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    let at = text
+        .find("  one stderr | one thinks about action on turn ")
+        .expect(&text);
+    let moved = text[at..].find("  one takes Income").expect(&text);
+    assert!(!text[at..at + moved].contains("Turn "), "{text}");
+    // The report's replay, at its step.
+    let page = make_report(&out);
+    let dom = dump_dom(&page, &format!("#game={game}"));
+    assert!(
+        dom.contains("class=\"ln botlog\">one stderr | one thinks about action on turn "),
+        "no bot line in the replay"
+    );
+}

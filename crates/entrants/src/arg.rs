@@ -55,16 +55,6 @@ pub fn parse_bot_arg_for(game: GameKind, arg: &str) -> Result<BotEntry, ConfigEr
                 "--bot {arg:?} has an empty command{usage}"
             )));
         }
-        if let Some(missing) = missing_script(&command) {
-            let here = std::env::current_dir().unwrap_or_default();
-            return Err(ConfigError(format!(
-                "'{}': there is no file {missing:?} in {} (the current folder)\n  fix: give the program's path, such as '{} bots/me/{}'",
-                command.join(" "),
-                here.display(),
-                command[0],
-                Path::new(&missing).file_name().unwrap_or_default().to_string_lossy()
-            )));
-        }
         let dir = program_folder(&mut command);
         Ok(BotSource::Program {
             command,
@@ -175,9 +165,10 @@ fn program_folder(command: &mut [String]) -> PathBuf {
 }
 
 /// The first argument after the program that names a script by its extension
-/// (`waiter.js`, `bots/me/bot.py`) and is not a file: run from the wrong folder,
-/// the bot would start in the current one, and fail there or copy all of it.
-fn missing_script(command: &[String]) -> Option<String> {
+/// (`waiter.js`, `bots/me/bot.py`) and is not a file in `dir`, the program's
+/// folder: given from the wrong folder, the bot would start in the current one,
+/// and fail there or copy all of it.
+pub(crate) fn missing_script(command: &[String], dir: &Path) -> Option<String> {
     const SCRIPTS: [&str; 14] = [
         "py", "js", "mjs", "cjs", "ts", "rb", "pl", "php", "lua", "sh", "jar", "r", "jl", "exs",
     ];
@@ -190,7 +181,7 @@ fn missing_script(command: &[String]) -> Option<String> {
                 .extension()
                 .is_some_and(|e| SCRIPTS.contains(&e.to_string_lossy().to_lowercase().as_str()))
         })
-        .filter(|w| !Path::new(w.as_str()).exists())
+        .filter(|w| !dir.join(w.as_str()).exists())
         .cloned()
 }
 

@@ -367,6 +367,10 @@ pub fn choice_of(mv: &str, pending: Pending, state: &State) -> Option<(Choice, O
 }
 
 impl Agent<PpcgGame> for PpcgAgent {
+    fn logs(&self) -> bool {
+        true
+    }
+
     /// What the program's launches wrote to stderr since the last call.
     fn take_log(&mut self) -> Option<String> {
         (!self.log.is_empty()).then(|| std::mem::take(&mut self.log))
@@ -516,6 +520,9 @@ impl Agent<PpcgGame> for Lifted {
     }
     fn take_log(&mut self) -> Option<String> {
         self.0.take_log()
+    }
+    fn logs(&self) -> bool {
+        self.0.logs()
     }
     fn take_stop(&mut self) -> Option<String> {
         self.0.take_stop()

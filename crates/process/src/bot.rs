@@ -62,6 +62,8 @@ pub struct BotProcess {
     stderr: Arc<Mutex<Tail>>,
     stderr_stop: Option<OwnedFd>,
     stderr_peek: Option<OwnedFd>,
+    /// The stderr reader holds bytes it has read and not yet stored.
+    stderr_busy: Arc<std::sync::atomic::AtomicBool>,
     stderr_thread: Option<JoinHandle<()>>,
     exit: Option<Exit>,
     reaped: bool,
@@ -160,10 +162,14 @@ impl BotProcess {
             },
             None => None,
         };
+        let busy = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let thread = std::thread::Builder::new()
             .name(format!("bot-{pid}-stderr"))
             .stack_size(64 * 1024)
-            .spawn(move || stderr_loop(stderr, stop_r, tail2, log));
+            .spawn({
+                let busy = busy.clone();
+                move || stderr_loop(stderr, stop_r, tail2, log, &busy)
+            });
         let thread = match thread {
             Ok(t) => t,
             Err(e) => return Err(kill_now(&mut child, format!("stderr thread: {e}"))),
@@ -183,6 +189,7 @@ impl BotProcess {
             stderr: tail,
             stderr_stop: Some(stop_w),
             stderr_peek,
+            stderr_busy: busy,
             stderr_thread: Some(thread),
             exit: None,
             reaped: false,
@@ -438,16 +445,15 @@ impl BotProcess {
     pub fn stderr_since(&self, pos: &mut u64) -> String {
         // What the bot wrote just before answering may still sit in the pipe: give
         // the reader a moment (at most 5 ms) to take it.
+        // (read from the pipe but not yet stored counts as still to come).
         if let Some(fd) = &self.stderr_peek {
+            use std::sync::atomic::Ordering;
             let end = std::time::Instant::now() + std::time::Duration::from_millis(5);
-            let mut waited = false;
-            while sys::unread_bytes(fd.as_raw_fd()) > 0 && std::time::Instant::now() < end {
-                std::thread::sleep(std::time::Duration::from_micros(100));
-                waited = true;
-            }
-            if waited {
-                // Read but perhaps not yet stored.
-                std::thread::sleep(std::time::Duration::from_micros(200));
+            while (sys::unread_bytes(fd.as_raw_fd()) > 0
+                || self.stderr_busy.load(Ordering::Acquire))
+                && std::time::Instant::now() < end
+            {
+                std::thread::sleep(std::time::Duration::from_micros(50));
             }
         }
         let (text, next) = match self.stderr.lock() {
@@ -574,7 +580,14 @@ impl Log {
     }
 }
 
-fn stderr_loop(fd: OwnedFd, stop: OwnedFd, tail: Arc<Mutex<Tail>>, mut log: Option<Log>) {
+fn stderr_loop(
+    fd: OwnedFd,
+    stop: OwnedFd,
+    tail: Arc<Mutex<Tail>>,
+    mut log: Option<Log>,
+    busy: &std::sync::atomic::AtomicBool,
+) {
+    use std::sync::atomic::Ordering;
     let mut buf = vec![0u8; 16 * 1024];
     let mut keep = |bytes: &[u8]| {
         if let Some(l) = log.as_mut() {
@@ -608,9 +621,16 @@ fn stderr_loop(fd: OwnedFd, stop: OwnedFd, tail: Arc<Mutex<Tail>>, mut log: Opti
         if fds[0].revents == 0 {
             continue;
         }
-        match sys::read_once(fd.as_raw_fd(), &mut buf) {
-            Ok(ReadOutcome::Data(n)) => keep(&buf[..n]),
-            Ok(ReadOutcome::WouldBlock) => {}
+        // Set before the bytes leave the pipe, cleared once they are stored:
+        // `stderr_since` waits for them.
+        busy.store(true, Ordering::Release);
+        let r = sys::read_once(fd.as_raw_fd(), &mut buf);
+        if let Ok(ReadOutcome::Data(n)) = r {
+            keep(&buf[..n]);
+        }
+        busy.store(false, Ordering::Release);
+        match r {
+            Ok(ReadOutcome::Data(_) | ReadOutcome::WouldBlock) => {}
             Ok(ReadOutcome::Eof) | Err(_) => return,
         }
     }

@@ -166,6 +166,10 @@ impl<G: WireGame> Agent<G> for JsonAgent<G> {
         MultiAgent::take_stop(&mut self.0, 0)
     }
 
+    fn logs(&self) -> bool {
+        true
+    }
+
     fn take_log(&mut self) -> Option<String> {
         let p = self.0.proc.as_ref()?;
         Some(p.stderr_since(&mut self.0.log_pos)).filter(|s| !s.is_empty())
@@ -845,6 +849,20 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
 
     fn take_stop(&mut self, table: usize) -> Option<String> {
         self.tables.get_mut(table).and_then(|t| t.stop.take())
+    }
+
+    fn logs(&mut self) -> bool {
+        true
+    }
+
+    fn take_log(&mut self, _table: usize) -> Option<String> {
+        // A process playing many games at once logs for all of them in one
+        // stream: its lines stay in the run's logs folder, not in one game.
+        if self.announced > 1 {
+            return None;
+        }
+        let p = self.proc.as_ref()?;
+        Some(p.stderr_since(&mut self.log_pos)).filter(|s| !s.is_empty())
     }
 }
 

@@ -264,6 +264,10 @@ impl Agent<State> for ExternalSamurai {
     }
 
     /// What the last launch wrote to stderr (each launch is a fresh process).
+    fn logs(&self) -> bool {
+        true
+    }
+
     fn take_log(&mut self) -> Option<String> {
         self.log.take()
     }

@@ -577,49 +577,60 @@ pub fn page_steps<G: Game<Choice = Choice>>(
     // A turn's header opens the step of its first decision, not the step that
     // ended the turn before.
     let mut header: Vec<String> = Vec::new();
-    koth_arena::records::replay::<G>(rules, rec, |game| {
-        let g = engine(game);
-        let mut new = &g.log()[shown..];
-        shown = g.log().len();
-        let mut lines = std::mem::take(&mut header);
-        if steps.steps.is_empty() {
-            lines.push(format!(
-                "i{} players sit down: {}. Each holds two hidden cards.",
-                names.len(),
-                super::page::joined(names)
-            ));
-        }
-        let mut next_header = Vec::new();
-        if let [rest @ .., turn @ Event::Turn { .. }] = new {
-            if !rest.is_empty() || !lines.is_empty() {
-                let (tone, text) = describe(turn, names);
-                next_header.push(format!("{}{text}", tone_letter(tone)));
-                new = rest;
+    // What the bots logged before the choice the next step applies.
+    let logged = std::cell::RefCell::new(Vec::new());
+    let log = |n: &koth_arena::records::NoticeRecord| {
+        logged.borrow_mut().extend(super::page::log_lines(names, n));
+    };
+    koth_arena::records::replay_logged::<G>(
+        rules,
+        rec,
+        |game| {
+            let g = engine(game);
+            let mut new = &g.log()[shown..];
+            shown = g.log().len();
+            let mut lines = std::mem::take(&mut header);
+            lines.append(&mut logged.borrow_mut());
+            if steps.steps.is_empty() {
+                lines.push(format!(
+                    "i{} players sit down: {}. Each holds two hidden cards.",
+                    names.len(),
+                    super::page::joined(names)
+                ));
             }
-        }
-        match new {
-            [Event::NoChallenge { player }] => steps.fold(
-                "challenge",
-                &names[*player],
-                coup_table(g),
-                lines,
-                passes_text,
-            ),
-            [Event::NoBlock { player }] => {
-                steps.fold("block", &names[*player], coup_table(g), lines, passes_text)
-            }
-            _ => {
-                for e in new {
-                    let (tone, text) = describe(e, names);
-                    lines.push(format!("{}{text}", tone_letter(tone)));
-                }
-                if !lines.is_empty() {
-                    steps.push(lines, coup_table(g));
+            let mut next_header = Vec::new();
+            if let [rest @ .., turn @ Event::Turn { .. }] = new {
+                if !rest.is_empty() || !lines.is_empty() {
+                    let (tone, text) = describe(turn, names);
+                    next_header.push(format!("{}{text}", tone_letter(tone)));
+                    new = rest;
                 }
             }
-        }
-        header = next_header;
-    })?;
+            match new {
+                [Event::NoChallenge { player }] => steps.fold(
+                    "challenge",
+                    &names[*player],
+                    coup_table(g),
+                    lines,
+                    passes_text,
+                ),
+                [Event::NoBlock { player }] => {
+                    steps.fold("block", &names[*player], coup_table(g), lines, passes_text)
+                }
+                _ => {
+                    for e in new {
+                        let (tone, text) = describe(e, names);
+                        lines.push(format!("{}{text}", tone_letter(tone)));
+                    }
+                    if !lines.is_empty() {
+                        steps.push(lines, coup_table(g));
+                    }
+                }
+            }
+            header = next_header;
+        },
+        log,
+    )?;
     if let Some(last) = steps.steps.last_mut() {
         last.extend(header.into_iter().map(serde_json::Value::String));
     }

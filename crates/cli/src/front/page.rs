@@ -100,6 +100,16 @@ pub fn verdict(outcome: &Outcome, names: &[String]) -> String {
     format!("Game over after {} turns: {who}{how}.", outcome.turns)
 }
 
+/// What a bot logged at a decision, as lines of the page's replay (tone `x`):
+/// shown at the top of the step that applies the choice it was making.
+pub fn log_lines(names: &[String], n: &koth_arena::records::NoticeRecord) -> Vec<String> {
+    let name = names.get(n.seat).map_or("?", String::as_str);
+    n.text
+        .lines()
+        .map(|l| format!("x{name} stderr | {}", koth_process::printable(l)))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

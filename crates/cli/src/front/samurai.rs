@@ -86,25 +86,36 @@ impl Front for Samurai {
             let (x, y) = (g.samurai(0), g.samurai(1));
             format!("{}:{} {}:{}", x.health, x.honour, y.health, y.honour)
         };
-        let end = koth_arena::records::replay::<State>(rules, rec, |g| {
-            let mut lines = Vec::new();
-            if steps.steps.is_empty() {
-                let m = g.samurai(0);
-                lines.push(format!(
-                    "i{a} faces {b}; each starts with {} health and {} honour.",
-                    m.health, m.honour
-                ));
-            }
-            for t in &g.log()[shown..] {
-                lines.push(format!("t{}", narrate_turn_with(t, [a, b])));
-            }
-            shown = g.log().len();
-            let now_over = g.outcome().is_some();
-            if !lines.is_empty() || now_over != over {
-                over = now_over;
-                steps.push(lines, table(g));
-            }
-        })?;
+        // What the bots logged before the moves the next step shows.
+        let logged = std::cell::RefCell::new(Vec::new());
+        let log = |n: &koth_arena::records::NoticeRecord| {
+            logged.borrow_mut().extend(super::page::log_lines(names, n));
+        };
+        let end = koth_arena::records::replay_logged::<State>(
+            rules,
+            rec,
+            |g| {
+                let mut lines = Vec::new();
+                if steps.steps.is_empty() {
+                    let m = g.samurai(0);
+                    lines.push(format!(
+                        "i{a} faces {b}; each starts with {} health and {} honour.",
+                        m.health, m.honour
+                    ));
+                }
+                for t in &g.log()[shown..] {
+                    lines.append(&mut logged.borrow_mut());
+                    lines.push(format!("t{}", narrate_turn_with(t, [a, b])));
+                }
+                shown = g.log().len();
+                let now_over = g.outcome().is_some();
+                if !lines.is_empty() || now_over != over {
+                    over = now_over;
+                    steps.push(lines, table(g));
+                }
+            },
+            log,
+        )?;
         let last = narrate_end(&end, [a, b]).unwrap_or_else(|| verdict(&rec.outcome, names));
         Ok(steps.end(format!("{last}.")))
     }

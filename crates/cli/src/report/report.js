@@ -417,7 +417,7 @@
   }
 
   const TONES = { t: "turn", c: "claim", h: "challenge", b: "block", r: "reveal", l: "loss", g: "gain",
-    o: "out", q: "quiet", e: "end", i: "info" };
+    o: "out", q: "quiet", e: "end", i: "info", x: "botlog" };
   // Coup: per seat "coins:hidden:face-up" (cards as digits); samurai: "health:honour".
   function parseTable(text) {
     return text.split(" ").map((seat) => {
