@@ -742,6 +742,7 @@ fn ppcg_runs_original_programs_with_records_replays_and_a_report() {
 fn a_bot_that_cannot_start_stops_the_run_before_the_first_game() {
     let dir = std::env::temp_dir().join(format!("koth-preflight-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("bots/ok")).unwrap();
+    std::fs::write(dir.join("bots/ok/bot.py"), "print('hi')\n").unwrap();
     let file = dir.join("t.toml");
     let cases = [
         (
@@ -751,6 +752,10 @@ fn a_bot_that_cannot_start_stops_the_run_before_the_first_game() {
         (
             "[[bot]]\nname = \"typo\"\ncommand = [\"pyhton3\", \"bot.py\"]\ndir = \"bots/ok\"\n",
             "bot \"typo\" did not start",
+        ),
+        (
+            "[[bot]]\nname = \"elsewhere\"\ncommand = [\"python3\", \"main.py\"]\ndir = \"bots/ok\"\n",
+            "bot \"elsewhere\": 'python3 main.py': there is no file \"main.py\" in ",
         ),
         (
             "[[bot]]\nname = \"mute\"\ncommand = [\"sleep\", \"30\"]\ndir = \"bots/ok\"\n[tournament]\nstartup_timeout_ms = 300\n",

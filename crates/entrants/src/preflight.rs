@@ -40,6 +40,13 @@ pub fn preflight<G: WireGame>(
                 dir.display()
             )));
         }
+        if let Some(why) = too_wide(dir) {
+            return Err(ConfigError(format!(
+                "bot {:?}: its folder {} is {why}: a bot's folder is copied for it and all it sees of this machine\n  fix: give the bot a folder of its own (`dir` in the tournament file)",
+                b.name,
+                dir.display()
+            )));
+        }
         if let Some(missing) = crate::arg::missing_script(command, dir) {
             let folder = koth_process::absolute(dir);
             let here = if dir == Path::new(".") || dir.as_os_str().is_empty() {
@@ -54,13 +61,6 @@ pub fn preflight<G: WireGame>(
                 folder.display(),
                 command[0],
                 Path::new(&missing).file_name().unwrap_or_default().to_string_lossy()
-            )));
-        }
-        if let Some(why) = too_wide(dir) {
-            return Err(ConfigError(format!(
-                "bot {:?}: its folder {} is {why}: a bot's folder is copied for it and all it sees of this machine\n  fix: give the bot a folder of its own (`dir` in the tournament file)",
-                b.name,
-                dir.display()
             )));
         }
         if cmd.sandbox != koth_process::Sandbox::Off && !koth_process::sandbox_support().namespaces
