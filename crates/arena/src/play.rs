@@ -42,6 +42,8 @@ pub fn play_game<G: Game>(
         *l = agent.wants_legal();
         *g = agent.logs();
     }
+    // Built-in bots only (the common case): one predictable test a decision.
+    let any_log = logging.iter().any(|&g| g);
     while let Some(seat) = game.to_move() {
         legal.clear();
         let list = listed.get(seat).copied().unwrap_or(true);
@@ -59,7 +61,7 @@ pub fn play_game<G: Game>(
             stop = agent.take_stop();
             a
         }));
-        if logging[seat] {
+        if any_log && logging[seat] {
             if let Some(text) = agent.take_log() {
                 sheet.log(seat, entrants[seat], text);
             }
