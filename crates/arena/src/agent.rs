@@ -170,6 +170,12 @@ pub trait MultiAgent<G: Game>: Send {
     fn take_log(&mut self, _table: usize) -> Option<String> {
         None
     }
+    /// How long the answer just taken for `table` took (the record keeps it
+    /// when [`MultiAgent::logs`]), and whether that is only a bound (the answer
+    /// was waiting, unread, for part of it); `None` when not measured.
+    fn took(&mut self, _table: usize) -> Option<(std::time::Duration, bool)> {
+        None
+    }
 }
 
 /// Makes a [`MultiAgent`] for one parallel slot (`slot` is the worker's number).

@@ -29,8 +29,10 @@ pub use agent::{
 };
 pub use code::{ChoiceCode, Choices};
 pub use game::{Ending, Game, IllegalChoice, Notice, Outcome, PerSeat, Seat, SeatSet, MAX_SEATS};
-pub use play::{play_game, LOG_BYTES, LOG_DECISIONS};
-pub use records::{ForfeitRecord, GameRecord, NoticeKind, NoticeRecord, RecordLevel};
+pub use play::{play_game, LOG_BYTES, LOG_DECISIONS, TIMED_DECISIONS};
+pub use records::{
+    ForfeitRecord, GameLog, GameRecord, NoticeKind, NoticeRecord, RecordLevel, Took,
+};
 pub use rng::{DealRng, Random, Rng};
 pub use schedule::Schedule;
 pub use scoring::Scoring;

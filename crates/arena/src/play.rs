@@ -4,7 +4,9 @@
 
 use crate::agent::{Agent, Fault};
 use crate::game::{Ending, Game, Notice, Outcome, PerSeat, Seat, SeatSet, MAX_SEATS};
-use crate::records::{ForfeitRecord, GameRecord, NoticeKind, NoticeRecord, RecordLevel};
+use crate::records::{
+    ForfeitRecord, GameLog, GameRecord, NoticeKind, NoticeRecord, RecordLevel, Took,
+};
 use crate::scoring::Scoring;
 use crate::seeds::GameSeeds;
 use smallvec::SmallVec;
@@ -56,16 +58,23 @@ pub fn play_game<G: Game>(
         // game measured no faster); the stop is kept aside so the (large) answer
         // is not moved again.
         let mut stop = None;
-        let answer = catch_unwind(AssertUnwindSafe(|| {
-            let a = agent.decide(game, seat, legal);
-            stop = agent.take_stop();
-            a
-        }));
-        if any_log && logging[seat] {
-            if let Some(text) = agent.take_log() {
-                sheet.log(seat, entrants[seat], text);
-            }
-        }
+        let answer = if any_log && logging[seat] {
+            ask_program(
+                &mut sheet,
+                &mut **agent,
+                game,
+                seat,
+                entrants[seat],
+                legal,
+                &mut stop,
+            )
+        } else {
+            catch_unwind(AssertUnwindSafe(|| {
+                let a = agent.decide(game, seat, legal);
+                stop = agent.take_stop();
+                a
+            }))
+        };
         sheet.settle(game, seat, entrants, legal, list, answer, stop);
     }
     for (seat, agent) in agents.iter_mut().enumerate() {
@@ -78,6 +87,32 @@ pub fn play_game<G: Game>(
     )
 }
 
+/// Asks a program for its choice, keeping how long it took and what it logged
+/// (out of the loop, which built-in bots run at tens of millions of decisions a
+/// second: a clock read is not worth their nanoseconds).
+#[inline(never)]
+fn ask_program<G: Game>(
+    sheet: &mut Sheet<G::Choice>,
+    agent: &mut dyn Agent<G>,
+    game: &G,
+    seat: Seat,
+    entrant: usize,
+    legal: &[G::Choice],
+    stop: &mut Option<String>,
+) -> std::thread::Result<Result<G::Choice, Fault>> {
+    let t0 = std::time::Instant::now();
+    let answer = catch_unwind(AssertUnwindSafe(|| {
+        let a = agent.decide(game, seat, legal);
+        *stop = agent.take_stop();
+        a
+    }));
+    sheet.took(seat, t0.elapsed(), false);
+    if let Some(text) = agent.take_log() {
+        sheet.log(seat, entrant, text);
+    }
+    answer
+}
+
 /// What a game's record keeps, gathered while it is played: the decisions asked,
 /// the choices applied, forfeits and notices.
 pub(crate) struct Sheet<C> {
@@ -86,8 +121,8 @@ pub(crate) struct Sheet<C> {
     notices: Vec<NoticeRecord>,
     news: Vec<Notice>,
     choices: Option<crate::code::Choices<C>>,
-    /// What programs logged, at their decisions.
-    lines: Vec<NoticeRecord>,
+    /// What programs logged and how long they took, at their decisions.
+    log: Option<Box<GameLog>>,
     pub(crate) decisions: u64,
     applied: u64,
 }
@@ -98,6 +133,10 @@ pub const LOG_BYTES: usize = 8 << 10;
 
 /// The most decisions of a seat a game's record keeps lines at.
 pub const LOG_DECISIONS: usize = 256;
+
+/// The most decisions of a game whose time its record keeps (a Samurai duel's
+/// 500 turns are 1,000).
+pub const TIMED_DECISIONS: usize = 4096;
 
 impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
     pub(crate) fn new(level: RecordLevel) -> Self {
@@ -110,7 +149,7 @@ impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
             // its exact size (one allocation a game, a byte a choice).
             choices: (level == RecordLevel::Full)
                 .then(|| crate::code::Choices::from_buffer(SCRATCH.take())),
-            lines: Vec::new(),
+            log: None,
             decisions: 0,
             applied: 0,
         }
@@ -209,10 +248,11 @@ impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
         if self.level != RecordLevel::Full {
             return;
         }
+        let log = self.log.get_or_insert_with(Default::default);
         // Counted from what is kept (rare: only programs log), not carried
         // along every game.
         let (mut used, mut lines) = (0, 0);
-        for n in self.lines.iter().filter(|n| n.seat == seat) {
+        for n in log.lines.iter().filter(|n| n.seat == seat) {
             used += n.text.len();
             lines += 1;
         }
@@ -228,7 +268,7 @@ impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
             text.truncate(cut);
             text.push_str("\n… (cut: the whole log is in the run folder's logs)");
         }
-        self.lines.push(NoticeRecord {
+        log.lines.push(NoticeRecord {
             seat,
             at: self.applied,
             entrant,
@@ -237,6 +277,20 @@ impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
             raw: None,
             tried: None,
         });
+    }
+
+    /// Keeps how long `seat`, a program, took over the decision now asked (at
+    /// most that, when `at_most`: see [`Took`]).
+    #[cold]
+    pub(crate) fn took(&mut self, seat: Seat, time: std::time::Duration, at_most: bool) {
+        if self.level != RecordLevel::Full {
+            return;
+        }
+        let log = self.log.get_or_insert_with(Default::default);
+        if log.times.len() < TIMED_DECISIONS {
+            let micros = u32::try_from(time.as_micros()).unwrap_or(u32::MAX);
+            log.times.push(Took(self.applied, seat, micros, at_most));
+        }
     }
 
     /// An answer that was not a legal choice: the penalty or the forfeit it earns.
@@ -315,7 +369,7 @@ impl<C: Copy + std::fmt::Debug + crate::ChoiceCode> Sheet<C> {
             forfeits: self.forfeits,
             notices: self.notices,
             places,
-            lines: self.lines,
+            log: self.log,
             choices: self.choices.map(|c| {
                 let (kept, buffer) = c.compact();
                 if let Some(b) = buffer {

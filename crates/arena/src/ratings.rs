@@ -29,7 +29,7 @@
 //!     notices: vec![],
 //!     places: smallvec![],
 //!     choices: None,
-//!     lines: vec![],
+//!     log: None,
 //! };
 //! let records: Vec<_> = (0..20).map(game).collect();
 //! let r = rate(&names, &records);
@@ -192,7 +192,7 @@ mod tests {
             notices: vec![],
             places: Default::default(),
             choices: None,
-            lines: Vec::new(),
+            log: None,
         }
     }
 

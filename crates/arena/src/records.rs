@@ -112,12 +112,50 @@ pub struct GameRecord<C> {
     /// character a choice ([`crate::code`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choices: Option<crate::code::Choices<C>>,
-    /// What programs wrote to stderr while deciding, at the decision
-    /// ([`NoticeKind::Log`], with [`RecordLevel::Full`]). Not part of the game's
-    /// line in `games.jsonl`, which stays the same however the run was played:
-    /// kept apart in `logs/lines.jsonl` ([`LINES_FILE`], read by [`read_lines`]).
+    /// What programs wrote to stderr while deciding and how long they took
+    /// (with [`RecordLevel::Full`]; `None` when no seat is a program). Not part
+    /// of the game's line in `games.jsonl`, which stays the same however the run
+    /// was played: kept apart in `logs/lines.jsonl` ([`LINES_FILE`], read by
+    /// [`read_logs`]).
     #[serde(skip)]
+    pub log: Option<Box<GameLog>>,
+}
+
+/// What the programs of one game logged and how long they took, decision by
+/// decision.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GameLog {
+    /// What they wrote to stderr while deciding, at the decision
+    /// ([`NoticeKind::Log`]), bounded per seat.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<NoticeRecord>,
+    /// How long each of their answers took.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub times: Vec<Took>,
+}
+
+/// How long a program took over one decision, as `[at, seat, microseconds,
+/// at_most]`: `at` is the number of choices applied when it was asked (the
+/// decision is the one whose choice comes next, as for [`NoticeRecord::at`]);
+/// the time runs from the request sent to the answer read. `at_most` is set
+/// when the answer was already waiting when koth came to read it (a program
+/// answering many games at once, read after others): it took at most that.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Took(pub u64, pub Seat, pub u32, pub bool);
+
+impl GameLog {
+    /// The lines logged just before choice `at` was made.
+    pub fn lines_at(&self, at: u64) -> impl Iterator<Item = &NoticeRecord> {
+        self.lines.iter().filter(move |n| n.at == at)
+    }
+    /// How long `seat` took over the decision whose choice is choice `at`, and
+    /// whether that is a bound ([`Took`]).
+    pub fn time_at(&self, at: u64, seat: Seat) -> Option<(std::time::Duration, bool)> {
+        self.times
+            .iter()
+            .find(|t| t.0 == at && t.1 == seat)
+            .map(|t| (std::time::Duration::from_micros(t.2.into()), t.3))
+    }
 }
 
 /// Where a run keeps the lines its programs logged, game by game: one JSON
@@ -125,40 +163,49 @@ pub struct GameRecord<C> {
 pub const LINES_FILE: &str = "logs/lines.jsonl";
 
 impl<C> GameRecord<C> {
-    /// The line of [`LINES_FILE`] for this game, if it has lines.
+    /// The line of [`LINES_FILE`] for this game, if its programs logged or
+    /// were timed.
     pub fn write_lines_line(&self, out: &mut Vec<u8>) {
-        if self.lines.is_empty() {
+        let Some(log) = self.log.as_deref() else {
+            return;
+        };
+        if log.lines.is_empty() && log.times.is_empty() {
             return;
         }
         #[derive(Serialize)]
         struct Line<'a> {
             game: u64,
-            lines: &'a [NoticeRecord],
+            #[serde(flatten)]
+            log: &'a GameLog,
         }
         let line = Line {
             game: self.index,
-            lines: &self.lines,
+            log,
         };
         serde_json::to_writer(&mut *out, &line).expect("lines serialize");
         out.push(b'\n');
     }
 }
 
-/// The lines a run's programs logged ([`LINES_FILE`]), by game; empty when the
-/// run kept none. A line that does not read is skipped (a run cut short).
-pub fn read_lines(dir: &Path) -> std::collections::BTreeMap<u64, Vec<NoticeRecord>> {
+/// What a run's programs logged and how long they took ([`LINES_FILE`]), by
+/// game; empty when the run kept none. A line that does not read is skipped (a
+/// run cut short).
+pub fn read_logs(dir: &Path) -> std::collections::BTreeMap<u64, GameLog> {
     #[derive(Deserialize)]
     struct Line {
         game: u64,
-        lines: Vec<NoticeRecord>,
+        #[serde(flatten)]
+        log: GameLog,
     }
-    let mut out = std::collections::BTreeMap::new();
+    let mut out = std::collections::BTreeMap::<u64, GameLog>::new();
     let Ok(text) = std::fs::read_to_string(dir.join(LINES_FILE)) else {
         return out;
     };
     for l in text.lines() {
-        if let Ok(Line { game, lines }) = serde_json::from_str::<Line>(l) {
-            out.entry(game).or_insert_with(Vec::new).extend(lines);
+        if let Ok(Line { game, log }) = serde_json::from_str::<Line>(l) {
+            let kept = out.entry(game).or_default();
+            kept.lines.extend(log.lines);
+            kept.times.extend(log.times);
         }
     }
     out
@@ -175,7 +222,7 @@ impl<C: Serialize + crate::code::ChoiceCode> GameRecord<C> {
     ///     index: 3, seed: 9, seats: smallvec![1, 0],
     ///     outcome: Outcome { winners: SeatSet(1), ending: Ending::Decided, turns: 4 },
     ///     scores: smallvec![1.0, -1.0], decisions: 5, forfeits: vec![], notices: vec![],
-    ///     places: smallvec![], choices: Some(vec![0, 1, 2].into()), lines: vec![],
+    ///     places: smallvec![], choices: Some(vec![0, 1, 2].into()), log: None,
     /// };
     /// let mut line = Vec::new();
     /// r.write_json_line(&mut line);
@@ -715,16 +762,18 @@ pub fn replay<G: Game>(
     record: &GameRecord<G::Choice>,
     step: impl FnMut(&G),
 ) -> Result<G, String> {
-    replay_logged(rules, record, step, |_| {})
+    replay_logged(rules, record, step, |_, _, _| {})
 }
 
-/// [`replay`], with `log` given what a bot logged ([`GameRecord::lines`]) just
-/// before the choice it was making is applied.
+/// [`replay`], with `before` given the game, the number of the choice and the
+/// choice just before each choice is applied: the game then shows the decision
+/// (its seat to move, its legal choices), and the record's [`GameLog`] what was
+/// logged at it and how long it took.
 pub fn replay_logged<G: Game>(
     rules: &G::Rules,
     record: &GameRecord<G::Choice>,
     mut step: impl FnMut(&G),
-    mut log: impl FnMut(&NoticeRecord),
+    mut before: impl FnMut(&G, u64, G::Choice),
 ) -> Result<G, String> {
     let choices = record.choices.as_ref().ok_or(
         "this run kept results only: replays need records with every choice (--records full)",
@@ -754,9 +803,7 @@ pub fn replay_logged<G: Game>(
             }
             step(&game);
         }
-        for n in record.lines.iter().filter(|n| n.at == i as u64) {
-            log(n);
-        }
+        before(&game, i as u64, c);
         // A warning recorded after choice i came with it (the game took it while
         // the choice was made).
         for n in record.notices.iter().filter(|n| n.at == i as u64 + 1) {
@@ -887,15 +934,18 @@ mod tests {
                 // Pushed one by one, as during play.
                 choices: choices.map(|v| v.into_iter().collect()),
                 // Never in the line.
-                lines: vec![NoticeRecord {
-                    seat: 0,
-                    at: 1,
-                    entrant: 0,
-                    kind: NoticeKind::Log,
-                    text: "a line the bot logged".into(),
-                    raw: None,
-                    tried: None,
-                }],
+                log: Some(Box::new(GameLog {
+                    lines: vec![NoticeRecord {
+                        seat: 0,
+                        at: 1,
+                        entrant: 0,
+                        kind: NoticeKind::Log,
+                        text: "a line the bot logged".into(),
+                        raw: None,
+                        tried: None,
+                    }],
+                    times: vec![Took(1, 0, 1500, false)],
+                })),
             };
             let mut line = Vec::new();
             r.write_json_line(&mut line);
@@ -950,7 +1000,7 @@ mod tests {
             notices: vec![],
             places: Default::default(),
             choices: None,
-            lines: Vec::new(),
+            log: None,
         }
     }
 

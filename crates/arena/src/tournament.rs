@@ -560,6 +560,9 @@ impl<G: Game> Tournament<G> {
                 }));
                 let e = s.seating[seat];
                 if logging[e] {
+                    if let Some((time, at_most)) = agent.took(t) {
+                        s.sheet.took(seat, time, at_most);
+                    }
                     if let Some(text) = agent.take_log(t) {
                         s.sheet.log(seat, e, text);
                     }
@@ -729,6 +732,7 @@ struct PerTable<G: Game> {
     answers: Vec<Option<Answer<G::Choice>>>,
     stops: Vec<Option<String>>,
     logs: Vec<Option<String>>,
+    took: Vec<Option<std::time::Duration>>,
 }
 
 impl<G: Game> PerTable<G> {
@@ -740,6 +744,7 @@ impl<G: Game> PerTable<G> {
             answers: Vec::new(),
             stops: Vec::new(),
             logs: Vec::new(),
+            took: Vec::new(),
         }
     }
 
@@ -750,6 +755,7 @@ impl<G: Game> PerTable<G> {
             self.answers.resize_with(t + 1, || None);
             self.stops.resize_with(t + 1, || None);
             self.logs.resize_with(t + 1, || None);
+            self.took.resize_with(t + 1, || None);
         }
         let slot = self.first + t;
         let factory = &self.factory;
@@ -774,6 +780,7 @@ impl<G: Game> MultiAgent<G> for PerTable<G> {
         let agent = self.agent(table);
         let logging = agent.logs();
         let (mut stop, mut log) = (None, None);
+        let asked = logging.then(std::time::Instant::now);
         let answer = catch_unwind(AssertUnwindSafe(|| {
             let a = agent.decide(game, seat, legal);
             stop = agent.take_stop();
@@ -785,6 +792,7 @@ impl<G: Game> MultiAgent<G> for PerTable<G> {
         self.answers[table] = Some(answer);
         self.stops[table] = stop;
         self.logs[table] = log;
+        self.took[table] = asked.map(|t0| t0.elapsed());
     }
     fn flush(&mut self) {}
     fn answer(&mut self, table: usize, _legal: &[G::Choice]) -> Result<G::Choice, Fault> {
@@ -802,6 +810,10 @@ impl<G: Game> MultiAgent<G> for PerTable<G> {
     }
     fn take_log(&mut self, table: usize) -> Option<String> {
         self.logs.get_mut(table).and_then(Option::take)
+    }
+    fn took(&mut self, table: usize) -> Option<(std::time::Duration, bool)> {
+        let t = self.took.get_mut(table).and_then(Option::take)?;
+        Some((t, false))
     }
     fn logs(&mut self) -> bool {
         self.agent(0).logs()

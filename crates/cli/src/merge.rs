@@ -10,6 +10,52 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The shards' `logs` folders as one: what programs logged at their decisions
+/// and how long they took (`lines.jsonl`, whose game numbers are the run's
+/// already) in game order, and each process's whole stderr, named for its shard.
+fn merge_logs(parts: &[(PathBuf, RunInfo)], out_dir: &Path) -> Result<()> {
+    let logs = out_dir.join("logs");
+    let mut lines: Option<BufWriter<std::fs::File>> = None;
+    for (k, (d, _)) in parts.iter().enumerate() {
+        let Ok(entries) = std::fs::read_dir(d.join("logs")) else {
+            continue;
+        };
+        std::fs::create_dir_all(&logs)
+            .with_context(|| format!("cannot create {}", logs.display()))?;
+        let mut names: Vec<_> = entries.flatten().collect();
+        names.sort_by_key(|e| e.file_name());
+        for e in names {
+            // koth wrote these; only its regular files are copied.
+            if !e.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
+            let name = e.file_name().to_string_lossy().into_owned();
+            if Path::new(&name) == Path::new(records::LINES_FILE).file_name().unwrap() {
+                let w = match &mut lines {
+                    Some(w) => w,
+                    None => lines.insert(BufWriter::new(std::fs::File::create(
+                        out_dir.join(records::LINES_FILE),
+                    )?)),
+                };
+                let text = std::fs::read(e.path())?;
+                w.write_all(&text)?;
+                if !text.is_empty() && !text.ends_with(b"\n") {
+                    w.write_all(b"\n")?;
+                }
+            } else {
+                let to = logs.join(format!("shard-{}.{name}", k + 1));
+                std::fs::copy(e.path(), &to).with_context(|| {
+                    format!("cannot copy {} to {}", e.path().display(), to.display())
+                })?;
+            }
+        }
+    }
+    if let Some(mut w) = lines {
+        w.flush()?;
+    }
+    Ok(())
+}
+
 /// Combines shard runs of one tournament into the run one machine would have made.
 pub fn merge(dirs: &[PathBuf], out_dir: &Path) -> Result<()> {
     if dirs.is_empty() {
@@ -103,6 +149,7 @@ pub fn merge(dirs: &[PathBuf], out_dir: &Path) -> Result<()> {
         }
     }
     writer.flush()?;
+    merge_logs(&parts, out_dir)?;
     let run = RunSummary {
         standings,
         played: 0..total,

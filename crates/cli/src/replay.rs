@@ -67,7 +67,7 @@ pub fn show(dir: &Path, k: u64) -> Result<()> {
         rules: &info.rules,
         raw,
         names,
-        lines: records::read_lines(dir).remove(&k).unwrap_or_default(),
+        log: records::read_logs(dir).remove(&k),
     };
     front::visit(&info.game, told).unwrap_or_else(|| {
         Err(anyhow!(
@@ -87,7 +87,7 @@ struct Told<'a> {
     raw: serde_json::Value,
     names: Vec<String>,
     /// What the programs logged in the game, at their decisions.
-    lines: Vec<records::NoticeRecord>,
+    log: Option<records::GameLog>,
 }
 
 impl Visit for Told<'_> {
@@ -95,7 +95,7 @@ impl Visit for Told<'_> {
     fn visit<F: Front>(self) -> Result<()> {
         let rules = F::recorded_rules(self.rules)?;
         let mut rec: GameRecord<ChoiceOf<F>> = serde_json::from_value(self.raw)?;
-        rec.lines = self.lines;
+        rec.log = self.log.map(Box::new);
         if rec.seats.len() != self.names.len() || self.names.is_empty() {
             bail!("the record seats no one: the file was damaged or edited");
         }
@@ -107,11 +107,16 @@ impl Visit for Told<'_> {
             &rules,
             &rec,
             |g| narrator.borrow_mut().show(g),
-            |n| {
-                narrator.borrow_mut().before_log();
-                let name = names.get(n.seat).map_or("?", String::as_str);
-                for line in n.text.lines() {
-                    crate::term::show_stderr_line(name, &koth_process::printable(line));
+            |_, i, _| {
+                let Some(log) = rec.log.as_deref() else {
+                    return;
+                };
+                for n in log.lines_at(i) {
+                    narrator.borrow_mut().before_log();
+                    let name = names.get(n.seat).map_or("?", String::as_str);
+                    for line in n.text.lines() {
+                        crate::term::show_stderr_line(name, &koth_process::printable(line));
+                    }
                 }
             },
         )

@@ -211,12 +211,10 @@ pub fn build<G: Game>(
     let mut k = 0usize;
     let mut seen = 0usize;
     // What the programs logged, shown in the replays at their steps.
-    let mut logged = records::read_lines(dir);
+    let mut logged = records::read_logs(dir);
     records::for_each_record::<G::Choice>(dir, info, |mut r| {
         seen += 1;
-        if let Some(lines) = logged.remove(&r.index) {
-            r.lines = lines;
-        }
+        r.log = logged.remove(&r.index).map(Box::new);
         if r.seats.iter().any(|&e| e >= n) {
             return Err(format!(
                 "game {} seats an entrant that run.json does not name",

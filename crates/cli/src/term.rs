@@ -675,7 +675,7 @@ mod tests {
                 notices: vec![],
                 places: Default::default(),
                 choices: None,
-                lines: Vec::new(),
+                log: None,
             });
         }
         s

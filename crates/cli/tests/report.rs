@@ -592,14 +592,28 @@ fn a_bots_lines_show_at_their_step_in_the_replay_and_the_report() {
     let info = records::read_info(&out).unwrap();
     let one_id = info.entrants.iter().position(|n| n == "one").unwrap();
     let many_id = info.entrants.iter().position(|n| n == "many").unwrap();
-    let lines = records::read_lines(&out);
+    let logs = records::read_logs(&out);
     let logged = |e: usize| {
-        lines
-            .values()
-            .flatten()
+        logs.values()
+            .flat_map(|l| &l.lines)
             .filter(|n| n.kind == koth_arena::NoticeKind::Log && n.entrant == e)
             .count()
     };
+    // Every answer of a program is timed, one game at a time or many; the
+    // built-in bot's are not.
+    let honest_id = info.entrants.iter().position(|n| n == "honest").unwrap();
+    for r in &recs {
+        let times = &logs[&r.index].times;
+        for (seat, &e) in r.seats.iter().enumerate() {
+            let n = times.iter().filter(|t| t.1 == seat).count();
+            assert_eq!(
+                n == 0,
+                e == honest_id,
+                "game {}: {e} timed {n} times",
+                r.index
+            );
+        }
+    }
     let games = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
     assert!(!games.contains("thinks about"));
     assert!(logged(one_id) > 0);
@@ -630,4 +644,20 @@ fn a_bots_lines_show_at_their_step_in_the_replay_and_the_report() {
         dom.contains("class=\"ln botlog\">one stderr | one thinks about action on turn "),
         "no bot line in the replay"
     );
+    // Each of a program's decisions: what it was asked, what it answered, how
+    // long it took, after what it logged there.
+    let first = dom
+        .find("class=\"ln decision\">one asked: action (")
+        .expect("no decision line in the replay");
+    let line = &dom[first..first + dom[first..].find('<').unwrap()];
+    let took = line.split(") → Income · ").nth(1).expect(line);
+    let (n, unit) = took.trim_start_matches("≤ ").split_once(' ').expect(line);
+    assert!(
+        n.parse::<f64>().is_ok() && (unit == "µs" || unit == "ms"),
+        "{line}"
+    );
+    let logged_at = dom.find("one stderr | one thinks about action").unwrap();
+    assert!(logged_at < first);
+    assert!(dom.contains("class=\"ln decision\">many asked: "), "{dom}");
+    assert!(!dom.contains("class=\"ln decision\">honest asked"));
 }

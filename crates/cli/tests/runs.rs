@@ -766,3 +766,87 @@ fn a_gauntlet_is_recorded_and_resumes_to_the_same_verdict() {
     let (ok, replay, _) = common::koth(&["replay", out.to_str().unwrap(), "--game", "0"]);
     assert!(ok && replay.contains("(as recorded)"), "{replay}");
 }
+
+#[test]
+fn merged_shards_keep_what_their_programs_logged_and_how_long_they_took() {
+    let base = tmp("shard-logs");
+    std::fs::create_dir_all(base.join("bot")).unwrap();
+    let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sdk/python/koth_bot.py");
+    std::fs::copy(&sdk, base.join("bot/koth_bot.py")).unwrap();
+    std::fs::write(
+        base.join("bot/bot.py"),
+        "from koth_bot import Bot, find, log, run\n\
+         class L(Bot):\n    name = \"talker\"\n\
+         \x20   def decide(self, decision, view, legal):\n\
+         \x20       log(\"turn\", view[\"turn\"], decision[\"kind\"])\n\
+         \x20       return find(legal, \"act\", \"income\") or find(legal, \"pass\") or legal[0]\n\
+         run(L())\n",
+    )
+    .unwrap();
+    let bot = format!("talker=cmd:python3 {}", base.join("bot/bot.py").display());
+    let play = |out: &Path, shard: Option<&str>| {
+        let mut args = vec![
+            "coup",
+            "run",
+            "--bot",
+            &bot,
+            "--builtin",
+            "honest",
+            "--games",
+            "6",
+            "--seed",
+            "4",
+            "-q",
+            "--out",
+        ];
+        args.push(out.to_str().unwrap());
+        if let Some(s) = shard {
+            args.extend(["--shard", s]);
+        }
+        let (ok, _, err) = koth(&args);
+        assert!(ok, "{err}");
+    };
+    let (p1, p2, whole, merged) = (
+        base.join("p1"),
+        base.join("p2"),
+        base.join("whole"),
+        base.join("merged"),
+    );
+    play(&p1, Some("1/2"));
+    play(&p2, Some("2/2"));
+    play(&whole, None);
+    let (ok, _, err) = koth(&[
+        "merge",
+        p1.to_str().unwrap(),
+        p2.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    // The same lines at the same decisions as one machine's run, and a time
+    // for each of the program's decisions (times differ from run to run).
+    let (a, b) = (
+        koth_arena::records::read_logs(&merged),
+        koth_arena::records::read_logs(&whole),
+    );
+    assert_eq!(a.len(), 6);
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (k, log) in &a {
+        assert_eq!(log.lines, b[k].lines, "game {k}");
+        let at = |l: &koth_arena::GameLog| l.times.iter().map(|t| (t.0, t.1)).collect::<Vec<_>>();
+        assert_eq!(at(log), at(&b[k]), "game {k}");
+        assert!(!log.times.is_empty());
+    }
+    // Each process's whole stderr, named for its shard.
+    let names: Vec<String> = std::fs::read_dir(merged.join("logs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    for s in ["shard-1.talker", "shard-2.talker"] {
+        let f = names.iter().find(|n| n.starts_with(s)).expect(s);
+        let text = std::fs::read_to_string(merged.join("logs").join(f)).unwrap();
+        assert!(text.contains("turn "), "{text}");
+    }
+    std::fs::remove_dir_all(&base).ok();
+}

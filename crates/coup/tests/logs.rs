@@ -1,6 +1,6 @@
-//! What a bot logs while deciding is kept with the game's record at that decision
-//! (apart from its line in `games.jsonl`), bounded, and given back by a replay
-//! just before the choice it was making.
+//! What a bot logs while deciding, and how long it took, is kept with the game's
+//! record at that decision (apart from its line in `games.jsonl`), bounded, and
+//! given back by a replay just before the choice it was making.
 
 use koth_arena::records::{replay_logged, NoticeRecord};
 use koth_arena::{
@@ -21,6 +21,10 @@ struct Chatty {
 impl Agent<State> for Chatty {
     fn decide(&mut self, g: &State, seat: Seat, legal: &[Choice]) -> Result<Choice, Fault> {
         self.asked += 1;
+        if self.asked == 2 {
+            // A slow answer, to find among the times.
+            std::thread::sleep(std::time::Duration::from_millis(3));
+        }
         self.line = Some(format!(
             "decision {} after {} events{}",
             self.asked,
@@ -64,7 +68,8 @@ fn game(level: RecordLevel, pad: usize) -> koth_arena::GameRecord<Choice> {
 #[test]
 fn a_bots_lines_are_kept_at_their_decision_and_replayed_before_its_choice() {
     let rec = game(RecordLevel::Full, 0);
-    let logs: Vec<&NoticeRecord> = rec.lines.iter().collect();
+    let log = rec.log.as_deref().expect("a logging seat leaves a log");
+    let logs: Vec<&NoticeRecord> = log.lines.iter().collect();
     assert!(logs.len() > 3, "{:?}", rec.notices);
     assert!(logs
         .iter()
@@ -85,32 +90,45 @@ fn a_bots_lines_are_kept_at_their_decision_and_replayed_before_its_choice() {
     // The replay gives each line when the game stands as the bot saw it: the
     // events it counted are the events so far.
     let events = std::cell::Cell::new(0);
-    let mut seen = 0;
+    let (mut seen, mut timed) = (0, 0);
     replay_logged::<State>(
         &Rules::standard(),
         &rec,
         |g| events.set(g.log().len()),
-        |n| {
-            seen += 1;
-            let at = events.get();
-            assert!(
-                n.text.contains(&format!("after {at} events")),
-                "{} at {at} events",
-                n.text
-            );
+        |g, i, _| {
+            // The game stands at the decision: its seat to move is the one timed.
+            let seat = g.to_move().unwrap();
+            assert_eq!(log.time_at(i, seat).is_some(), seat == 0, "choice {i}");
+            timed += usize::from(seat == 0);
+            for n in log.lines_at(i) {
+                seen += 1;
+                let at = events.get();
+                assert!(
+                    n.text.contains(&format!("after {at} events")),
+                    "{} at {at} events",
+                    n.text
+                );
+            }
         },
     )
     .unwrap();
     assert_eq!(seen, logs.len());
-    // Results-only records keep no lines.
+    // Every decision of the logging seat is timed, and only those.
+    assert_eq!(timed, log.times.len());
+    assert!(log.times.iter().all(|t| t.1 == 0));
+    // Its second answer slept 3 ms: the time kept covers it.
+    assert!(log.times[1].2 >= 3000, "{:?}", log.times);
+    // Asked one game at a time, each time is the answer's own.
+    assert!(log.times.iter().all(|t| !t.3));
+    // Results-only records keep no lines and no times.
     let rec = game(RecordLevel::Results, 0);
-    assert!(rec.lines.is_empty());
+    assert!(rec.log.is_none());
 }
 
 #[test]
 fn a_flood_of_lines_is_cut_at_the_bound_with_a_note() {
     let rec = game(RecordLevel::Full, 3000);
-    let logs: Vec<&NoticeRecord> = rec.lines.iter().collect();
+    let logs: Vec<&NoticeRecord> = rec.log.as_deref().unwrap().lines.iter().collect();
     let kept: usize = logs.iter().map(|n| n.text.len()).sum();
     assert!(kept <= LOG_BYTES + 100, "{kept}");
     assert!(logs.len() <= koth_arena::LOG_DECISIONS);

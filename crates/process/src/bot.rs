@@ -280,6 +280,20 @@ impl BotProcess {
         self.stdin = None;
     }
 
+    /// Whether output is already waiting to be read (a line buffered, or bytes
+    /// in the pipe): the next [`BotProcess::read_line`] then does not wait for
+    /// the program. Tells a program's answer time from the time it sat unread.
+    pub fn output_waiting(&self) -> bool {
+        if self.eof || self.buf[self.scan.min(self.buf.len())..].contains(&b'\n') {
+            return true;
+        }
+        let Some(fd) = &self.stdout else {
+            return true;
+        };
+        let mut fds = [sys::pollfd(fd, libc::POLLIN)];
+        matches!(sys::poll_until(&mut fds, Some(Instant::now())), Ok(n) if n > 0)
+    }
+
     /// Reads one line (without the trailing `"\n"` or `"\r\n"`), waiting at most `timeout`.
     ///
     /// * [`ProcessError::Timeout`]: no complete line in time (a partial line stays

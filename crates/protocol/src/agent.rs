@@ -243,6 +243,8 @@ pub struct JsonMux<G> {
     /// Lines to send at the next flush, and how many of them are requests.
     out: Vec<u8>,
     queued: usize,
+    /// When the last requests were sent.
+    sent_at: Option<Instant>,
     /// Requests sent and not yet answered, oldest first.
     outstanding: VecDeque<Asked>,
     /// The table whose answer is being read: a process that dies then died there.
@@ -333,6 +335,9 @@ struct TableState {
     enc: Encoder,
     /// Time spent waiting for answers in this game.
     used: Duration,
+    /// How long the last answer read took since its request was sent, and
+    /// whether it was already waiting when read (then it took at most that).
+    took: Option<(Duration, bool)>,
     /// The process the game began with.
     generation: u64,
     /// A stop the bot asked for with its last answer, not yet taken.
@@ -368,6 +373,7 @@ impl<G: WireGame> JsonMux<G> {
             tables: Vec::new(),
             out: Vec::with_capacity(4096),
             queued: 0,
+            sent_at: None,
             outstanding: VecDeque::new(),
             reading: None,
             log_pos: 0,
@@ -717,6 +723,7 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
         // Each request of the batch has the decision time to be read.
         let per = self.cfg.decision_timeout.max(Duration::from_millis(100));
         p.set_write_timeout(per.saturating_mul(self.queued.max(1) as u32));
+        self.sent_at = Some(Instant::now());
         let sent = p.send_bytes(&self.out);
         self.out.clear();
         self.queued = 0;
@@ -753,9 +760,14 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
                 game_limited = true;
             }
         }
+        let waiting = self.proc.as_ref().is_none_or(|p| p.output_waiting());
         let t0 = Instant::now();
         let r = self.read(timeout);
-        self.table(table).used += t0.elapsed();
+        let waited = t0.elapsed();
+        let since = self.sent_at.map_or(waited, |s| s.elapsed());
+        let ts = self.table(table);
+        ts.used += waited;
+        ts.took = Some((since, waiting));
         let line = match r {
             Ok(l) => l,
             Err(ProcessError::Timeout(_)) if game_limited => {
@@ -853,6 +865,10 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
 
     fn logs(&mut self) -> bool {
         true
+    }
+
+    fn took(&mut self, table: usize) -> Option<(Duration, bool)> {
+        self.tables.get_mut(table).and_then(|t| t.took.take())
     }
 
     fn take_log(&mut self, _table: usize) -> Option<String> {

@@ -577,10 +577,26 @@ pub fn page_steps<G: Game<Choice = Choice>>(
     // A turn's header opens the step of its first decision, not the step that
     // ended the turn before.
     let mut header: Vec<String> = Vec::new();
-    // What the bots logged before the choice the next step applies.
+    // What the programs logged, were asked and answered before the choice the
+    // next step applies.
     let logged = std::cell::RefCell::new(Vec::new());
-    let log = |n: &koth_arena::records::NoticeRecord| {
-        logged.borrow_mut().extend(super::page::log_lines(names, n));
+    let log = rec.log.as_deref();
+    let before = |game: &G, at: u64, c: Choice| {
+        let seat = game.to_move();
+        let request = || {
+            let mut legal = Vec::new();
+            game.legal_choices(&mut legal);
+            let kind = seat.map_or(0, |s| koth_coup::check::kind_of(engine(game), s));
+            let legal = legal
+                .into_iter()
+                .map(|c| describe_choice(c, names))
+                .collect();
+            (koth_coup::check::KINDS[kind].to_string(), legal)
+        };
+        let answer = describe_choice(c, names);
+        logged.borrow_mut().extend(super::page::decision_lines(
+            log, names, at, seat, request, &answer,
+        ));
     };
     koth_arena::records::replay_logged::<G>(
         rules,
@@ -629,7 +645,7 @@ pub fn page_steps<G: Game<Choice = Choice>>(
             }
             header = next_header;
         },
-        log,
+        before,
     )?;
     if let Some(last) = steps.steps.last_mut() {
         last.extend(header.into_iter().map(serde_json::Value::String));

@@ -110,6 +110,55 @@ pub fn log_lines(names: &[String], n: &koth_arena::records::NoticeRecord) -> Vec
         .collect()
 }
 
+/// The lines a program's decision adds to the page's replay, before the step
+/// that applies its choice: what it logged (tone `x`), then what it was asked,
+/// what it answered and how long it took (tone `d`). Only programs' decisions
+/// are timed, so only they get the second line.
+pub fn decision_lines(
+    log: Option<&koth_arena::GameLog>,
+    names: &[String],
+    at: u64,
+    seat: Option<usize>,
+    request: impl FnOnce() -> (String, Vec<String>),
+    answer: &str,
+) -> Vec<String> {
+    let Some(log) = log else {
+        return Vec::new();
+    };
+    let mut lines: Vec<String> = log.lines_at(at).flat_map(|n| log_lines(names, n)).collect();
+    if let Some((seat, (took, at_most))) = seat.and_then(|s| Some((s, log.time_at(at, s)?))) {
+        let (kind, legal) = request();
+        let name = names.get(seat).map_or("?", String::as_str);
+        // Short lists are worth reading whole; a turn's 16 actions are not.
+        let choices = match legal.len() {
+            1 => format!("1 choice: {}", legal[0]),
+            n if n <= 6 => format!("{n} choices: {}", legal.join(", ")),
+            n => format!("{n} choices"),
+        };
+        // A bound when the answer sat unread behind other programs' answers.
+        let within = if at_most { "≤ " } else { "" };
+        lines.push(format!(
+            "d{name} asked: {kind} ({choices}) → {answer} · {within}{}",
+            took_text(took)
+        ));
+    }
+    lines
+}
+
+/// A decision's time as people read it: `840 µs`, `3.2 ms`, `1.04 s`.
+pub fn took_text(t: std::time::Duration) -> String {
+    let us = t.as_micros();
+    if us < 1000 {
+        format!("{us} µs")
+    } else if us < 100_000 {
+        format!("{:.1} ms", us as f64 / 1000.0)
+    } else if us < 1_000_000 {
+        format!("{} ms", us / 1000)
+    } else {
+        format!("{:.2} s", us as f64 / 1e6)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,5 +184,53 @@ mod tests {
         assert!(verdict(&out, &n).contains("share the win"));
         let (out, n) = o(&[2], 3);
         assert!(verdict(&out, &n).contains("x wins"));
+    }
+
+    #[test]
+    fn times_read_in_their_unit() {
+        use std::time::Duration;
+        assert_eq!(took_text(Duration::from_micros(840)), "840 µs");
+        assert_eq!(took_text(Duration::from_micros(3_240)), "3.2 ms");
+        assert_eq!(took_text(Duration::from_micros(250_400)), "250 ms");
+        assert_eq!(took_text(Duration::from_micros(1_040_000)), "1.04 s");
+    }
+
+    #[test]
+    fn a_programs_decision_reads_with_its_request_answer_and_time() {
+        use koth_arena::{GameLog, NoticeKind, NoticeRecord, Took};
+        let names = ["alice".to_string(), "bob".to_string()];
+        let log = GameLog {
+            lines: vec![NoticeRecord {
+                seat: 1,
+                at: 4,
+                entrant: 1,
+                kind: NoticeKind::Log,
+                text: "thinking".into(),
+                raw: None,
+                tried: None,
+            }],
+            times: vec![Took(4, 1, 3_240, false), Took(5, 0, 12, true)],
+        };
+        let req = || {
+            (
+                "block".to_string(),
+                vec!["Pass".into(), "Block with Duke".into()],
+            )
+        };
+        assert_eq!(
+            decision_lines(Some(&log), &names, 4, Some(1), req, "Pass"),
+            [
+                "xbob stderr | thinking",
+                "dbob asked: block (2 choices: Pass, Block with Duke) → Pass · 3.2 ms"
+            ]
+        );
+        // A seat without a time (a built-in bot) gets no decision line.
+        assert!(decision_lines(Some(&log), &names, 4, Some(0), req, "Pass").is_empty());
+        let many = || ("action".to_string(), vec!["x".to_string(); 16]);
+        assert_eq!(
+            decision_lines(Some(&log), &names, 5, Some(0), many, "Tax"),
+            ["dalice asked: action (16 choices) → Tax · ≤ 12 µs"]
+        );
+        assert!(decision_lines(None, &names, 4, Some(1), req, "Pass").is_empty());
     }
 }

@@ -86,10 +86,23 @@ impl Front for Samurai {
             let (x, y) = (g.samurai(0), g.samurai(1));
             format!("{}:{} {}:{}", x.health, x.honour, y.health, y.honour)
         };
-        // What the bots logged before the moves the next step shows.
+        // What the programs logged, were asked and answered before the moves
+        // the next step shows.
         let logged = std::cell::RefCell::new(Vec::new());
-        let log = |n: &koth_arena::records::NoticeRecord| {
-            logged.borrow_mut().extend(super::page::log_lines(names, n));
+        let log = rec.log.as_deref();
+        let before = |game: &State, at: u64, c: Action| {
+            let seat = game.to_move();
+            let request = || {
+                let mut legal = Vec::new();
+                game.legal_choices(&mut legal);
+                let kind = seat.map_or(2, |s| koth_samurai::check::kind_of(game, s));
+                let legal = legal.iter().map(|a| a.to_char().to_string()).collect();
+                (koth_samurai::check::KINDS[kind].to_string(), legal)
+            };
+            let answer = format!("{} ({})", c.to_char(), c.describe());
+            logged.borrow_mut().extend(super::page::decision_lines(
+                log, names, at, seat, request, &answer,
+            ));
         };
         let end = koth_arena::records::replay_logged::<State>(
             rules,
@@ -114,7 +127,7 @@ impl Front for Samurai {
                     steps.push(lines, table(g));
                 }
             },
-            log,
+            before,
         )?;
         let last = narrate_end(&end, [a, b]).unwrap_or_else(|| verdict(&rec.outcome, names));
         Ok(steps.end(format!("{last}.")))

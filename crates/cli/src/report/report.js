@@ -393,12 +393,21 @@
       view.addEventListener("change", () => { viewSeat = view.value === "" ? null : Number(view.value); drawTable(); });
       controls.append(el("label", {}, " view ", view));
     }
+    // A program's decisions (what it was asked, answered, and how long it took)
+    // can be hidden to read the game alone.
+    const hasDecisions = steps.some((s) => s.some((l, j) => j > 0 && l[0] === "d"));
+    if (hasDecisions) {
+      const box = el("input", { type: "checkbox", id: "show-decisions" });
+      box.checked = showDecisions;
+      box.addEventListener("change", () => { showDecisions = box.checked; cur.log.classList.toggle("no-decisions", !showDecisions); });
+      controls.append(el("label", { title: "each decision of a program: the question, its answer, its time" }, " ", box, " decisions"));
+    }
     pane.appendChild(controls);
     const table = el("table", { class: "grid seatstate", id: "seat-table" });
     pane.appendChild(table);
     if (coupTable) pane.appendChild(el("p", { class: "hint" },
       "Hidden cards are shown grey (the players did not see each other's); lost influence is struck out in red."));
-    const log = el("div", { class: "log", id: "replay-log" });
+    const log = el("div", { class: "log" + (showDecisions ? "" : " no-decisions"), id: "replay-log" });
     const nodes = steps.map((s, i) => {
       const n = el("div", { class: "step", "data-step": i, onclick: () => { stopPlay(); go(i); } },
         s.slice(1).map((l) => el("div", { class: "ln " + (TONES[l[0]] || "quiet") }, l.slice(1))));
@@ -412,12 +421,13 @@
 
   let playSpeed = 1;
   let viewSeat = null;
+  let showDecisions = true;
   function replayHint(k) {
     return el("p", { class: "hint" }, "Replay it in a terminal: ", el("code", {}, D.replay_cmd + k));
   }
 
   const TONES = { t: "turn", c: "claim", h: "challenge", b: "block", r: "reveal", l: "loss", g: "gain",
-    o: "out", q: "quiet", e: "end", i: "info", x: "botlog" };
+    o: "out", q: "quiet", e: "end", i: "info", x: "botlog", d: "decision" };
   // Coup: per seat "coins:hidden:face-up" (cards as digits); samurai: "health:honour".
   function parseTable(text) {
     return text.split(" ").map((seat) => {
