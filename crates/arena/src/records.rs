@@ -78,8 +78,10 @@ pub enum NoticeKind {
     Log,
 }
 
-/// One finished game.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One finished game. Two records are equal when they record the same game:
+/// what its programs logged and how long they took ([`GameRecord::log`]) are
+/// not part of it (times differ from run to run).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(bound(
     serialize = "C: Serialize + crate::code::ChoiceCode",
     deserialize = "C: serde::de::DeserializeOwned + crate::code::ChoiceCode"
@@ -119,6 +121,35 @@ pub struct GameRecord<C> {
     /// [`read_logs`]).
     #[serde(skip)]
     pub log: Option<Box<GameLog>>,
+}
+
+impl<C: PartialEq> PartialEq for GameRecord<C> {
+    fn eq(&self, other: &Self) -> bool {
+        // Spelled out so that a field added later is not left out silently.
+        let GameRecord {
+            index,
+            seed,
+            seats,
+            outcome,
+            scores,
+            decisions,
+            forfeits,
+            notices,
+            places,
+            choices,
+            log: _,
+        } = self;
+        *index == other.index
+            && *seed == other.seed
+            && *seats == other.seats
+            && *outcome == other.outcome
+            && *scores == other.scores
+            && *decisions == other.decisions
+            && *forfeits == other.forfeits
+            && *notices == other.notices
+            && *places == other.places
+            && *choices == other.choices
+    }
 }
 
 /// What the programs of one game logged and how long they took, decision by

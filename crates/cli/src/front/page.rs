@@ -225,7 +225,11 @@ mod tests {
             ]
         );
         // A seat without a time (a built-in bot) gets no decision line.
-        assert!(decision_lines(Some(&log), &names, 4, Some(0), req, "Pass").is_empty());
+        assert_eq!(
+            decision_lines(Some(&log), &names, 4, Some(0), req, "Pass"),
+            ["xbob stderr | thinking"]
+        );
+        assert!(decision_lines(Some(&log), &names, 3, Some(0), req, "Pass").is_empty());
         let many = || ("action".to_string(), vec!["x".to_string(); 16]);
         assert_eq!(
             decision_lines(Some(&log), &names, 5, Some(0), many, "Tax"),
