@@ -821,7 +821,7 @@ mod tests {
     /// directed positions, under every preset.
     #[test]
     fn a_bot_that_never_goes_there_is_asked_every_kind_and_caught_there() {
-        for preset in ["standard", "ppcg", "coupcli"] {
+        for preset in Rules::PRESETS {
             let rules = Rules::preset(preset).unwrap();
             let possible = possible_kinds(&rules);
             // Every decision: not the start or the end, which ask nothing.

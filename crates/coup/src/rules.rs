@@ -12,6 +12,8 @@ pub enum Preset {
     Ppcg,
     /// [`Rules::coupcli`].
     Coupcli,
+    /// [`Rules::coupcrate`].
+    Coupcrate,
 }
 
 /// What an illegal but well-formed choice costs (specs/coup.md, "Illegal choices").
@@ -77,6 +79,20 @@ pub struct Rules {
     /// after (return, shuffle, draw). It changes how often the same card comes back.
     #[serde(default)]
     pub replace_before_return: bool,
+    /// Whether an Assassinate's 3 coins are paid only when it takes place (the
+    /// `coup` crate), instead of on declaring it: one that is blocked or caught
+    /// costs nothing.
+    #[serde(default)]
+    pub assassination_paid_when_done: bool,
+    /// Whether a blocker who shows the card of a challenged block keeps it (the
+    /// `coup` crate), instead of returning it for a replacement.
+    #[serde(default)]
+    pub blocker_keeps_shown_card: bool,
+    /// Whether a Steal's block stands against a challenge when the blocker holds
+    /// either blocking card, Captain or Ambassador, whichever it named (the `coup`
+    /// crate's counters name no card).
+    #[serde(default)]
+    pub steal_block_either_card: bool,
 }
 
 fn yes() -> bool {
@@ -101,6 +117,9 @@ impl Rules {
             refund_failed_assassination: true,
             ask_in_table_order: false,
             replace_before_return: false,
+            assassination_paid_when_done: false,
+            blocker_keeps_shown_card: false,
+            steal_block_either_card: false,
         }
     }
 
@@ -123,6 +142,9 @@ impl Rules {
             refund_failed_assassination: true,
             ask_in_table_order: false,
             replace_before_return: true,
+            assassination_paid_when_done: false,
+            blocker_keeps_shown_card: false,
+            steal_block_either_card: false,
         }
     }
 
@@ -152,18 +174,46 @@ impl Rules {
         }
     }
 
-    /// A preset by name: `standard`, `ppcg` or `coupcli`.
+    /// The `coup` crate's engine (seed 003), so its bots meet the game they were
+    /// written for: an illegal but well-formed choice (an action it cannot afford,
+    /// a target that is not there, a card it does not hold) costs an influence of
+    /// the bot's choice instead of the game, a player with no coins may be stolen
+    /// from, an Assassinate is paid only when it takes place, a blocker who shows
+    /// its card keeps it, and a Steal's block stands on either Captain or
+    /// Ambassador. Its rule choices only, not its defects (see docs/coup-crate.md).
+    ///
+    /// ```
+    /// use koth_coup::{IllegalPolicy, Rules};
+    /// let r = Rules::preset("coupcrate").unwrap();
+    /// assert_eq!((r.starting_coins, r.forced_coup_coins), (2, 10));
+    /// assert!(r.assassination_paid_when_done && r.blocker_keeps_shown_card);
+    /// assert_eq!(r.illegal, IllegalPolicy::Penalty);
+    /// ```
+    pub const fn coupcrate() -> Rules {
+        Rules {
+            preset: Preset::Coupcrate,
+            illegal: IllegalPolicy::Penalty,
+            steal_from_empty: true,
+            assassination_paid_when_done: true,
+            blocker_keeps_shown_card: true,
+            steal_block_either_card: true,
+            ..Rules::standard()
+        }
+    }
+
+    /// A preset by name: `standard`, `ppcg`, `coupcli` or `coupcrate`.
     pub fn preset(name: &str) -> Option<Rules> {
         match name {
             "standard" => Some(Rules::standard()),
             "ppcg" => Some(Rules::ppcg()),
             "coupcli" => Some(Rules::coupcli()),
+            "coupcrate" => Some(Rules::coupcrate()),
             _ => None,
         }
     }
 
     /// The preset names.
-    pub const PRESETS: [&'static str; 3] = ["standard", "ppcg", "coupcli"];
+    pub const PRESETS: [&'static str; 4] = ["standard", "ppcg", "coupcli", "coupcrate"];
 }
 
 impl Default for Rules {

@@ -792,7 +792,9 @@ impl State {
         let me = self.actor;
         self.action = a;
         self.target_answered = false;
-        self.coins[me] -= a.cost();
+        if !self.pays_when_done(a) {
+            self.coins[me] -= a.cost();
+        }
         self.log.push(Event::Act {
             actor: me,
             action: a,
@@ -842,11 +844,12 @@ impl State {
                 player: actor,
                 card: claim,
             });
-            let refund = if self.rules.refund_failed_assassination {
-                self.action.cost()
-            } else {
-                0
-            };
+            let refund =
+                if self.rules.refund_failed_assassination && !self.pays_when_done(self.action) {
+                    self.action.cost()
+                } else {
+                    0
+                };
             if refund > 0 {
                 self.coins[actor] += refund;
                 self.log.push(Event::Refund {
@@ -925,6 +928,11 @@ impl State {
         }
     }
 
+    /// Whether `a`'s cost is paid when it takes place rather than on declaring it.
+    fn pays_when_done(&self, a: Action) -> bool {
+        self.rules.assassination_paid_when_done && matches!(a, Action::Assassinate(_))
+    }
+
     fn challenge_block(&mut self, challenger: Seat) {
         let (blocker, card) = (self.blocker, self.block_card);
         self.log.push(Event::Challenge {
@@ -932,8 +940,19 @@ impl State {
             claimant: blocker,
             card,
         });
-        if self.hands[blocker].contains(card) {
-            self.reveal(blocker, card, true);
+        // The card that makes the block true: the one named, or under
+        // `steal_block_either_card` the other card that blocks a Steal.
+        let shown = if self.hands[blocker].contains(card) {
+            Some(card)
+        } else if self.rules.steal_block_either_card && matches!(self.action, Action::Steal(_)) {
+            [Card::Captain, Card::Ambassador]
+                .into_iter()
+                .find(|&c| self.hands[blocker].contains(c))
+        } else {
+            None
+        };
+        if let Some(shown) = shown {
+            self.reveal(blocker, shown, !self.rules.blocker_keeps_shown_card);
             self.lose(challenger, Then::BlockStands);
         } else {
             self.log.push(Event::CaughtBluffing {
@@ -968,7 +987,17 @@ impl State {
                 }
                 self.end_turn();
             }
-            Action::Assassinate(t) => self.lose(t, Then::EndTurn),
+            Action::Assassinate(t) => {
+                if self.pays_when_done(self.action) {
+                    if !self.alive.contains(t) {
+                        // Its target fell in the challenge: nothing takes place.
+                        self.end_turn();
+                        return;
+                    }
+                    self.coins[me] -= self.action.cost();
+                }
+                self.lose(t, Then::EndTurn)
+            }
             Action::Exchange => {
                 self.drawn = [self.draw(), self.draw()];
                 self.phase = Phase::Exchange;

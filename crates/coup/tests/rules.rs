@@ -883,3 +883,105 @@ fn places_follow_the_order_of_elimination_in_the_log() {
     assert_eq!(games, 600);
     assert!(forfeits > 50, "{forfeits}");
 }
+
+fn crate_game(hands: &[&[Card]], coins: &[u8]) -> State {
+    setup(Rules::coupcrate(), hands, coins, &rest(hands))
+}
+
+#[test]
+fn coupcrate_an_assassinate_is_paid_only_when_it_takes_place() {
+    // Blocked: it costs nothing (standard: 3 coins, test above).
+    let mut g = crate_game(&[&[Assassin, Duke], &[Captain, Contessa]], &[3, 2]);
+    play(&mut g, &[act(Action::Assassinate(1))]);
+    assert_eq!(g.coins(0), 3, "not paid on declaring");
+    play(&mut g, &[Pass, Block(Contessa), Pass]);
+    assert_eq!((g.coins(0), g.influence(1)), (3, 2));
+    assert_eq!(g.pending(), Pending::Action { actor: 1 });
+    // Caught bluffing: nothing paid, so nothing refunded.
+    let mut g = crate_game(&[&[Captain, Duke], &[Captain, Contessa]], &[3, 2]);
+    play(&mut g, &[act(Action::Assassinate(1)), Challenge]);
+    assert_eq!(g.coins(0), 3);
+    assert!(!g.log().iter().any(|e| matches!(e, Event::Refund { .. })));
+    // Done: paid then.
+    let mut g = crate_game(&[&[Assassin, Duke], &[Captain, Contessa]], &[3, 2]);
+    play(&mut g, &[act(Action::Assassinate(1)), Pass, Pass]);
+    assert_eq!(g.pending(), Pending::LoseInfluence { player: 1 });
+    assert_eq!(g.coins(0), 0);
+    // Its target fell to a lost challenge of it first: nothing takes place, and
+    // nothing is paid.
+    let mut g = crate_game(&[&[Assassin, Duke], &[Captain, Contessa]], &[10, 2]);
+    play(
+        &mut g,
+        &[act(Action::Coup(1)), Lose(Contessa), act(Action::Income)],
+    );
+    assert_eq!(g.coins(0), 3);
+    play(
+        &mut g,
+        &[act(Action::Assassinate(1)), Challenge, Lose(Captain)],
+    );
+    assert_eq!(g.coins(0), 3);
+    assert_eq!(g.outcome().unwrap().winners, SeatSet::single(0));
+}
+
+#[test]
+fn coupcrate_a_blocker_who_shows_its_card_keeps_it() {
+    let mut g = crate_game(&[&[Assassin, Duke], &[Captain, Contessa]], &[3, 2]);
+    play(
+        &mut g,
+        &[
+            act(Action::Assassinate(1)),
+            Pass,
+            Block(Contessa),
+            Challenge,
+        ],
+    );
+    assert!(g.log().contains(&Event::Reveal {
+        player: 1,
+        card: Contessa,
+        replaced: false
+    }));
+    play(&mut g, &[Lose(Duke)]);
+    assert_eq!(g.hand(1), &[Captain, Contessa]);
+    // The block stood: nothing paid.
+    assert_eq!(g.coins(0), 3);
+}
+
+#[test]
+fn coupcrate_a_steal_block_stands_on_either_card() {
+    // Blocked "with a Captain" by a player holding an Ambassador only.
+    let hands: &[&[Card]] = &[&[Captain, Duke], &[Ambassador, Contessa]];
+    let steal = [act(Action::Steal(1)), Pass, Block(Captain), Challenge];
+    let mut g = crate_game(hands, &[2, 2]);
+    play(&mut g, &steal);
+    assert!(g.log().contains(&Event::Reveal {
+        player: 1,
+        card: Ambassador,
+        replaced: false
+    }));
+    assert_eq!(g.pending(), Pending::LoseInfluence { player: 0 });
+    // Under the standard rules that block is a bluff.
+    let mut g = std_game(hands, &[2, 2]);
+    play(&mut g, &steal);
+    assert!(g.log().contains(&Event::CaughtBluffing {
+        player: 1,
+        card: Captain
+    }));
+    // A Duke blocking Foreign Aid is not helped by it.
+    let mut g = crate_game(&[&[Captain, Duke], &[Ambassador, Contessa]], &[2, 2]);
+    play(&mut g, &[act(Action::ForeignAid), Block(Duke), Challenge]);
+    assert!(g.log().contains(&Event::CaughtBluffing {
+        player: 1,
+        card: Duke
+    }));
+}
+
+#[test]
+fn coupcrate_lets_a_player_without_coins_be_stolen_from_and_penalises_illegal_choices() {
+    let r = Rules::coupcrate();
+    assert!(r.steal_from_empty);
+    assert_eq!(r.illegal, koth_coup::IllegalPolicy::Penalty);
+    let g = crate_game(&[&[Captain, Duke], &[Ambassador, Contessa]], &[2, 0]);
+    assert!(legal(&g).contains(&act(Action::Steal(1))));
+    let g = std_game(&[&[Captain, Duke], &[Ambassador, Contessa]], &[2, 0]);
+    assert!(!legal(&g).contains(&act(Action::Steal(1))));
+}

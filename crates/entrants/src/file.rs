@@ -8,7 +8,7 @@
 //! seed = 42                 # default: 64 random bits from the OS
 //! table_size = 4            # default: min(6, bots)
 //! threads = 2               # default: every core
-//! rules = "standard"        # or "ppcg", "coupcli"
+//! rules = "standard"        # or "ppcg", "coupcli", "coupcrate"
 //! decision_timeout_ms = 1000
 //! game_timeout_ms = 20000   # default: none
 //! startup_timeout_ms = 10000

@@ -22,8 +22,10 @@ pub struct Coup;
 /// The options that shape Coup's rules.
 #[derive(Args, Clone, Debug, Default)]
 pub struct CoupOptions {
-    /// Rule set: standard, ppcg, or coupcli (coup-cli's engine: 0 coins, Coup forced
-    /// above 10, illegal choices penalised); default standard, or the file's.
+    /// Rule set: standard, ppcg, coupcli (coup-cli's engine: 0 coins, Coup forced
+    /// above 10, illegal choices penalised) or coupcrate (the coup crate's engine:
+    /// illegal choices penalised, Assassinate paid when done); default standard,
+    /// or the file's.
     #[arg(long)]
     pub rules: Option<String>,
     /// Turns before a game ends with every survivor a winner.

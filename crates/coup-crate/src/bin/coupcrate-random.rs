@@ -1,0 +1,4 @@
+//! The `coup` crate's own RandomBot, unchanged, as a koth program.
+fn main() {
+    koth_coup_crate::serve(koth_coup_crate::coup::bots::RandomBot);
+}
