@@ -39,6 +39,22 @@ fn action_text(a: Action, names: &[String]) -> String {
     }
 }
 
+/// [`describe`] under `rules`: an Assassinate paid only when it takes place
+/// ([`crate::Rules::assassination_paid_when_done`]) says so.
+pub fn describe_under(event: &Event, names: &[String], rules: &crate::Rules) -> (Tone, String) {
+    let (tone, mut text) = describe(event, names);
+    if let Event::Act {
+        action: Action::Assassinate(_),
+        ..
+    } = event
+    {
+        if rules.assassination_paid_when_done {
+            text = text.replace("(pays 3)", "(3 coins if it takes place)");
+        }
+    }
+    (tone, text)
+}
+
 /// One event as a sentence, with its tone; `names` are the seats' names.
 pub fn describe(event: &Event, names: &[String]) -> (Tone, String) {
     match *event {

@@ -985,3 +985,20 @@ fn coupcrate_lets_a_player_without_coins_be_stolen_from_and_penalises_illegal_ch
     let g = std_game(&[&[Captain, Duke], &[Ambassador, Contessa]], &[2, 0]);
     assert!(!legal(&g).contains(&act(Action::Steal(1))));
 }
+
+#[test]
+fn coupcrate_narrates_an_assassinate_as_paid_when_it_takes_place() {
+    use koth_coup::narrate::describe_under;
+    let names = ["a".to_string(), "b".to_string()];
+    let e = Event::Act {
+        actor: 0,
+        action: Action::Assassinate(1),
+    };
+    let (_, std) = describe_under(&e, &names, &Rules::standard());
+    assert_eq!(std, "a claims an Assassin: Assassinate b (pays 3)");
+    let (_, cc) = describe_under(&e, &names, &Rules::coupcrate());
+    assert_eq!(
+        cc,
+        "a claims an Assassin: Assassinate b (3 coins if it takes place)"
+    );
+}

@@ -9,7 +9,7 @@ use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use koth_arena::check::CheckReport;
 use koth_arena::{Agent, Ending, Fault, Game, GameRecord, Schedule, Scoring, Seat};
-use koth_coup::narrate::{describe, status, Tone};
+use koth_coup::narrate::{describe, describe_under, status, Tone};
 use koth_coup::{Choice, Event, Pending, Rules, State};
 use koth_entrants::{BotEntry, BotSource, Protocol, Setup, TournamentFile};
 use owo_colors::Style;
@@ -392,7 +392,7 @@ impl Teller {
             return;
         }
         for e in &log[self.shown..] {
-            let (tone, text) = describe(e, &self.names);
+            let (tone, text) = describe_under(e, &self.names, game.rules());
             if tone == Tone::Quiet {
                 self.quiet.push(text);
                 continue;
@@ -637,7 +637,7 @@ pub fn page_steps<G: Game<Choice = Choice>>(
                 }
                 _ => {
                     for e in new {
-                        let (tone, text) = describe(e, names);
+                        let (tone, text) = describe_under(e, names, g.rules());
                         lines.push(format!("{}{text}", tone_letter(tone)));
                     }
                     if !lines.is_empty() {
