@@ -1139,12 +1139,27 @@ fn bench_prints_koth_and_the_coup_crate_side_by_side() {
         "koth, 1 thread :",
         "(1.00x one thread)",
         "coup crate 1.1.1:",
-        "ratio: ",
-        "x per core",
         "peak memory: ",
         "two players (static, honest)",
     ] {
         assert!(out.contains(needle), "{needle:?} missing:\n{out}");
+    }
+    // The crate's engine is a program of its own (GPL-3.0, not linked into
+    // koth), built beside koth by the workspace: measured when it is there, and
+    // said so when it is not.
+    let crate_bench =
+        std::path::Path::new(env!("CARGO_BIN_EXE_koth")).with_file_name("coupcrate-bench");
+    if crate_bench.is_file() {
+        assert!(
+            out.contains("ratio: ") && out.contains("x per core"),
+            "{out}"
+        );
+        assert!(!out.contains("not measured"), "{out}");
+    } else {
+        assert!(
+            out.contains("not measured: coupcrate-bench is not built"),
+            "{out}"
+        );
     }
     // Full records keep every choice: more bytes than results, both measured.
     let bytes = |level: &str| -> u64 {

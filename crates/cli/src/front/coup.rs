@@ -183,15 +183,14 @@ impl Front for Coup {
     }
 
     fn bench_tables() -> Vec<BenchTable> {
-        use koth_coup::versus::{coup_crate, crate_six, crate_two, SIX};
         vec![
             BenchTable {
                 title: "six players (seed 003's lineup: 2 static, 2 honest, 2 random)",
-                bots: &SIX,
+                bots: &["static", "static", "honest", "honest", "random", "random"],
                 reference: Some(Reference {
                     name: "coup crate 1.1.1",
                     short: "coup crate",
-                    run: |budget| coup_crate(crate_six, budget),
+                    run: |budget| crate::bench::program_reference("coupcrate-bench", "six", budget),
                 }),
             },
             BenchTable {
@@ -200,7 +199,7 @@ impl Front for Coup {
                 reference: Some(Reference {
                     name: "coup crate 1.1.1",
                     short: "coup crate",
-                    run: |budget| coup_crate(crate_two, budget),
+                    run: |budget| crate::bench::program_reference("coupcrate-bench", "two", budget),
                 }),
             },
         ]
