@@ -234,58 +234,6 @@ fn measure(r: Reference, budget: Duration) -> Result<Option<(f64, u64)>> {
     }
 }
 
-/// A reference engine that is a program of its own (`coupcrate-bench`, the
-/// `coup` crate's engine, GPL-3.0 and so kept out of koth's binary): found beside
-/// koth's executable or on PATH, run as `PROGRAM TABLE SECONDS` with its stdout
-/// discarded; it prints `games N seconds S` on stderr.
-pub fn program_reference(
-    program: &str,
-    table: &str,
-    budget: Duration,
-) -> std::io::Result<(f64, u64)> {
-    use std::io::{Error, ErrorKind};
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|e| Some(e.parent()?.join(program)))
-        .filter(|p| p.is_file());
-    let path = beside.or_else(|| {
-        std::env::var_os("PATH")?
-            .to_str()?
-            .split(':')
-            .map(|d| std::path::Path::new(d).join(program))
-            .find(|p| p.is_file())
-    });
-    let Some(path) = path else {
-        return Err(Error::new(
-            ErrorKind::NotFound,
-            format!("{program} is not built (cargo build --release -p koth-coup-crate puts it beside koth)"),
-        ));
-    };
-    let out = std::process::Command::new(&path)
-        .args([table, &budget.as_secs_f64().to_string()])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .output()?;
-    let text = String::from_utf8_lossy(&out.stderr);
-    let mut words = text.split_whitespace();
-    let parsed = match (words.next(), words.next(), words.next(), words.next()) {
-        (Some("games"), Some(g), Some("seconds"), Some(s)) => {
-            g.parse::<u64>().ok().zip(s.parse::<f64>().ok())
-        }
-        _ => None,
-    };
-    match parsed {
-        Some((games, secs)) if out.status.success() && secs > 0.0 => {
-            Ok((games as f64 / secs, games))
-        }
-        _ => Err(Error::other(format!(
-            "{} did not report its games: {}",
-            path.display(),
-            text.trim()
-        ))),
-    }
-}
-
 /// What writing a run (`--out`) costs: the main table with no records, with
 /// results and with every choice, written to a scratch folder, and full records on
 /// one thread for the scaling with records on; interleaved five times and the best

@@ -190,7 +190,7 @@ impl Front for Coup {
                 reference: Some(Reference {
                     name: "coup crate 1.1.1",
                     short: "coup crate",
-                    run: |budget| crate::bench::program_reference("coupcrate-bench", "six", budget),
+                    run: |budget| super::program_reference("coupcrate-bench", "six", budget),
                 }),
             },
             BenchTable {
@@ -199,7 +199,7 @@ impl Front for Coup {
                 reference: Some(Reference {
                     name: "coup crate 1.1.1",
                     short: "coup crate",
-                    run: |budget| crate::bench::program_reference("coupcrate-bench", "two", budget),
+                    run: |budget| super::program_reference("coupcrate-bench", "two", budget),
                 }),
             },
         ]
