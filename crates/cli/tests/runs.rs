@@ -844,9 +844,13 @@ fn merged_shards_keep_what_their_programs_logged_and_how_long_they_took() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     for s in ["shard-1.talker", "shard-2.talker"] {
-        let f = names.iter().find(|n| n.starts_with(s)).expect(s);
-        let text = std::fs::read_to_string(merged.join("logs").join(f)).unwrap();
-        assert!(text.contains("turn "), "{text}");
+        // One file a process; a slot that played no game may have logged nothing.
+        let text: String = names
+            .iter()
+            .filter(|n| n.starts_with(s))
+            .map(|f| std::fs::read_to_string(merged.join("logs").join(f)).unwrap())
+            .collect();
+        assert!(text.contains("turn "), "{s}: {names:?}");
     }
     std::fs::remove_dir_all(&base).ok();
 }

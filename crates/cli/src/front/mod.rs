@@ -377,10 +377,8 @@ pub fn program_reference(
         .and_then(|e| Some(e.parent()?.join(program)))
         .filter(|p| p.is_file());
     let path = beside.or_else(|| {
-        std::env::var_os("PATH")?
-            .to_str()?
-            .split(':')
-            .map(|d| std::path::Path::new(d).join(program))
+        std::env::split_paths(&std::env::var_os("PATH")?)
+            .map(|d| d.join(program))
             .find(|p| p.is_file())
     });
     let Some(path) = path else {
