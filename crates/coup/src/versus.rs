@@ -1,6 +1,7 @@
 //! koth against the `coup` crate 1.1.1 (seeds 003's engine) in one process: the
-//! measurements behind `koth bench` and the `versus_coup_crate` benchmark.
-//! Enabled by the `versus` feature.
+//! measurements behind the `versus_coup_crate` benchmark. Enabled by the `versus`
+//! feature, which links the GPL-3.0 crate; koth's binary does not enable it
+//! (`koth coup bench` runs the crate as `coupcrate-bench`, a program of its own).
 
 use crate::Choice;
 use crate::{builtin_entrant, Rules, State};
