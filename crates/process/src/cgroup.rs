@@ -108,14 +108,17 @@ fn writable_dir(p: &Path) -> bool {
     unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
 }
 
-/// Removes the empty `koth-PID` groups a koth that was killed outright left in
-/// `parent`: those whose process is gone. A group still holding processes is left
-/// alone (they may belong to a koth in another PID namespace); the kernel refuses
-/// to remove a populated group anyway.
+/// Removes the `koth-PID` groups a koth that was killed outright left in `parent`:
+/// those whose process is gone. Its bots die with it, but not at once (a sandbox
+/// learns of its parent's death by a signal), so a group still holding processes
+/// is given up to two seconds in all to empty; one that stays populated is left
+/// alone (its processes may belong to a koth in another PID namespace, and the
+/// kernel refuses to remove a populated group anyway).
 fn sweep_stale(parent: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
+    let mut left = Vec::new();
     for e in entries.flatten() {
         let name = e.file_name();
         let Some(pid) = name
@@ -128,19 +131,27 @@ fn sweep_stale(parent: &Path) {
         // SAFETY: signal 0 only asks whether the process exists.
         let gone = unsafe { libc::kill(pid, 0) } != 0
             && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        if !gone || !e.file_type().is_ok_and(|t| t.is_dir()) {
-            continue;
+        if gone && e.file_type().is_ok_and(|t| t.is_dir()) && !remove_group_tree(&e.path()) {
+            left.push(e.path());
         }
-        let dir = e.path();
-        if let Ok(groups) = std::fs::read_dir(&dir) {
-            for g in groups.flatten() {
-                if g.file_type().is_ok_and(|t| t.is_dir()) {
-                    let _ = std::fs::remove_dir(g.path());
-                }
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        left.retain(|d| !remove_group_tree(d));
+    }
+}
+
+/// Removes a run's group and its bots' groups beneath it; whether it is gone.
+fn remove_group_tree(dir: &Path) -> bool {
+    if let Ok(groups) = std::fs::read_dir(dir) {
+        for g in groups.flatten() {
+            if g.file_type().is_ok_and(|t| t.is_dir()) {
+                let _ = std::fs::remove_dir(g.path());
             }
         }
-        let _ = std::fs::remove_dir(&dir);
     }
+    std::fs::remove_dir(dir).is_ok() || !dir.exists()
 }
 
 fn detect() -> Roots {
