@@ -4,7 +4,7 @@
 //! * `front/`: one file a game (Coup, Samurai, seed 000's edition of Coup), each
 //!   implementing [`front::Front`]: its words, rules, built-ins, narration, check;
 //! * one file a command (`play`, `run`, `check`, `bots`, `replay`, `report`,
-//!   `gauntlet`, `merge`, `bench`), each written once for any game;
+//!   `gauntlet`, `hill`, `merge`, `bench`), each written once for any game;
 //! * what the commands share and that names no game: `term` (the terminal),
 //!   `settings` (seeds, threads, schedules), `summary` (standings as JSON) and
 //!   `runs` (run folders: `--out`, `--resume`, `--shard`, `--records`).
@@ -25,6 +25,7 @@ mod bots;
 mod check;
 mod front;
 mod gauntlet;
+mod hill;
 mod merge;
 mod play;
 mod replay;
@@ -60,6 +61,10 @@ enum Cmd {
     Ppcg(Box<GameCmd<Ppcg>>),
     /// Test a candidate against a pool until a sequential test (SPRT) decides.
     Gauntlet(gauntlet::GauntletArgs),
+    /// A king-of-the-hill league in a folder: entrants join, update and leave
+    /// while it plays, on a live web page.
+    #[command(subcommand)]
+    Hill(hill::HillCmd),
     /// Combine the shards of one tournament (`--shard I/N` runs) into one run.
     Merge {
         /// The shard folders.
@@ -219,6 +224,7 @@ fn main() {
             run::run(*a)
         }
         Cmd::Gauntlet(a) => gauntlet::run(a),
+        Cmd::Hill(c) => hill::run(c),
         Cmd::Bench(a) => bench::bench::<Coup>(a),
         Cmd::FirstLegalBot { games } => bench::first_legal_bot(games),
         Cmd::Report { dir, replays } => report_page(&dir, replays),

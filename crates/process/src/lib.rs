@@ -79,7 +79,10 @@ mod tools;
 
 pub use bot::{BotProcess, ProcessError, DEFAULT_WRITE_TIMEOUT};
 pub use command::{shell_word, Command, Limits, Sandbox, STDERR_LOG_BYTES, STDERR_TAIL};
-pub use folder::{absolute, copy_tree, file_name_of, shown_in_place, ScratchDir, Workspace};
+pub use folder::{
+    absolute, copy_tree, file_name_of, shown_in_place, ScratchDir, Workspace, MAX_COPY_BYTES,
+    MAX_COPY_FILES,
+};
 pub use fsafe::{read_beneath, write_beneath};
 pub use invoke::{invoke, InvokeResult};
 pub use sandbox::{sandbox_support, SandboxSupport};

@@ -1,6 +1,8 @@
 //! Running the `koth` binary from the integration tests.
 #![allow(dead_code)]
 
+pub mod cdp;
+
 use std::process::Command;
 
 /// Runs `koth ARGS` without colour: (success, stdout, stderr).

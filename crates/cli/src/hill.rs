@@ -1,0 +1,550 @@
+//! `koth hill`: a king-of-the-hill league in a folder. `init` makes one, `add`,
+//! `update`, `remove`, `pause` and `resume` change its field (while `serve`
+//! runs, too), `play` plays games now, `serve` plays for ever and serves the
+//! live page, `status` prints the leaderboard, `audit` checks that every block
+//! follows from the event log and every game replays.
+
+use crate::front::{self, ChoiceOf, Front, RulesOf};
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+use koth_arena::{Game, GameRecord};
+use koth_entrants::BotKinds;
+use koth_hill::{Board, Change, Hill, Settings, Sqlite, Store};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// The commands of `koth hill`.
+#[derive(Subcommand, Debug)]
+pub enum HillCmd {
+    /// Make a hill in DIR: its game, rules and table size are fixed for good.
+    Init(InitArgs),
+    /// Enter a bot: NAME and a bot as `koth <game> run --bot` takes it
+    /// (`builtin:honest`, 'python3 bots/me/bot.py', 'samurai-cli:./bot'...).
+    /// A program is checked first; its folder is copied into the hill.
+    Add(SubmitArgs),
+    /// A new version of an entrant: its old games stay in the history, the
+    /// standings use the new version.
+    Update(SubmitArgs),
+    /// An entrant leaves (its games stay in the history).
+    Remove(NameArgs),
+    /// No more games for an entrant for now; it stays on the leaderboard.
+    Pause(NameArgs),
+    /// Games again for a paused entrant.
+    Resume(NameArgs),
+    /// Play games now: at least --games more, in whole blocks.
+    Play(PlayArgs),
+    /// Play for ever on every core and serve the live page.
+    Serve(ServeArgs),
+    /// Print the leaderboard.
+    Status {
+        /// The hill's folder.
+        dir: PathBuf,
+    },
+    /// Check the hill: every block planned again from the event log and the
+    /// games before it, every game replayed from its record.
+    Audit {
+        /// The hill's folder.
+        dir: PathBuf,
+    },
+}
+
+/// `koth hill init`.
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    /// The hill's folder (created).
+    pub dir: PathBuf,
+    /// The game: coup, samurai or ppcg (seed 000's two-player edition).
+    #[arg(long)]
+    pub game: String,
+    /// The rules preset (Coup: standard, ppcg, coupcli, coupcrate).
+    #[arg(long)]
+    pub rules: Option<String>,
+    /// Seats at a table (Coup: 2 to 6, default 4; the duels: 2).
+    #[arg(long)]
+    pub table_size: Option<usize>,
+    /// The master seed every block derives from (default: a fresh one).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Games a block plays.
+    #[arg(long, default_value_t = 120)]
+    pub block: u64,
+    /// Games a new version plays against the field before the scheduler turns
+    /// to the least certain ranks.
+    #[arg(long, default_value_t = 240)]
+    pub candidate_games: u64,
+    /// A decision's time limit for programs, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    pub timeout_ms: u64,
+}
+
+/// `koth hill add` and `update`.
+#[derive(Args, Debug)]
+pub struct SubmitArgs {
+    /// The hill's folder.
+    pub dir: PathBuf,
+    /// The entrant's name.
+    pub name: String,
+    /// The bot.
+    pub bot: String,
+    /// Games the check before entry plays (default: the game's check).
+    #[arg(long)]
+    pub check_games: Option<u64>,
+    /// Isolation of the check: auto or off (a trusted program).
+    #[arg(long, value_name = "MODE", value_parser = crate::settings::parse_sandbox)]
+    pub sandbox: Option<koth_process::Sandbox>,
+}
+
+/// A command naming an entrant.
+#[derive(Args, Debug)]
+pub struct NameArgs {
+    /// The hill's folder.
+    pub dir: PathBuf,
+    /// The entrant's name.
+    pub name: String,
+}
+
+/// `koth hill play`.
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    /// The hill's folder.
+    pub dir: PathBuf,
+    /// Games to play at least (whole blocks).
+    #[arg(long, default_value_t = 1000)]
+    pub games: u64,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Isolation of the programs: auto, required or off (trusted programs).
+    #[arg(long, value_name = "MODE", value_parser = crate::settings::parse_sandbox)]
+    pub sandbox: Option<koth_process::Sandbox>,
+    /// No progress lines.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `koth hill serve`.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The hill's folder.
+    pub dir: PathBuf,
+    /// Where the page is served.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: std::net::SocketAddr,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Isolation of the programs: auto, required or off (trusted programs).
+    #[arg(long, value_name = "MODE", value_parser = crate::settings::parse_sandbox)]
+    pub sandbox: Option<koth_process::Sandbox>,
+    /// Stop after this many more games (for scripts and tests; default: never).
+    #[arg(long)]
+    pub games: Option<u64>,
+}
+
+/// Runs `koth hill ...`.
+pub fn run(cmd: HillCmd) -> Result<()> {
+    if let HillCmd::Init(a) = &cmd {
+        return front::visit_word(&a.game, Init(a)).unwrap_or_else(|| {
+            bail!(
+                "unknown game {:?}\n  fix: --game coup, --game samurai or --game ppcg",
+                a.game
+            )
+        });
+    }
+    let dir = match &cmd {
+        HillCmd::Init(a) => &a.dir,
+        HillCmd::Add(a) | HillCmd::Update(a) => &a.dir,
+        HillCmd::Remove(a) | HillCmd::Pause(a) | HillCmd::Resume(a) => &a.dir,
+        HillCmd::Play(a) => &a.dir,
+        HillCmd::Serve(a) => &a.dir,
+        HillCmd::Status { dir } | HillCmd::Audit { dir } => dir,
+    }
+    .clone();
+    let game = Sqlite::open(&dir)?.settings()?.game;
+    front::visit(&game, On(cmd)).unwrap_or_else(|| {
+        bail!(
+            "{} is a hill of {game:?}, a game this koth does not know",
+            dir.display()
+        )
+    })
+}
+
+/// Only a game's rule options, parsed from words.
+#[derive(Parser, Debug)]
+struct OptionsOnly<F: Front> {
+    #[command(flatten)]
+    options: F::Options,
+}
+
+/// The options of `F` that ask for rules preset `rules`.
+fn options_for<F: Front>(rules: Option<&str>) -> Result<F::Options> {
+    let mut words = vec!["koth".to_string()];
+    if let Some(r) = rules {
+        words.extend(["--rules".to_string(), r.to_string()]);
+    }
+    OptionsOnly::<F>::try_parse_from(words)
+        .map(|o| o.options)
+        .map_err(|_| anyhow!("{} has no rules presets: leave out --rules", F::WORD))
+}
+
+struct Init<'a>(&'a InitArgs);
+
+impl front::Visit for Init<'_> {
+    type Out = Result<()>;
+    fn visit<F: Front>(self) -> Result<()> {
+        let a = self.0;
+        let options = options_for::<F>(a.rules.as_deref())?;
+        let (rules, rules_name) = F::rules(&options, None)?;
+        let seats = <F::Game as Game>::seats_allowed(&rules);
+        let table = a
+            .table_size
+            .unwrap_or(4)
+            .clamp(*seats.start(), *seats.end());
+        if let Some(t) = a.table_size {
+            if !seats.contains(&t) {
+                bail!(
+                    "--table-size {t}: {} seats {} to {} players",
+                    F::WORD,
+                    seats.start(),
+                    seats.end()
+                );
+            }
+        }
+        if a.block == 0 || a.timeout_ms == 0 {
+            bail!("--block and --timeout-ms must be at least 1");
+        }
+        let settings = Settings {
+            game: F::Game::NAME.to_string(),
+            rules_name,
+            rules: serde_json::to_value(&rules)?,
+            table,
+            seed: a.seed.unwrap_or_else(crate::settings::fresh_seed),
+            block: a.block,
+            candidate_games: a.candidate_games,
+            duplicate: F::HIDDEN && table > 1,
+            timeout_ms: a.timeout_ms,
+        };
+        Hill::<F::Game>::init(&a.dir, &settings)?;
+        out!(
+            "a hill of {} ({} rules, {} seats a table) in {}\n  next: koth hill add {} NAME BOT",
+            F::WORD,
+            settings.rules_name,
+            table,
+            a.dir.display(),
+            a.dir.display()
+        );
+        Ok(())
+    }
+}
+
+struct On(HillCmd);
+
+impl front::Visit for On {
+    type Out = Result<()>;
+    fn visit<F: Front>(self) -> Result<()> {
+        match self.0 {
+            HillCmd::Init(_) => unreachable!("made above"),
+            HillCmd::Add(a) => submit::<F>(Change::Add, a),
+            HillCmd::Update(a) => submit::<F>(Change::Update, a),
+            HillCmd::Remove(a) => set::<F>(Change::Remove, a),
+            HillCmd::Pause(a) => set::<F>(Change::Pause, a),
+            HillCmd::Resume(a) => set::<F>(Change::Resume, a),
+            HillCmd::Status { dir } => {
+                let hill = open::<F>(&dir)?;
+                print_board(&hill.board()?.0, hill.store.game_count()?);
+                Ok(())
+            }
+            HillCmd::Play(a) => play::<F>(a),
+            HillCmd::Serve(a) => serve::<F>(a),
+            HillCmd::Audit { dir } => audit::<F>(&dir),
+        }
+    }
+}
+
+/// The hill in `dir`, with its game's rules.
+fn open<F: Front>(dir: &Path) -> Result<Hill<F::Game>> {
+    let settings = Sqlite::open(dir)?.settings()?;
+    let rules = F::recorded_rules(&settings.rules)?;
+    let mut hill = Hill::<F::Game>::open(dir, rules, F::SCORING)?;
+    hill.ready = Some(Box::new(|rules, names, schedule, seed, folder| {
+        F::ready(rules, names, schedule, seed, Some(folder)).map_err(|e| format!("{e:#}"))
+    }));
+    Ok(hill)
+}
+
+fn submit<F: Front>(change: Change, a: SubmitArgs) -> Result<()> {
+    let mut hill = open::<F>(&a.dir)?;
+    koth_hill::hill::check_name(&a.name)?;
+    let mut bot = koth_entrants::parse_bot(F::Game::KIND, &a.bot)?;
+    crate::play::bare::<F>(&mut bot, &a.bot);
+    bot.name = a.name.clone();
+    if bot.dir().is_some() {
+        // A program enters only if it passes the check, at the hill's rules.
+        let options = options_for::<F>(Some(&hill.settings.rules_name))
+            .or_else(|_| options_for::<F>(None))?;
+        eprintln!("checking {} before it enters the hill...", a.name);
+        let verdict = crate::check::check::<F>(crate::check::CheckArgs {
+            bot: a.bot.clone(),
+            file: None,
+            options,
+            games: a.check_games,
+            seed: 1,
+            sandbox: a.sandbox,
+            timeout_ms: Some(hill.settings.timeout_ms),
+            game: None,
+            accept_unreached: true,
+            quiet: true,
+        })?;
+        if verdict.status() != 0 {
+            bail!(
+                "{} did not enter the hill: its check found what is above\n  fix: mend the bot, check it with koth {} check '{}', and submit it again",
+                a.name,
+                F::WORD,
+                a.bot
+            );
+        }
+    }
+    let ev = hill.submit(change, &a.name, &bot)?;
+    let version = hill
+        .store
+        .versions()?
+        .into_iter()
+        .find(|v| Some(v.id) == ev.version)
+        .map_or(0, |v| v.number);
+    out!(
+        "{} {}: version {version}{}",
+        a.name,
+        if change == Change::Add {
+            "entered the hill"
+        } else {
+            "updated"
+        },
+        match bot.dir() {
+            Some(_) => " (its folder copied into the hill)",
+            None => "",
+        }
+    );
+    Ok(())
+}
+
+fn set<F: Front>(change: Change, a: NameArgs) -> Result<()> {
+    let mut hill = open::<F>(&a.dir)?;
+    hill.set(change, &a.name)?;
+    out!("{}: {}", a.name, change.name());
+    Ok(())
+}
+
+/// Plays blocks until `enough` says so (told the games stored since the start),
+/// rebuilding the board when the field changes; `idle` is called when there is
+/// nothing to play, and says whether to wait for a change.
+fn keep_playing<F: Front>(
+    hill: &mut Hill<F::Game>,
+    stop: &AtomicBool,
+    enough: &dyn Fn(u64) -> bool,
+    on_games: &mut dyn FnMut(&Board, u64),
+    idle: &dyn Fn() -> bool,
+) -> Result<Board> {
+    let (mut board, mut seen) = hill.board()?;
+    let start = hill.store.game_count()?;
+    let mut stored = start;
+    on_games(&board, stored);
+    while !stop.load(Ordering::Relaxed) && !enough(stored - start) {
+        let news = hill.store.events(seen)?;
+        if let Some(last) = news.last() {
+            seen = last.id;
+            board = hill.board_at(seen)?;
+            on_games(&board, stored);
+        }
+        let played = hill.step(&mut board, seen, stop, &mut |b, games| {
+            stored += games.len() as u64;
+            on_games(b, stored);
+        })?;
+        if played.is_none() {
+            if !idle() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(300));
+        }
+    }
+    Ok(board)
+}
+
+/// Stops at the first Ctrl-C (after storing the games that finish).
+fn stop_flag() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let _ = ctrlc::set_handler(move || {
+        if s.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping after the games under way (Ctrl-C again to quit at once)");
+    });
+    stop
+}
+
+fn play<F: Front>(a: PlayArgs) -> Result<()> {
+    if a.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let mut hill = open::<F>(&a.dir)?;
+    hill.threads = crate::settings::threads(a.threads);
+    hill.sandbox = a.sandbox.unwrap_or_default();
+    let stop = stop_flag();
+    let quiet = a.quiet;
+    let mut last = std::time::Instant::now();
+    let start = std::time::Instant::now();
+    let first = hill.store.game_count()?;
+    let board = keep_playing::<F>(
+        &mut hill,
+        &stop,
+        &|n| n >= a.games,
+        &mut |b, stored| {
+            if !quiet && last.elapsed().as_secs_f64() >= 1.0 {
+                last = std::time::Instant::now();
+                let rows = b.rows();
+                let top = rows.first().map_or(String::new(), |r| {
+                    format!(", first {} ({:+.3})", r.name, r.mean)
+                });
+                eprintln!("  {} games played{top}", stored - first);
+            }
+        },
+        &|| false,
+    )?;
+    let played = hill.store.game_count()? - first;
+    if played == 0 {
+        bail!(
+            "nothing to play: a hill needs two active entrants\n  fix: koth hill add {} NAME BOT",
+            a.dir.display()
+        );
+    }
+    if !quiet {
+        eprintln!("{played} games in {:.1} s", start.elapsed().as_secs_f64());
+    }
+    print_board(&board, hill.store.game_count()?);
+    if stop.load(Ordering::Relaxed) {
+        std::process::exit(130);
+    }
+    Ok(())
+}
+
+fn serve<F: Front>(a: ServeArgs) -> Result<()> {
+    let mut hill = open::<F>(&a.dir)?;
+    hill.threads = crate::settings::threads(a.threads);
+    hill.sandbox = a.sandbox.unwrap_or_default();
+    let stop = stop_flag();
+    let (board, _) = hill.board()?;
+    let stored = hill.store.game_count()?;
+    let (tx, rx) = koth_hill::web::watch::channel(Arc::new(koth_hill::web::board_json(
+        &hill.settings,
+        &board,
+        stored,
+    )));
+    drop(board);
+    let rules: RulesOf<F> = hill.rules.clone();
+    let view: koth_hill::web::GameView = Box::new(move |g, names| {
+        let rec: GameRecord<ChoiceOf<F>> =
+            serde_json::from_str(&g.record).map_err(|e| format!("unreadable record: {e}"))?;
+        F::page_steps(&rules, &rec, names).map(|s| serde_json::json!(s))
+    });
+    let site = koth_hill::web::Site {
+        dir: a.dir.clone(),
+        live: rx,
+        view: Some(view),
+    };
+    let addr = koth_hill::web::serve(a.listen, site)
+        .with_context(|| format!("cannot serve the page on {}", a.listen))?;
+    eprintln!("the hill's page: http://{addr}/  (Ctrl-C stops)");
+    let settings = hill.settings.clone();
+    let limit = a.games;
+    keep_playing::<F>(
+        &mut hill,
+        &stop,
+        &|n| limit.is_some_and(|l| n >= l),
+        &mut |b, stored| {
+            tx.send_replace(Arc::new(koth_hill::web::board_json(&settings, b, stored)));
+        },
+        &|| true,
+    )?;
+    Ok(())
+}
+
+fn audit<F: Front>(dir: &Path) -> Result<()> {
+    let hill = open::<F>(dir)?;
+    let report = hill.audit()?;
+    for p in &report.problems {
+        out!("{p}");
+    }
+    out!(
+        "{} blocks planned again, {} games replayed: {}",
+        report.blocks,
+        report.games,
+        if report.problems.is_empty() {
+            "all as stored".to_string()
+        } else {
+            format!("{} problems", report.problems.len())
+        }
+    );
+    if !report.problems.is_empty() {
+        crate::term::EXIT_STATUS.store(1, Ordering::SeqCst);
+    }
+    Ok(())
+}
+
+/// The leaderboard, as a table.
+pub fn print_board(board: &Board, stored: u64) {
+    use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "#",
+        "entrant",
+        "ver",
+        "games",
+        "mean",
+        "95% interval",
+        "won",
+        "shared",
+        "lost",
+        "forf",
+        "rating",
+    ]);
+    for r in board.rows() {
+        let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
+        t.add_row(vec![
+            right(format!("{}{}", r.rank, if r.settled { " ✓" } else { "" })),
+            Cell::new(format!(
+                "{}{}",
+                r.name,
+                if r.status == "paused" {
+                    " (paused)"
+                } else {
+                    ""
+                }
+            )),
+            right(format!("v{}", r.version)),
+            right(r.games.to_string()),
+            right(if r.games > 0 {
+                format!("{:+.3}", r.mean)
+            } else {
+                "-".into()
+            }),
+            right(if r.games > 0 {
+                format!("{:+.3} … {:+.3}", r.low, r.high)
+            } else {
+                String::new()
+            }),
+            right(r.wins.to_string()),
+            right(r.draws.to_string()),
+            right(r.losses.to_string()),
+            right(r.forfeits.to_string()),
+            right(format!("{:.1}", r.rating)),
+        ]);
+    }
+    out!("{t}");
+    out!(
+        "{} games stored, {} of them among the current versions; ✓: the rank's interval clears its neighbours'",
+        stored,
+        board.games
+    );
+}

@@ -1,0 +1,498 @@
+//! `koth hill` as an organiser uses it: a hill made, entrants coming, changing and
+//! going, games played and audited, a crash in the middle, and the live page
+//! watched in a real browser.
+
+mod common;
+
+use common::{contestant_folder, koth_all};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn scratch(label: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("koth-hilltest-{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn ok(args: &[&str]) -> String {
+    let (code, out, err) = koth_all(args);
+    assert_eq!(code, Some(0), "koth {args:?}\n{out}{err}");
+    out
+}
+
+fn fails(args: &[&str]) -> String {
+    let (code, out, err) = koth_all(args);
+    assert_ne!(code, Some(0), "koth {args:?} succeeded:\n{out}{err}");
+    format!("{out}{err}")
+}
+
+/// Isolation for programs: the sandbox where this machine has one.
+fn sandbox() -> &'static str {
+    if koth_process::sandbox_support().namespaces {
+        "auto"
+    } else {
+        assert!(
+            std::env::var_os("KOTH_REQUIRE_ISOLATION").is_none(),
+            "isolation unavailable"
+        );
+        "off"
+    }
+}
+
+/// A program that answers the first legal choice after `ms` milliseconds, written
+/// as a contestant would (plain JSON lines, no SDK).
+fn slow_bot(tag: &str, ms: u32) -> PathBuf {
+    let d = contestant_folder(tag, &[]);
+    std::fs::write(
+        d.join("slow.py"),
+        format!(
+            "import json, sys, time\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({{'type': 'ready'}}), flush=True)\n    elif m['type'] == 'decide':\n        time.sleep({})\n        print(json.dumps({{'index': 0}}), flush=True)\n",
+            ms as f64 / 1000.0
+        ),
+    )
+    .unwrap();
+    d
+}
+
+fn db(dir: &Path) -> rusqlite::Connection {
+    rusqlite::Connection::open(dir.join("hill.sqlite")).unwrap()
+}
+
+fn game_count(dir: &Path) -> i64 {
+    db(dir)
+        .query_row("SELECT COUNT(*) FROM games", [], |r| r.get(0))
+        .unwrap_or(0)
+}
+
+/// Every stored game and block, as text, for comparing two hills.
+fn contents(dir: &Path) -> (Vec<String>, Vec<String>) {
+    let c = db(dir);
+    let rows = |sql: &str| -> Vec<String> {
+        let mut q = c.prepare(sql).unwrap();
+        q.query_map([], |r| r.get::<_, String>(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    (
+        rows("SELECT block || ' ' || idx || ' ' || seats || ' ' || record FROM games ORDER BY block, idx"),
+        rows("SELECT id || ' ' || kind || ' ' || versions || ' ' || schedule || ' ' || seed || ' ' || games || ' ' || done FROM blocks ORDER BY id"),
+    )
+}
+
+#[test]
+fn a_hill_from_the_command_line() {
+    let d = scratch("cli");
+    let h = d.to_str().unwrap();
+    let out = ok(&[
+        "hill",
+        "init",
+        h,
+        "--game",
+        "coup",
+        "--seed",
+        "4",
+        "--table-size",
+        "3",
+        "--block",
+        "30",
+        "--candidate-games",
+        "60",
+    ]);
+    assert!(
+        out.contains("a hill of coup (standard rules, 3 seats a table)"),
+        "{out}"
+    );
+    for b in ["honest", "bluffer", "economist"] {
+        let out = ok(&["hill", "add", h, b, &format!("builtin:{b}")]);
+        assert!(
+            out.contains(&format!("{b} entered the hill: version 1")),
+            "{out}"
+        );
+    }
+    let out = ok(&["hill", "play", h, "--games", "200", "-q"]);
+    assert!(out.contains("│ 1"), "{out}");
+    for b in ["honest", "bluffer", "economist"] {
+        assert!(out.contains(b), "{out}");
+    }
+    let stored = game_count(&d);
+    assert!((200..230).contains(&stored), "{stored}");
+    let out = ok(&["hill", "update", h, "bluffer", "skeptic"]);
+    assert!(out.contains("bluffer updated: version 2"), "{out}");
+    let out = ok(&["hill", "status", h]);
+    assert!(
+        out.contains(&format!(
+            "{stored} games stored, 0 of them among the current versions"
+        )),
+        "{out}"
+    );
+    ok(&["hill", "play", h, "--games", "100", "-q"]);
+    let out = ok(&["hill", "audit", h]);
+    assert!(out.contains("games replayed: all as stored"), "{out}");
+    ok(&["hill", "pause", h, "honest"]);
+    let out = ok(&["hill", "status", h]);
+    assert!(out.contains("honest (paused)"), "{out}");
+    ok(&["hill", "remove", h, "economist"]);
+    // Two entrants left, one paused: nothing to play, said so.
+    let e = fails(&["hill", "play", h, "--games", "10"]);
+    assert!(e.contains("a hill needs two active entrants"), "{e}");
+
+    // Bad input: named, with the fix.
+    let e = fails(&["hill", "init", h, "--game", "coup"]);
+    assert!(e.contains("is a hill already"), "{e}");
+    let e = fails(&["hill", "init", &format!("{h}-x"), "--game", "chess"]);
+    assert!(
+        e.contains("unknown game \"chess\"") && e.contains("fix:"),
+        "{e}"
+    );
+    let e = fails(&[
+        "hill",
+        "init",
+        &format!("{h}-x"),
+        "--game",
+        "coup",
+        "--table-size",
+        "9",
+    ]);
+    assert!(e.contains("--table-size 9"), "{e}");
+    let e = fails(&[
+        "hill",
+        "init",
+        &format!("{h}-x"),
+        "--game",
+        "samurai",
+        "--rules",
+        "ppcg",
+    ]);
+    assert!(e.contains("samurai has no rules presets"), "{e}");
+    let e = fails(&["hill", "status", &format!("{h}-nothing")]);
+    assert!(
+        e.contains("is not a hill") && e.contains("koth hill init"),
+        "{e}"
+    );
+    let e = fails(&["hill", "add", h, "../up", "builtin:honest"]);
+    assert!(e.contains("cannot name an entrant"), "{e}");
+    let e = fails(&["hill", "add", h, "x", "builtin:honset"]);
+    assert!(e.contains("honest"), "{e}");
+    let e = fails(&["hill", "update", h, "nobody", "honest"]);
+    assert!(e.contains("no entrant \"nobody\""), "{e}");
+    let e = fails(&["hill", "play", h, "--games", "0"]);
+    assert!(e.contains("--games must be at least 1"), "{e}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn a_program_enters_only_if_it_passes_its_check_and_plays_from_its_copy() {
+    let d = scratch("entry");
+    let h = d.to_str().unwrap();
+    let bots = contestant_folder(
+        "hill-entry",
+        &[
+            "crates/cli/tests/buggy/buggy_bot.py",
+            "sdk/python/koth_bot.py",
+            "sdk/python/example_bot.py",
+        ],
+    );
+    ok(&[
+        "hill",
+        "init",
+        h,
+        "--game",
+        "coup",
+        "--seed",
+        "9",
+        "--block",
+        "20",
+        "--candidate-games",
+        "40",
+    ]);
+    ok(&["hill", "add", h, "honest", "honest"]);
+    let buggy = format!("python3 {}/buggy_bot.py keeps-three", bots.display());
+    let e = fails(&[
+        "hill",
+        "add",
+        h,
+        "buggy",
+        &buggy,
+        "--check-games",
+        "60",
+        "--sandbox",
+        sandbox(),
+    ]);
+    assert!(
+        e.contains("did not enter the hill") && e.contains("exchange"),
+        "{e}"
+    );
+    let out = ok(&["hill", "status", h]);
+    assert!(!out.contains("buggy"), "{out}");
+    let good = format!("python3 {}/buggy_bot.py none", bots.display());
+    let out = ok(&[
+        "hill",
+        "add",
+        h,
+        "good",
+        &good,
+        "--check-games",
+        "30",
+        "--sandbox",
+        sandbox(),
+    ]);
+    assert!(out.contains("its folder copied into the hill"), "{out}");
+    // The original changes after submission: the hill plays its copy.
+    std::fs::write(bots.join("buggy_bot.py"), "raise SystemExit(3)\n").unwrap();
+    let out = ok(&[
+        "hill",
+        "play",
+        h,
+        "--games",
+        "40",
+        "-q",
+        "--sandbox",
+        sandbox(),
+    ]);
+    assert!(out.lines().any(|l| l.contains("good")), "{out}");
+    let forfeits: i64 = db(&d)
+        .query_row(
+            "SELECT COUNT(*) FROM games WHERE record LIKE '%forfeits%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(forfeits, 0, "{out}");
+    std::fs::remove_dir_all(&d).ok();
+    std::fs::remove_dir_all(&bots).ok();
+}
+
+/// `koth hill play` killed with SIGKILL in the middle of a block, then started
+/// again, stores exactly the games an uninterrupted hill with the same events
+/// stores: none lost, none twice.
+#[test]
+fn kill_9_in_the_middle_and_a_restart_equal_an_uninterrupted_hill() {
+    let bot = slow_bot("hill-kill", 3);
+    let cmd = format!("python3 {}/slow.py", bot.display());
+    let make = |label: &str| {
+        let d = scratch(label);
+        let h = d.to_str().unwrap().to_string();
+        ok(&[
+            "hill",
+            "init",
+            &h,
+            "--game",
+            "coup",
+            "--seed",
+            "77",
+            "--block",
+            "24",
+            "--candidate-games",
+            "48",
+            "--table-size",
+            "3",
+        ]);
+        ok(&["hill", "add", &h, "honest", "honest"]);
+        ok(&[
+            "hill",
+            "add",
+            &h,
+            "slow",
+            &cmd,
+            "--check-games",
+            "10",
+            "--sandbox",
+            sandbox(),
+        ]);
+        ok(&["hill", "add", &h, "bluffer", "bluffer"]);
+        d
+    };
+    let whole = make("whole");
+    ok(&[
+        "hill",
+        "play",
+        whole.to_str().unwrap(),
+        "--games",
+        "150",
+        "-q",
+        "--sandbox",
+        sandbox(),
+    ]);
+
+    let cut = make("cut");
+    let h = cut.to_str().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args([
+            "hill",
+            "play",
+            h,
+            "--games",
+            "150",
+            "-q",
+            "--sandbox",
+            sandbox(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    // Killed once some games are stored and a block is under way.
+    loop {
+        let n = game_count(&cut);
+        if n >= 30 && n % 24 != 0 {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no games stored"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "it finished before the kill"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.wait().unwrap();
+    let at_kill = game_count(&cut);
+    let (_, blocks) = contents(&cut);
+    assert!(
+        blocks.iter().any(|b| {
+            let w: Vec<&str> = b.split(' ').collect();
+            w[w.len() - 1] != w[w.len() - 2]
+        }),
+        "no block was cut short: {blocks:?}"
+    );
+    let rest = (150 - at_kill).max(1).to_string();
+    ok(&[
+        "hill",
+        "play",
+        h,
+        "--games",
+        &rest,
+        "-q",
+        "--sandbox",
+        sandbox(),
+    ]);
+    assert_eq!(contents(&cut), contents(&whole));
+    let out = ok(&["hill", "audit", h]);
+    assert!(out.contains("all as stored"), "{out}");
+    std::fs::remove_dir_all(&whole).ok();
+    std::fs::remove_dir_all(&cut).ok();
+    std::fs::remove_dir_all(&bot).ok();
+}
+
+/// The page in a real browser: the leaderboard changes as games end, without a
+/// reload, and an entrant's page and a game open from it.
+#[test]
+fn the_page_shows_the_leaderboard_change_as_games_end() {
+    assert!(
+        Path::new("/usr/bin/chromium").exists(),
+        "/usr/bin/chromium is missing: .ci/run installs it (apt-get install -y chromium)"
+    );
+    let bot = slow_bot("hill-page", 20);
+    let d = scratch("page");
+    let h = d.to_str().unwrap();
+    ok(&[
+        "hill",
+        "init",
+        h,
+        "--game",
+        "coup",
+        "--seed",
+        "3",
+        "--block",
+        "10",
+        "--candidate-games",
+        "20",
+        "--table-size",
+        "2",
+    ]);
+    ok(&["hill", "add", h, "honest", "honest"]);
+    let cmd = format!("python3 {}/slow.py", bot.display());
+    ok(&[
+        "hill",
+        "add",
+        h,
+        "slow",
+        &cmd,
+        "--check-games",
+        "5",
+        "--sandbox",
+        sandbox(),
+    ]);
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args([
+            "hill",
+            "serve",
+            h,
+            "--listen",
+            "127.0.0.1:0",
+            "--threads",
+            "1",
+            "--sandbox",
+            sandbox(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(serve.stderr.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+
+    let profile = scratch("page-profile");
+    let mut b = common::cdp::Browser::open(&url, &profile);
+    b.wait_for(
+        "Number(document.body.dataset.updates || 0) >= 4",
+        Duration::from_secs(60),
+    );
+    let seen =
+        b.eval("[...document.querySelectorAll('#updates li')].map(li => Number(li.dataset.games))");
+    let counts: Vec<u64> = seen
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+    assert!(
+        counts.last() > counts.first(),
+        "the board never changed: {counts:?}"
+    );
+    let rows =
+        b.eval("[...document.querySelectorAll('#board tbody tr')].map(tr => tr.dataset.name)");
+    let mut names: Vec<String> = serde_json::from_value(rows).unwrap();
+    names.sort();
+    assert_eq!(names, ["honest", "slow"]);
+    // The shown count is the stored count of a moment ago: the page is live.
+    let shown = b.eval("Number(document.querySelector('#updates li:last-child').dataset.games)");
+    assert!(shown.as_i64().unwrap() <= game_count(&d));
+    let lates =
+        b.eval("[...document.querySelectorAll('#updates li')].map(li => Number(li.dataset.late))");
+    eprintln!("update delays (ms): {lates}");
+    // An entrant's page, then one of its games, from clicks.
+    b.eval("document.querySelector('#board tbody tr[data-name=slow]').click()");
+    b.wait_for(
+        "!document.getElementById('entrant').hidden && document.querySelector('#entrant a') !== null",
+        Duration::from_secs(20),
+    );
+    b.eval("document.querySelector('#entrant a').click()");
+    b.wait_for(
+        "!document.getElementById('game').hidden && document.querySelector('#game pre').textContent.length > 0",
+        Duration::from_secs(20),
+    );
+    let text = b.eval("document.querySelector('#game pre').textContent");
+    assert!(text.as_str().unwrap().contains("slow"), "{text}");
+    drop(b);
+    serve.kill().ok();
+    serve.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+    std::fs::remove_dir_all(&profile).ok();
+    std::fs::remove_dir_all(&bot).ok();
+}

@@ -1,0 +1,587 @@
+//! A hill: its folder, its store, and the runner that plays the blocks the
+//! scheduler plans, storing each batch of games as it finishes.
+
+use crate::board::Board;
+use crate::plan::next_block;
+use crate::store::{Block, Change, Entrant, Event, Settings, Sqlite, Status, Store, StoredGame};
+use koth_arena::{
+    Game, GameRecord, Observer, Progress, RecordLevel, Schedule, Scoring, Tournament,
+};
+use koth_entrants::{BotEntry, BotKinds, BotSource, Protocol, Setup, Timeouts};
+use koth_process::{Limits, Sandbox};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// A hill's failure, in words for its organiser.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct HillError(pub String);
+
+impl From<crate::store::StoreError> for HillError {
+    fn from(e: crate::store::StoreError) -> Self {
+        HillError(e.0)
+    }
+}
+
+/// A result of the hill.
+pub type Result<T, E = HillError> = std::result::Result<T, E>;
+
+/// Readies a block's rules before it is played, given its entrants' names, its
+/// schedule, its seed and a folder of its own (seed 000's edition files every game
+/// there).
+pub type Ready<G> = Box<
+    dyn Fn(&mut <G as Game>::Rules, &[String], &Schedule, u64, &Path) -> Result<(), String>
+        + Send
+        + Sync,
+>;
+
+/// Where every submitted version's folder is kept, by content hash, in a hill.
+pub const VERSIONS: &str = "versions";
+
+/// One hill, open.
+pub struct Hill<G: BotKinds> {
+    /// Its folder.
+    pub dir: PathBuf,
+    /// Where its data lives.
+    pub store: Box<dyn Store>,
+    /// What it was made with.
+    pub settings: Settings,
+    /// The rules its games are played under.
+    pub rules: G::Rules,
+    /// How its games are scored.
+    pub scoring: Scoring,
+    /// Worker threads.
+    pub threads: usize,
+    /// How its programs are isolated.
+    pub sandbox: Sandbox,
+    /// Readies a block's rules, for a game that needs it.
+    pub ready: Option<Ready<G>>,
+}
+
+impl<G: BotKinds> Hill<G> {
+    /// Makes a new hill in `dir` (created if need be).
+    pub fn init(dir: &Path, settings: &Settings) -> Result<()> {
+        std::fs::create_dir_all(dir.join(VERSIONS))
+            .map_err(|e| HillError(format!("cannot create {}: {e}", dir.display())))?;
+        Sqlite::create(dir, settings)?;
+        Ok(())
+    }
+
+    /// Opens the hill in `dir`, played under `rules`, scored by `scoring`.
+    pub fn open(dir: &Path, rules: G::Rules, scoring: Scoring) -> Result<Hill<G>> {
+        let store = Sqlite::open(dir)?;
+        let settings = store.settings()?;
+        if settings.game != G::NAME {
+            return Err(HillError(format!(
+                "{} is a hill of {}, not of {}",
+                dir.display(),
+                settings.game,
+                G::NAME
+            )));
+        }
+        Ok(Hill {
+            dir: dir.to_path_buf(),
+            store: Box::new(store),
+            settings,
+            rules,
+            scoring,
+            threads: 1,
+            sandbox: Sandbox::Auto,
+            ready: None,
+        })
+    }
+
+    /// Enters `bot` as `name` (`Change::Add`) or as `name`'s new version
+    /// (`Change::Update`): a program's folder is copied into the hill first, under
+    /// its content hash, and the version plays from that copy ever after.
+    pub fn submit(&mut self, change: Change, name: &str, bot: &BotEntry) -> Result<Event> {
+        check_name(name)?;
+        let spec = match &bot.source {
+            BotSource::Builtin(b) => serde_json::json!({ "builtin": b }),
+            BotSource::Program {
+                command,
+                dir,
+                protocol,
+                ..
+            } => {
+                let folder = keep_folder(&self.dir, dir)?;
+                serde_json::json!({ "command": command, "protocol": protocol.name(), "folder": folder })
+            }
+        };
+        Ok(self.store.change(change, name, Some(spec))?)
+    }
+
+    /// Removes, pauses or resumes `name`.
+    pub fn set(&mut self, change: Change, name: &str) -> Result<Event> {
+        Ok(self.store.change(change, name, None)?)
+    }
+
+    /// The bot of a stored version, named `name`.
+    pub fn bot_of(&self, name: &str, spec: &serde_json::Value) -> Result<BotEntry> {
+        if let Some(b) = spec.get("builtin").and_then(|b| b.as_str()) {
+            return Ok(BotEntry::new(name, BotSource::Builtin(b.to_string())));
+        }
+        let bad = || {
+            HillError(format!(
+                "the hill's version of {name:?} is unreadable: {spec}"
+            ))
+        };
+        let command: Vec<String> = spec
+            .get("command")
+            .and_then(|c| serde_json::from_value(c.clone()).ok())
+            .ok_or_else(bad)?;
+        let folder = spec
+            .get("folder")
+            .and_then(|f| f.as_str())
+            .ok_or_else(bad)?;
+        let protocol = spec
+            .get("protocol")
+            .and_then(|p| p.as_str())
+            .map_or(Ok(Protocol::Json), |p| G::KIND.protocol(p))
+            .map_err(HillError)?;
+        // Only a folder the hill made: a hash, inside its versions folder.
+        if !folder
+            .strip_prefix("versions/")
+            .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
+        {
+            return Err(bad());
+        }
+        Ok(BotEntry::new(
+            name,
+            BotSource::Program {
+                command,
+                dir: self.dir.join(folder),
+                env: Vec::new(),
+                limits: Limits::standard(),
+                sandbox: self.sandbox,
+                read_only: Vec::new(),
+                protocol,
+            },
+        ))
+    }
+
+    /// The bot of every listed entrant's current version, in entrant order.
+    pub fn current_bots(&self) -> Result<Vec<BotEntry>> {
+        let versions = self.store.versions()?;
+        self.store
+            .entrants()?
+            .iter()
+            .filter(|e| e.status != Status::Removed)
+            .map(|e| {
+                let v = versions.iter().find(|v| v.id == e.version);
+                self.bot_of(&e.name, &v.map(|v| v.spec.clone()).unwrap_or_default())
+            })
+            .collect()
+    }
+
+    /// The standings of the current field, from every stored game, and the last
+    /// event they reflect.
+    pub fn board(&self) -> Result<(Board, i64)> {
+        let seen = self.store.events(0)?.last().map_or(0, |e| e.id);
+        Ok((self.board_at(seen)?, seen))
+    }
+
+    /// The standings of the field as it stood after event `seen`, from every
+    /// stored game (what the scheduler plans from: an event logged meanwhile is
+    /// seen at the next block).
+    pub fn board_at(&self, seen: i64) -> Result<Board> {
+        let events = self.store.events(0)?;
+        let versions = self.store.versions()?;
+        let entrants = entrants_at(&events, &versions, seen);
+        let blocks = self.store.blocks()?;
+        let mut board = Board::new(&entrants, &versions, &blocks);
+        let mut bad = None;
+        self.store.each_game(&mut |g| {
+            if bad.is_some() {
+                return;
+            }
+            if let Err(e) = board.add::<G::Choice>(&g) {
+                bad = Some(e);
+            }
+        })?;
+        match bad {
+            Some(e) => Err(HillError(e)),
+            None => Ok(board),
+        }
+    }
+
+    /// Plays one block: the unfinished one a crash left, or else the one the
+    /// scheduler plans next. Games are stored batch by batch and counted on
+    /// `board`; `seen` is the last event `board` reflects. `None` when there is
+    /// nothing to play (fewer than two active entrants).
+    pub fn step(
+        &mut self,
+        board: &mut Board,
+        seen: i64,
+        stop: &AtomicBool,
+        on_games: &mut dyn FnMut(&Board, &[StoredGame]),
+    ) -> Result<Option<Block>> {
+        let blocks = self.store.blocks()?;
+        let block = match blocks.iter().find(|b| b.done < b.games) {
+            Some(b) => b.clone(),
+            None => {
+                let Some(mut plan) = next_block(&self.settings, board, &blocks) else {
+                    return Ok(None);
+                };
+                plan.after_event = seen;
+                let b = self.store.plan(&plan)?;
+                board.add_block(&b);
+                b
+            }
+        };
+        self.play_block(&block, board, stop, on_games)?;
+        Ok(Some(block))
+    }
+
+    /// Plays the games of `block` not stored yet.
+    pub fn play_block(
+        &mut self,
+        block: &Block,
+        board: &mut Board,
+        stop: &AtomicBool,
+        on_games: &mut dyn FnMut(&Board, &[StoredGame]),
+    ) -> Result<()> {
+        let entrants = self.store.entrants()?;
+        let versions = self.store.versions()?;
+        let mut bots = Vec::new();
+        for v in &block.versions {
+            let version = versions.iter().find(|x| x.id == *v).ok_or_else(|| {
+                HillError(format!("block {} names no known version {v}", block.id))
+            })?;
+            let name = entrants
+                .iter()
+                .find(|e| e.id == version.entrant)
+                .map_or_else(|| format!("#{}", version.entrant), |e| e.name.clone());
+            bots.push(self.bot_of(&name, &version.spec)?);
+        }
+        let schedule: Schedule = serde_json::from_value(block.schedule.clone())
+            .map_err(|e| HillError(format!("block {}: unreadable schedule: {e}", block.id)))?;
+        let scratch = self.dir.join("blocks").join(block.id.to_string());
+        let copies = koth_process::Workspace::new(None)
+            .map_err(|e| HillError(format!("cannot make the bots' working folders: {e}")))?;
+        let setup = Setup {
+            timeouts: Timeouts {
+                decision: Duration::from_millis(self.settings.timeout_ms.max(1)),
+                ..Timeouts::default()
+            },
+            copies: Some(copies),
+            hidden: vec![koth_process::absolute(&self.dir)],
+            logs: Some(self.dir.join("logs").join(format!("block-{}", block.id))),
+            ..Setup::default()
+        };
+        let field = koth_entrants::entrants::<G>(&bots, &setup).map_err(|e| HillError(e.0))?;
+        let mut rules = self.rules.clone();
+        let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
+        if let Some(ready) = &self.ready {
+            ready(&mut rules, &names, &schedule, block.seed, &scratch).map_err(HillError)?;
+        }
+        let t = Tournament {
+            rules,
+            entrants: field,
+            schedule,
+            scoring: self.scoring,
+            seed: block.seed,
+            threads: self.threads,
+            records: RecordLevel::Full,
+            duplicate: self.settings.duplicate,
+        };
+        let mut keeper = Keeper::<G> {
+            store: self.store.as_mut(),
+            board,
+            block,
+            pending: Vec::new(),
+            error: None,
+            stop,
+            on_games,
+        };
+        t.run_range(block.done..block.games, &mut keeper, stop);
+        keeper.flush();
+        match keeper.error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Stores a block's games batch by batch, as the tournament hands them over.
+struct Keeper<'a, G: Game> {
+    store: &'a mut dyn Store,
+    board: &'a mut Board,
+    block: &'a Block,
+    pending: Vec<(StoredGame, GameRecord<G::Choice>)>,
+    error: Option<HillError>,
+    stop: &'a AtomicBool,
+    on_games: &'a mut dyn FnMut(&Board, &[StoredGame]),
+}
+
+impl<G: Game> Keeper<'_, G> {
+    fn flush(&mut self) {
+        if self.pending.is_empty() || self.error.is_some() {
+            return;
+        }
+        let games: Vec<StoredGame> = self.pending.iter().map(|(g, _)| g.clone()).collect();
+        if let Err(e) = self.store.add_games(self.block.id, &games) {
+            self.error = Some(e.into());
+            self.stop.store(true, Ordering::Relaxed);
+            return;
+        }
+        for (g, mut rec) in std::mem::take(&mut self.pending) {
+            if self.board.counts(&g) {
+                self.board.add_record(&g, &mut rec);
+            }
+        }
+        (self.on_games)(self.board, &games);
+    }
+}
+
+impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
+    fn on_record(&mut self, rec: &GameRecord<G::Choice>) {
+        let mut line = Vec::new();
+        rec.write_json_line(&mut line);
+        while line.last() == Some(&b'\n') {
+            line.pop();
+        }
+        let stored = StoredGame {
+            block: self.block.id,
+            index: rec.index,
+            seats: rec.seats.iter().map(|&e| self.block.versions[e]).collect(),
+            record: String::from_utf8_lossy(&line).into_owned(),
+        };
+        self.pending.push((stored, rec.clone()));
+    }
+
+    fn on_progress(&mut self, _p: &Progress<'_>) {
+        self.flush();
+    }
+}
+
+/// An entrant's name: what a page, a file name and a terminal can all show.
+pub fn check_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 40
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !name.starts_with('.');
+    if ok {
+        Ok(())
+    } else {
+        Err(HillError(format!(
+            "{name:?} cannot name an entrant\n  fix: use up to 40 letters, digits, '-', '_' or '.', not starting with '.'"
+        )))
+    }
+}
+
+/// Copies a program's folder into the hill under its content hash (once: a
+/// version with the same files shares it) and gives its path in the hill.
+/// Links are kept as links, never followed.
+pub fn keep_folder(hill: &Path, dir: &Path) -> Result<String> {
+    let hash = hash_folder(dir).map_err(|e| {
+        HillError(format!(
+            "cannot read the bot's folder {}: {e}",
+            dir.display()
+        ))
+    })?;
+    let rel = format!("{VERSIONS}/{hash}");
+    let target = hill.join(&rel);
+    if !target.is_dir() {
+        let tmp = hill
+            .join(VERSIONS)
+            .join(format!(".new-{hash}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        koth_process::copy_tree(dir, &tmp)
+            .and_then(|()| std::fs::rename(&tmp, &target))
+            .map_err(|e| {
+                let _ = std::fs::remove_dir_all(&tmp);
+                HillError(format!(
+                    "cannot copy the bot's folder {}: {e}",
+                    dir.display()
+                ))
+            })?;
+    }
+    Ok(rel)
+}
+
+/// A hash of a folder's names, kinds, executable bits, contents and link targets,
+/// walked in name order without following a link.
+pub fn hash_folder(dir: &Path) -> std::io::Result<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut h = blake3::Hasher::new();
+    let mut stack = vec![(dir.to_path_buf(), String::new())];
+    let mut files = 0u64;
+    while let Some((path, rel)) = stack.pop() {
+        let mut entries: Vec<_> = std::fs::read_dir(&path)?.collect::<std::io::Result<_>>()?;
+        entries.sort_by_key(|e| e.file_name());
+        // Folders are walked after their files, in reverse on the stack: the order
+        // is fixed, which is all a hash needs.
+        for e in entries {
+            files += 1;
+            if files > koth_process::MAX_COPY_FILES {
+                return Err(std::io::Error::other(format!(
+                    "more than {} files",
+                    koth_process::MAX_COPY_FILES
+                )));
+            }
+            let name = e.file_name().to_string_lossy().into_owned();
+            let r = format!("{rel}/{name}");
+            let meta = std::fs::symlink_metadata(e.path())?;
+            if meta.file_type().is_symlink() {
+                h.update(b"l\0");
+                h.update(r.as_bytes());
+                h.update(b"\0");
+                h.update(std::fs::read_link(e.path())?.as_os_str().as_encoded_bytes());
+            } else if meta.is_dir() {
+                h.update(b"d\0");
+                h.update(r.as_bytes());
+                stack.push((e.path(), r));
+            } else {
+                h.update(if meta.permissions().mode() & 0o111 != 0 {
+                    b"x\0"
+                } else {
+                    b"f\0"
+                });
+                h.update(r.as_bytes());
+                h.update(b"\0");
+                h.update(&meta.len().to_le_bytes());
+                let mut f = std::fs::File::open(e.path())?;
+                std::io::copy(&mut f, &mut h)?;
+            }
+            h.update(b"\n");
+        }
+    }
+    Ok(h.finalize().to_hex()[..32].to_string())
+}
+
+/// What [`Hill::audit`] found.
+#[derive(Clone, Debug, Default)]
+pub struct Audit {
+    /// Blocks planned again.
+    pub blocks: u64,
+    /// Games replayed.
+    pub games: u64,
+    /// Every difference, in words.
+    pub problems: Vec<String>,
+}
+
+/// The field as it stood after event `upto`, from the event log.
+pub fn entrants_at(events: &[Event], versions: &[crate::Version], upto: i64) -> Vec<Entrant> {
+    let mut out: Vec<Entrant> = Vec::new();
+    for ev in events.iter().filter(|e| e.id <= upto) {
+        let at = out.iter().position(|e| e.name == ev.entrant);
+        match (ev.kind.as_str(), at) {
+            ("add" | "update", at) => {
+                let Some(v) = ev.version.and_then(|v| versions.iter().find(|x| x.id == v)) else {
+                    continue;
+                };
+                match at {
+                    Some(i) => {
+                        out[i].version = v.id;
+                        out[i].status = Status::Active;
+                    }
+                    None => out.push(Entrant {
+                        id: v.entrant,
+                        name: ev.entrant.clone(),
+                        status: Status::Active,
+                        version: v.id,
+                    }),
+                }
+            }
+            (kind, Some(i)) => {
+                out[i].status = match kind {
+                    "remove" => Status::Removed,
+                    "pause" => Status::Paused,
+                    _ => Status::Active,
+                }
+            }
+            _ => {}
+        }
+    }
+    out.sort_by_key(|e| e.id);
+    out
+}
+
+impl<G: BotKinds> Hill<G> {
+    /// Plans every block again from the event log and the games before it, and
+    /// replays every game from its record: a hill whose database was not
+    /// tampered with has no problem.
+    pub fn audit(&self) -> Result<Audit> {
+        let events = self.store.events(0)?;
+        let versions = self.store.versions()?;
+        let blocks = self.store.blocks()?;
+        let mut games: Vec<StoredGame> = Vec::new();
+        self.store.each_game(&mut |g| games.push(g))?;
+        let mut audit = Audit::default();
+        let mut board: Option<(i64, Board)> = None;
+        let mut next = 0;
+        for (i, b) in blocks.iter().enumerate() {
+            // The board the scheduler saw: rebuilt when the field changed,
+            // otherwise grown by the block before.
+            let fresh = !matches!(&board, Some((seen, _)) if *seen == b.after_event);
+            if fresh {
+                let field = entrants_at(&events, &versions, b.after_event);
+                let mut bd = Board::new(&field, &versions, &blocks);
+                next = 0;
+                while next < games.len() && games[next].block < b.id {
+                    bd.add::<G::Choice>(&games[next]).map_err(HillError)?;
+                    next += 1;
+                }
+                board = Some((b.after_event, bd));
+            }
+            let (_, bd) = board.as_mut().expect("made above");
+            while next < games.len() && games[next].block < b.id {
+                bd.add::<G::Choice>(&games[next]).map_err(HillError)?;
+                next += 1;
+            }
+            let planned = next_block(&self.settings, bd, &blocks[..i]);
+            audit.blocks += 1;
+            let same = planned.as_ref().is_some_and(|p| {
+                p.kind == b.kind
+                    && p.versions == b.versions
+                    && p.schedule == b.schedule
+                    && p.seed == b.seed
+                    && p.games == b.games
+            });
+            if !same {
+                audit.problems.push(format!(
+                    "block {}: stored as {} of versions {:?} (seed {}), but the log plans {}",
+                    b.id,
+                    b.kind,
+                    b.versions,
+                    b.seed,
+                    planned.map_or("nothing".to_string(), |p| format!(
+                        "{} of versions {:?} (seed {})",
+                        p.kind, p.versions, p.seed
+                    ))
+                ));
+            }
+        }
+        for g in &games {
+            audit.games += 1;
+            let rec: GameRecord<G::Choice> = match serde_json::from_str(&g.record) {
+                Ok(r) => r,
+                Err(e) => {
+                    audit.problems.push(format!(
+                        "block {} game {}: unreadable record: {e}",
+                        g.block, g.index
+                    ));
+                    continue;
+                }
+            };
+            let mut rules = self.rules.clone();
+            if let (Some(ready), Some(b)) = (&self.ready, blocks.iter().find(|b| b.id == g.block)) {
+                let schedule: Schedule = serde_json::from_value(b.schedule.clone())
+                    .map_err(|e| HillError(e.to_string()))?;
+                let names: Vec<String> = b.versions.iter().map(|v| format!("v{v}")).collect();
+                let scratch = self.dir.join("blocks").join(b.id.to_string());
+                ready(&mut rules, &names, &schedule, b.seed, &scratch).map_err(HillError)?;
+            }
+            if let Err(e) = koth_arena::records::replay::<G>(&rules, &rec, |_| {}) {
+                audit
+                    .problems
+                    .push(format!("block {} game {}: {e}", g.block, g.index));
+            }
+        }
+        Ok(audit)
+    }
+}

@@ -1,0 +1,125 @@
+//! The scheduler: which block of games the hill plays next, from its settings, its
+//! current standings and the blocks before. A pure function of those, so the
+//! whole hill can be planned again from its database and audited.
+//!
+//! 1. A current version with fewer than `candidate_games` games against the
+//!    current field is a candidate: it plays a gauntlet against the other active
+//!    entrants. Its k-th candidate block has the same seed as every other
+//!    candidate's k-th, so candidates meet the same deals.
+//! 2. Otherwise the two neighbours in the ranking whose intervals overlap most
+//!    (or, when every rank is settled, lie closest) play a block together, with
+//!    the rest of a table drawn from the other active entrants.
+
+use crate::board::Board;
+use crate::store::{Block, Settings, Status};
+use koth_arena::rng::derive_seed;
+use koth_arena::{Random, Rng, Schedule};
+
+/// Seed streams of the hill's blocks.
+const CANDIDATE: u64 = 1;
+const UNCERTAIN: u64 = 2;
+
+/// The next block to play, or `None` when fewer than two entrants are active.
+/// `blocks` are the blocks planned so far.
+pub fn next_block(settings: &Settings, board: &Board, blocks: &[Block]) -> Option<Block> {
+    let active: Vec<usize> = (0..board.entrants.len())
+        .filter(|&e| board.entrants[e].status == Status::Active)
+        .collect();
+    if active.len() < 2 {
+        return None;
+    }
+    let table = settings.table.clamp(2, active.len());
+    let version = |e: usize| board.entrants[e].version;
+    let block_games = |schedule: &Schedule, n: usize| schedule.games(n, settings.duplicate);
+    if let Some(&cand) = active
+        .iter()
+        .find(|&&e| board.games_of(version(e)) < settings.candidate_games)
+    {
+        let v = version(cand);
+        let k = blocks
+            .iter()
+            .filter(|b| b.kind == "candidate" && b.versions.first() == Some(&v))
+            .count() as u64;
+        let mut versions = vec![v];
+        versions.extend(active.iter().filter(|&&e| e != cand).map(|&e| version(e)));
+        let schedule = if versions.len() == 2 {
+            Schedule::RoundRobin {
+                games_per_pair: settings.block,
+            }
+        } else {
+            Schedule::Gauntlet {
+                games: settings.block,
+                table,
+            }
+        };
+        return Some(block(
+            "candidate",
+            versions,
+            schedule,
+            derive_seed(derive_seed(settings.seed, CANDIDATE), k),
+            block_games,
+        ));
+    }
+    // The active entrants in ranking order, and the pair least certain.
+    let ranking: Vec<usize> = board
+        .standings
+        .ranking()
+        .into_iter()
+        .filter(|e| active.contains(e))
+        .collect();
+    let ci: Vec<_> = ranking
+        .iter()
+        .map(|&e| board.standings.interval(e))
+        .collect();
+    let mut best = (f64::NEG_INFINITY, 0);
+    for r in 0..ranking.len() - 1 {
+        // Overlap of the two intervals (negative: the gap between them).
+        let closeness = ci[r].high.min(ci[r + 1].high) - ci[r].low.max(ci[r + 1].low);
+        if closeness > best.0 {
+            best = (closeness, r);
+        }
+    }
+    let (a, b) = (ranking[best.1], ranking[best.1 + 1]);
+    let seed = derive_seed(derive_seed(settings.seed, UNCERTAIN), blocks.len() as u64);
+    let mut versions = vec![version(a), version(b)];
+    let mut rest: Vec<usize> = active
+        .iter()
+        .copied()
+        .filter(|&e| e != a && e != b)
+        .collect();
+    let mut rng = Rng::new(seed);
+    for _ in 2..table {
+        let i = rng.index(rest.len());
+        versions.push(version(rest.swap_remove(i)));
+    }
+    let schedule = if table == 2 {
+        Schedule::RoundRobin {
+            games_per_pair: settings.block,
+        }
+    } else {
+        Schedule::Balanced {
+            games: settings.block.div_ceil(table as u64) * table as u64,
+            table,
+        }
+    };
+    Some(block("uncertain", versions, schedule, seed, block_games))
+}
+
+fn block(
+    kind: &str,
+    versions: Vec<i64>,
+    schedule: Schedule,
+    seed: u64,
+    games: impl Fn(&Schedule, usize) -> u64,
+) -> Block {
+    Block {
+        id: 0,
+        kind: kind.to_string(),
+        games: games(&schedule, versions.len()),
+        versions,
+        schedule: serde_json::to_value(schedule).unwrap_or_default(),
+        seed,
+        done: 0,
+        after_event: 0,
+    }
+}

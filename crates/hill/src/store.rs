@@ -1,0 +1,606 @@
+//! Where a hill keeps everything: its settings, entrants, their versions, the
+//! event log, the blocks of games the scheduler planned and every game's record.
+//! One interface ([`Store`]) so that another backend can take the place of the
+//! SQLite file ([`Sqlite`]) without the scheduler or the web layer knowing.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// A storage failure, with what was being done.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct StoreError(pub String);
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError(format!("hill database: {e}"))
+    }
+}
+
+/// A result of the store.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// The settings a hill was made with; they never change.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// The game (`coup`, `samurai`, `ppcg`).
+    pub game: String,
+    /// The rules preset's name.
+    pub rules_name: String,
+    /// The rule options, as JSON (as a run's `run.json` keeps them).
+    pub rules: serde_json::Value,
+    /// Seats at a table.
+    pub table: usize,
+    /// The master seed: every block's games derive from it.
+    pub seed: u64,
+    /// Games a block plays (rounded up to whole deals under duplicate play).
+    pub block: u64,
+    /// Games a new version plays against the field before the scheduler looks
+    /// elsewhere.
+    pub candidate_games: u64,
+    /// Each deal played once per rotation of the seats (games that deal hidden
+    /// cards).
+    pub duplicate: bool,
+    /// A decision's time limit for programs, in milliseconds.
+    pub timeout_ms: u64,
+}
+
+/// Where an entrant stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Scheduled and ranked.
+    Active,
+    /// Ranked on its games so far, not scheduled.
+    Paused,
+    /// Gone: neither ranked nor scheduled; its games stay in the history.
+    Removed,
+}
+
+impl Status {
+    /// Its name in the database and on the page.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Active => "active",
+            Status::Paused => "paused",
+            Status::Removed => "removed",
+        }
+    }
+
+    fn of(s: &str) -> Status {
+        match s {
+            "paused" => Status::Paused,
+            "removed" => Status::Removed,
+            _ => Status::Active,
+        }
+    }
+}
+
+/// An entrant: a name that keeps its history across versions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entrant {
+    /// Its number, in the order entrants came.
+    pub id: i64,
+    /// Its unique name.
+    pub name: String,
+    /// Where it stands.
+    pub status: Status,
+    /// Its current version.
+    pub version: i64,
+}
+
+/// One submitted version of an entrant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Version {
+    /// Its number, over the whole hill.
+    pub id: i64,
+    /// Whose it is.
+    pub entrant: i64,
+    /// 1 for the entrant's first version, then 2, 3...
+    pub number: i64,
+    /// How it is played: `{"builtin": NAME}`, or a program's `command`, `protocol`
+    /// and `folder` (a content-hashed copy inside the hill).
+    pub spec: serde_json::Value,
+    /// When it was submitted (seconds since 1970).
+    pub at: i64,
+}
+
+/// What changed in the field, in order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Its number: the log's order.
+    pub id: i64,
+    /// When (seconds since 1970).
+    pub at: i64,
+    /// `add`, `update`, `remove`, `pause` or `resume`.
+    pub kind: String,
+    /// The entrant's name.
+    pub entrant: String,
+    /// The version it brought, for `add` and `update`.
+    pub version: Option<i64>,
+    /// Blocks planned before it: the scheduler saw it from the next one on.
+    pub before_block: i64,
+}
+
+/// A block: games the scheduler planned together, among fixed versions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Block {
+    /// Its number: blocks are planned and played in this order.
+    pub id: i64,
+    /// Why it was planned: `candidate` (a new version against the field) or
+    /// `uncertain` (two neighbours whose ranking is least certain).
+    pub kind: String,
+    /// The versions playing, as the block's entrants (a record's seats index this).
+    pub versions: Vec<i64>,
+    /// Who plays whom ([`koth_arena::Schedule`], as JSON).
+    pub schedule: serde_json::Value,
+    /// The block's master seed.
+    pub seed: u64,
+    /// Games planned.
+    pub games: u64,
+    /// Games stored: always the first `done` of the block.
+    pub done: u64,
+    /// The last event the scheduler had seen when it planned the block.
+    pub after_event: i64,
+}
+
+/// One stored game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredGame {
+    /// Its block.
+    pub block: i64,
+    /// Its number in the block.
+    pub index: u64,
+    /// The version at each seat.
+    pub seats: Vec<i64>,
+    /// The record, as a line of a run's `games.jsonl` (seats index the block's
+    /// versions).
+    pub record: String,
+}
+
+/// Where a hill's data lives. Every method is one transaction: a crash leaves
+/// either all of a call or none of it.
+pub trait Store: Send {
+    /// The hill's settings.
+    fn settings(&self) -> Result<Settings>;
+    /// Every entrant, removed ones included, in the order they came.
+    fn entrants(&self) -> Result<Vec<Entrant>>;
+    /// Every version, oldest first.
+    fn versions(&self) -> Result<Vec<Version>>;
+    /// Applies a change of the field and logs it. `spec` is the new version's,
+    /// for `add` and `update`.
+    fn change(
+        &mut self,
+        kind: Change,
+        name: &str,
+        spec: Option<serde_json::Value>,
+    ) -> Result<Event>;
+    /// The event log after event `after`.
+    fn events(&self, after: i64) -> Result<Vec<Event>>;
+    /// Every block, in order.
+    fn blocks(&self) -> Result<Vec<Block>>;
+    /// Plans a block: stores it with `done = 0` and gives it its number.
+    fn plan(&mut self, block: &Block) -> Result<Block>;
+    /// Stores the next games of block `block` (they follow the ones stored).
+    fn add_games(&mut self, block: i64, games: &[StoredGame]) -> Result<()>;
+    /// Visits every stored game, in order.
+    fn each_game(&self, visit: &mut dyn FnMut(StoredGame)) -> Result<()>;
+    /// One game.
+    fn game(&self, block: i64, index: u64) -> Result<Option<StoredGame>>;
+    /// The latest `n` games a version played, newest first.
+    fn recent_games(&self, version: i64, n: usize) -> Result<Vec<StoredGame>>;
+    /// Games stored in all.
+    fn game_count(&self) -> Result<u64>;
+}
+
+/// A change of the field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// A new entrant with its first version.
+    Add,
+    /// A new version of an entrant.
+    Update,
+    /// The entrant leaves.
+    Remove,
+    /// No more games for now.
+    Pause,
+    /// Games again.
+    Resume,
+}
+
+impl Change {
+    /// Its name in the event log.
+    pub fn name(self) -> &'static str {
+        match self {
+            Change::Add => "add",
+            Change::Update => "update",
+            Change::Remove => "remove",
+            Change::Pause => "pause",
+            Change::Resume => "resume",
+        }
+    }
+}
+
+/// The file of a hill's database, inside its folder.
+pub const DATABASE: &str = "hill.sqlite";
+
+/// A hill's data in one SQLite file, written ahead (WAL): readers never wait for
+/// the writer, and a crash loses no committed transaction.
+pub struct Sqlite {
+    db: rusqlite::Connection,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entrants (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, status TEXT NOT NULL, version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS versions (
+    id INTEGER PRIMARY KEY, entrant INTEGER NOT NULL REFERENCES entrants(id),
+    number INTEGER NOT NULL, spec TEXT NOT NULL, at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY, at INTEGER NOT NULL, kind TEXT NOT NULL, entrant TEXT NOT NULL,
+    version INTEGER, before_block INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS blocks (
+    id INTEGER PRIMARY KEY, kind TEXT NOT NULL, versions TEXT NOT NULL, schedule TEXT NOT NULL,
+    seed TEXT NOT NULL, games INTEGER NOT NULL, done INTEGER NOT NULL, after_event INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    block INTEGER NOT NULL REFERENCES blocks(id), idx INTEGER NOT NULL, seats TEXT NOT NULL,
+    record TEXT NOT NULL, PRIMARY KEY (block, idx)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS plays (
+    version INTEGER NOT NULL, block INTEGER NOT NULL, idx INTEGER NOT NULL,
+    PRIMARY KEY (version, block, idx)) WITHOUT ROWID;
+";
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+fn ids(text: &str) -> Vec<i64> {
+    text.split(',').filter_map(|s| s.parse().ok()).collect()
+}
+
+fn join(ids: &[i64]) -> String {
+    ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+}
+
+impl Sqlite {
+    /// Makes a hill's database in `dir` (which must not hold one yet).
+    pub fn create(dir: &Path, settings: &Settings) -> Result<Sqlite> {
+        let path = dir.join(DATABASE);
+        if path.exists() {
+            return Err(StoreError(format!(
+                "{} is a hill already\n  fix: pick another folder, or go on with this one",
+                dir.display()
+            )));
+        }
+        let s = Sqlite::connect(&path)?;
+        let json = serde_json::to_string(settings).map_err(|e| StoreError(e.to_string()))?;
+        s.db.execute("INSERT INTO settings (id, json) VALUES (1, ?1)", [json])?;
+        Ok(s)
+    }
+
+    /// Opens the hill in `dir`.
+    pub fn open(dir: &Path) -> Result<Sqlite> {
+        let path = dir.join(DATABASE);
+        if !path.is_file() {
+            return Err(StoreError(format!(
+                "{} is not a hill (no {DATABASE} in it)\n  fix: make one with koth hill init {}",
+                dir.display(),
+                dir.display()
+            )));
+        }
+        Sqlite::connect(&path)
+    }
+
+    fn connect(path: &Path) -> Result<Sqlite> {
+        let db = rusqlite::Connection::open(path)?;
+        // Another koth (a `hill add` while `hill serve` runs) may hold the write
+        // lock for a moment: wait for it rather than fail.
+        db.busy_timeout(std::time::Duration::from_secs(30))?;
+        db.pragma_update(None, "journal_mode", "WAL")?;
+        // In WAL mode NORMAL loses no committed transaction to a crash of koth,
+        // only possibly the last ones to a power cut.
+        db.pragma_update(None, "synchronous", "NORMAL")?;
+        db.pragma_update(None, "foreign_keys", "ON")?;
+        db.execute_batch(SCHEMA)?;
+        Ok(Sqlite { db })
+    }
+}
+
+impl Store for Sqlite {
+    fn settings(&self) -> Result<Settings> {
+        let json: String =
+            self.db
+                .query_row("SELECT json FROM settings WHERE id = 1", [], |r| r.get(0))?;
+        serde_json::from_str(&json).map_err(|e| StoreError(format!("hill settings: {e}")))
+    }
+
+    fn entrants(&self) -> Result<Vec<Entrant>> {
+        let mut q = self
+            .db
+            .prepare("SELECT id, name, status, version FROM entrants ORDER BY id")?;
+        let rows = q.query_map([], |r| {
+            Ok(Entrant {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                status: Status::of(&r.get::<_, String>(2)?),
+                version: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn versions(&self) -> Result<Vec<Version>> {
+        let mut q = self
+            .db
+            .prepare("SELECT id, entrant, number, spec, at FROM versions ORDER BY id")?;
+        let rows = q.query_map([], |r| {
+            let spec: String = r.get(3)?;
+            Ok(Version {
+                id: r.get(0)?,
+                entrant: r.get(1)?,
+                number: r.get(2)?,
+                spec: serde_json::from_str(&spec).unwrap_or(serde_json::Value::Null),
+                at: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn change(
+        &mut self,
+        kind: Change,
+        name: &str,
+        spec: Option<serde_json::Value>,
+    ) -> Result<Event> {
+        let tx = self
+            .db
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let found: Option<(i64, String)> = tx
+            .query_row(
+                "SELECT id, status FROM entrants WHERE name = ?1",
+                [name],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map(Some)
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                e => Err(e),
+            })?;
+        let at = now();
+        let mut version = None;
+        let missing = || {
+            StoreError(format!(
+                "the hill has no entrant {name:?}\n  fix: koth hill add DIR {name} BOT"
+            ))
+        };
+        let new_version = |tx: &rusqlite::Transaction, entrant: i64| -> Result<i64> {
+            let spec = spec.as_ref().map(|s| s.to_string()).unwrap_or_default();
+            let number: i64 = tx.query_row(
+                "SELECT COUNT(*) + 1 FROM versions WHERE entrant = ?1",
+                [entrant],
+                |r| r.get(0),
+            )?;
+            tx.execute(
+                "INSERT INTO versions (entrant, number, spec, at) VALUES (?1, ?2, ?3, ?4)",
+                rusqlite::params![entrant, number, spec, at],
+            )?;
+            let v = tx.last_insert_rowid();
+            tx.execute(
+                "UPDATE entrants SET version = ?1 WHERE id = ?2",
+                [v, entrant],
+            )?;
+            Ok(v)
+        };
+        match (kind, found) {
+            (Change::Add, Some((_, status))) if status != "removed" => {
+                return Err(StoreError(format!(
+                    "the hill has an entrant {name:?} already\n  fix: koth hill update DIR {name} BOT gives it a new version"
+                )));
+            }
+            (Change::Add, Some((id, _))) => {
+                // A removed entrant comes back under its name, with a new version.
+                tx.execute("UPDATE entrants SET status = 'active' WHERE id = ?1", [id])?;
+                version = Some(new_version(&tx, id)?);
+            }
+            (Change::Add, None) => {
+                tx.execute(
+                    "INSERT INTO entrants (name, status, version) VALUES (?1, 'active', 0)",
+                    [name],
+                )?;
+                let id = tx.last_insert_rowid();
+                version = Some(new_version(&tx, id)?);
+            }
+            (_, None) => return Err(missing()),
+            (_, Some((_, status))) if status == "removed" => {
+                return Err(StoreError(format!(
+                    "{name:?} has left the hill\n  fix: koth hill add DIR {name} BOT brings it back"
+                )));
+            }
+            (Change::Update, Some((id, _))) => version = Some(new_version(&tx, id)?),
+            (Change::Remove | Change::Pause | Change::Resume, Some((id, status))) => {
+                let to = match kind {
+                    Change::Remove => "removed",
+                    Change::Pause => "paused",
+                    _ => "active",
+                };
+                if status == to {
+                    return Err(StoreError(format!("{name:?} is {to} already")));
+                }
+                tx.execute(
+                    "UPDATE entrants SET status = ?1 WHERE id = ?2",
+                    rusqlite::params![to, id],
+                )?;
+            }
+        }
+        let before_block: i64 = tx.query_row("SELECT COUNT(*) FROM blocks", [], |r| r.get(0))?;
+        tx.execute(
+            "INSERT INTO events (at, kind, entrant, version, before_block) VALUES (?1, ?2, ?3, ?4, ?5)",
+            rusqlite::params![at, kind.name(), name, version, before_block],
+        )?;
+        let id = tx.last_insert_rowid();
+        tx.commit()?;
+        Ok(Event {
+            id,
+            at,
+            kind: kind.name().to_string(),
+            entrant: name.to_string(),
+            version,
+            before_block,
+        })
+    }
+
+    fn events(&self, after: i64) -> Result<Vec<Event>> {
+        let mut q = self.db.prepare(
+            "SELECT id, at, kind, entrant, version, before_block FROM events WHERE id > ?1 ORDER BY id",
+        )?;
+        let rows = q.query_map([after], |r| {
+            Ok(Event {
+                id: r.get(0)?,
+                at: r.get(1)?,
+                kind: r.get(2)?,
+                entrant: r.get(3)?,
+                version: r.get(4)?,
+                before_block: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn blocks(&self) -> Result<Vec<Block>> {
+        let mut q = self.db.prepare(
+            "SELECT id, kind, versions, schedule, seed, games, done, after_event FROM blocks ORDER BY id",
+        )?;
+        let rows = q.query_map([], |r| {
+            let schedule: String = r.get(3)?;
+            let seed: String = r.get(4)?;
+            Ok(Block {
+                id: r.get(0)?,
+                kind: r.get(1)?,
+                versions: ids(&r.get::<_, String>(2)?),
+                schedule: serde_json::from_str(&schedule).unwrap_or(serde_json::Value::Null),
+                seed: seed.parse().unwrap_or(0),
+                games: r.get::<_, i64>(5)? as u64,
+                done: r.get::<_, i64>(6)? as u64,
+                after_event: r.get(7)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn plan(&mut self, block: &Block) -> Result<Block> {
+        // The seed is text: SQLite's integers are signed.
+        self.db.execute(
+            "INSERT INTO blocks (kind, versions, schedule, seed, games, done, after_event) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)",
+            rusqlite::params![
+                block.kind,
+                join(&block.versions),
+                block.schedule.to_string(),
+                block.seed.to_string(),
+                block.games as i64,
+                block.after_event
+            ],
+        )?;
+        Ok(Block {
+            id: self.db.last_insert_rowid(),
+            done: 0,
+            ..block.clone()
+        })
+    }
+
+    fn add_games(&mut self, block: i64, games: &[StoredGame]) -> Result<()> {
+        let tx = self
+            .db
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let done: i64 = tx.query_row("SELECT done FROM blocks WHERE id = ?1", [block], |r| {
+            r.get(0)
+        })?;
+        {
+            let mut game = tx.prepare_cached(
+                "INSERT INTO games (block, idx, seats, record) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            let mut play = tx.prepare_cached(
+                "INSERT OR IGNORE INTO plays (version, block, idx) VALUES (?1, ?2, ?3)",
+            )?;
+            for (k, g) in games.iter().enumerate() {
+                if g.block != block || g.index != done as u64 + k as u64 {
+                    return Err(StoreError(format!(
+                        "game {} of block {} stored out of order (expected game {} of block {block})",
+                        g.index,
+                        g.block,
+                        done as u64 + k as u64
+                    )));
+                }
+                game.execute(rusqlite::params![
+                    block,
+                    g.index as i64,
+                    join(&g.seats),
+                    g.record
+                ])?;
+                for &v in &g.seats {
+                    play.execute(rusqlite::params![v, block, g.index as i64])?;
+                }
+            }
+        }
+        tx.execute(
+            "UPDATE blocks SET done = done + ?1 WHERE id = ?2",
+            rusqlite::params![games.len() as i64, block],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn each_game(&self, visit: &mut dyn FnMut(StoredGame)) -> Result<()> {
+        let mut q = self
+            .db
+            .prepare("SELECT block, idx, seats, record FROM games ORDER BY block, idx")?;
+        let mut rows = q.query([])?;
+        while let Some(r) = rows.next()? {
+            visit(game_of(r)?);
+        }
+        Ok(())
+    }
+
+    fn game(&self, block: i64, index: u64) -> Result<Option<StoredGame>> {
+        let mut q = self
+            .db
+            .prepare("SELECT block, idx, seats, record FROM games WHERE block = ?1 AND idx = ?2")?;
+        let mut rows = q.query(rusqlite::params![block, index as i64])?;
+        Ok(match rows.next()? {
+            Some(r) => Some(game_of(r)?),
+            None => None,
+        })
+    }
+
+    fn recent_games(&self, version: i64, n: usize) -> Result<Vec<StoredGame>> {
+        let mut q = self.db.prepare(
+            "SELECT g.block, g.idx, g.seats, g.record FROM plays p JOIN games g
+             ON g.block = p.block AND g.idx = p.idx WHERE p.version = ?1
+             ORDER BY p.block DESC, p.idx DESC LIMIT ?2",
+        )?;
+        let mut rows = q.query(rusqlite::params![version, n as i64])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            out.push(game_of(r)?);
+        }
+        Ok(out)
+    }
+
+    fn game_count(&self) -> Result<u64> {
+        let n: i64 = self
+            .db
+            .query_row("SELECT COUNT(*) FROM games", [], |r| r.get(0))?;
+        Ok(n as u64)
+    }
+}
+
+fn game_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredGame> {
+    Ok(StoredGame {
+        block: r.get(0)?,
+        index: r.get::<_, i64>(1)? as u64,
+        seats: ids(&r.get::<_, String>(2)?),
+        record: r.get(3)?,
+    })
+}

@@ -1,0 +1,356 @@
+//! The hill as a library: entrants coming, changing and going; the schedule it
+//! plans; what it stores; and how close its ranking comes to a full round robin.
+
+use koth_arena::{Quiet, RecordLevel, Schedule, Scoring, Tournament};
+use koth_entrants::{parse_bot, GameKind, Setup};
+use koth_hill::{Change, Hill, Settings, Status};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+type Coup = koth_coup::State;
+
+fn scratch(label: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("koth-hill-{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn settings(seed: u64, table: usize, block: u64, candidate: u64) -> Settings {
+    Settings {
+        game: "coup".into(),
+        rules_name: "standard".into(),
+        rules: serde_json::to_value(koth_coup::Rules::standard()).unwrap(),
+        table,
+        seed,
+        block,
+        candidate_games: candidate,
+        duplicate: true,
+        timeout_ms: 1000,
+    }
+}
+
+fn open(dir: &std::path::Path) -> Hill<Coup> {
+    let mut h = Hill::<Coup>::open(dir, koth_coup::Rules::standard(), Scoring::ZeroSum).unwrap();
+    h.threads = 2;
+    h
+}
+
+fn add(h: &mut Hill<Coup>, name: &str, builtin: &str) {
+    let bot = parse_bot(GameKind::Coup, &format!("builtin:{builtin}")).unwrap();
+    h.submit(Change::Add, name, &bot).unwrap();
+}
+
+/// Plays whole blocks until at least `games` more are stored.
+fn play(h: &mut Hill<Coup>, games: u64) {
+    let start = h.store.game_count().unwrap();
+    let (mut board, seen) = h.board().unwrap();
+    while h.store.game_count().unwrap() - start < games {
+        let b = h
+            .step(&mut board, seen, &AtomicBool::new(false), &mut |_, _| {})
+            .unwrap();
+        assert!(b.is_some(), "nothing to play");
+    }
+}
+
+/// Kendall's tau between two rankings of the same names.
+fn kendall_tau(a: &[String], b: &[String]) -> f64 {
+    let pos = |r: &[String], n: &String| r.iter().position(|x| x == n).unwrap() as i64;
+    let (mut concordant, mut discordant) = (0i64, 0i64);
+    for i in 0..a.len() {
+        for j in i + 1..a.len() {
+            let s = (pos(a, &a[i]) - pos(a, &a[j])) * (pos(b, &a[i]) - pos(b, &a[j]));
+            if s > 0 {
+                concordant += 1;
+            } else {
+                discordant += 1;
+            }
+        }
+    }
+    (concordant - discordant) as f64 / (concordant + discordant) as f64
+}
+
+#[test]
+fn a_new_version_is_a_candidate_against_the_field_with_the_seeds_every_candidate_gets() {
+    let d = scratch("candidate");
+    Hill::<Coup>::init(&d, &settings(11, 3, 30, 60)).unwrap();
+    let mut h = open(&d);
+    for b in ["honest", "bluffer", "economist"] {
+        add(&mut h, b, b);
+    }
+    play(&mut h, 400);
+    add(&mut h, "late", "counter");
+    play(&mut h, 60);
+    let blocks = h.store.blocks().unwrap();
+    let versions = h.store.versions().unwrap();
+    let late = versions
+        .iter()
+        .find(|v| v.number == 1 && v.entrant == 4)
+        .unwrap()
+        .id;
+    let cands: Vec<_> = blocks.iter().filter(|b| b.kind == "candidate").collect();
+    // The first three were candidates in turn, then the late one: twice (60 games
+    // of 30), in a gauntlet against the whole field.
+    let of_late: Vec<_> = cands.iter().filter(|b| b.versions[0] == late).collect();
+    assert_eq!(of_late.len(), 2, "{blocks:#?}");
+    assert_eq!(of_late[0].versions.len(), 4);
+    assert!(of_late[0].schedule["kind"] == "gauntlet");
+    // Its k-th candidate block has the seed of the first entrant's k-th.
+    let first = versions[0].id;
+    let of_first: Vec<_> = cands.iter().filter(|b| b.versions[0] == first).collect();
+    assert_eq!(of_first[0].seed, of_late[0].seed);
+    assert_eq!(of_first[1].seed, of_late[1].seed);
+    assert_ne!(of_late[0].seed, of_late[1].seed);
+    // Between the candidates, the scheduler played the least certain pair.
+    assert!(blocks.iter().any(|b| b.kind == "uncertain"));
+    let audit = h.audit().unwrap();
+    assert!(audit.problems.is_empty(), "{:?}", audit.problems);
+    assert_eq!(audit.games, h.store.game_count().unwrap());
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn updates_pauses_and_removals_change_what_is_ranked_and_scheduled_but_keep_the_history() {
+    let d = scratch("changes");
+    Hill::<Coup>::init(&d, &settings(3, 3, 30, 30)).unwrap();
+    let mut h = open(&d);
+    for b in ["honest", "bluffer", "economist", "counter"] {
+        add(&mut h, b, b);
+    }
+    play(&mut h, 300);
+    let before = h.store.game_count().unwrap();
+    let bot = parse_bot(GameKind::Coup, "builtin:skeptic").unwrap();
+    h.submit(Change::Update, "bluffer", &bot).unwrap();
+    let (board, _) = h.board().unwrap();
+    // The new version has no games yet; the others keep only the games they
+    // played without bluffer's old version.
+    let rows = board.rows();
+    let bl = rows.iter().find(|r| r.name == "bluffer").unwrap();
+    assert_eq!((bl.version, bl.games), (2, 0));
+    assert!(board.games < before);
+    assert_eq!(h.store.game_count().unwrap(), before, "the history stays");
+    h.set(Change::Pause, "honest").unwrap();
+    play(&mut h, 60);
+    let blocks = h.store.blocks().unwrap();
+    let honest_v = h.store.entrants().unwrap()[0].version;
+    let last = blocks.last().unwrap();
+    assert!(
+        !last.versions.contains(&honest_v),
+        "a paused entrant is not scheduled"
+    );
+    assert_eq!(
+        h.board()
+            .unwrap()
+            .0
+            .rows()
+            .iter()
+            .filter(|r| r.name == "honest")
+            .count(),
+        1,
+        "a paused entrant stays on the board"
+    );
+    h.set(Change::Remove, "economist").unwrap();
+    let (board, _) = h.board().unwrap();
+    assert!(board.rows().iter().all(|r| r.name != "economist"));
+    let gone = h.store.entrants().unwrap();
+    assert_eq!(gone[2].status, Status::Removed);
+    // Errors name the fix.
+    let e = h.set(Change::Pause, "economist").unwrap_err().0;
+    assert!(e.contains("has left the hill"), "{e}");
+    let e = h.set(Change::Resume, "nobody").unwrap_err().0;
+    assert!(
+        e.contains("no entrant \"nobody\"") && e.contains("fix:"),
+        "{e}"
+    );
+    let e = h
+        .submit(
+            Change::Add,
+            "counter",
+            &parse_bot(GameKind::Coup, "honest").unwrap(),
+        )
+        .unwrap_err()
+        .0;
+    assert!(e.contains("already"), "{e}");
+    for bad in ["", "../x", ".hidden", "a b", "<script>", &"x".repeat(41)] {
+        assert!(
+            h.submit(
+                Change::Add,
+                bad,
+                &parse_bot(GameKind::Coup, "honest").unwrap()
+            )
+            .is_err(),
+            "{bad:?} was accepted as a name"
+        );
+    }
+    // Removed entrants come back under their name with a new version.
+    add(&mut h, "economist", "economist");
+    assert_eq!(h.store.versions().unwrap().len(), 6);
+    let audit = h.audit().unwrap();
+    assert!(audit.problems.is_empty(), "{:?}", audit.problems);
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn the_audit_finds_a_tampered_game_and_a_tampered_block() {
+    let d = scratch("tamper");
+    Hill::<Coup>::init(&d, &settings(5, 3, 30, 30)).unwrap();
+    let mut h = open(&d);
+    for b in ["honest", "bluffer", "economist"] {
+        add(&mut h, b, b);
+    }
+    play(&mut h, 150);
+    assert!(h.audit().unwrap().problems.is_empty());
+    let db = rusqlite::Connection::open(d.join(koth_hill::store::DATABASE)).unwrap();
+    // A game whose winner was changed no longer replays.
+    let rec: String = db
+        .query_row(
+            "SELECT record FROM games WHERE block = 1 AND idx = 3",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&rec).unwrap();
+    let w = v["outcome"]["winners"].as_u64().unwrap();
+    v["outcome"]["winners"] = serde_json::json!(if w == 1 { 2 } else { 1 });
+    db.execute(
+        "UPDATE games SET record = ?1 WHERE block = 1 AND idx = 3",
+        [v.to_string()],
+    )
+    .unwrap();
+    let problems = h.audit().unwrap().problems;
+    assert!(
+        problems.iter().any(|p| p.starts_with("block 1 game 3:")),
+        "{problems:?}"
+    );
+    // A block's seed changed by hand is not what the log plans.
+    db.execute("UPDATE blocks SET seed = '12345' WHERE id = 2", [])
+        .unwrap();
+    let problems = h.audit().unwrap().problems;
+    assert!(
+        problems.iter().any(|p| p.starts_with("block 2:")),
+        "{problems:?}"
+    );
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn a_program_version_plays_from_its_content_hashed_copy() {
+    let d = scratch("copy");
+    let src = scratch("copy-src");
+    std::fs::create_dir_all(src.join("lib")).unwrap();
+    std::fs::write(src.join("bot.py"), "print('hi')\n").unwrap();
+    std::fs::write(src.join("lib/x.txt"), "1").unwrap();
+    Hill::<Coup>::init(&d, &settings(5, 3, 30, 30)).unwrap();
+    let h = open(&d);
+    let a = koth_hill::keep_folder(&h.dir, &src).unwrap();
+    assert!(a.starts_with("versions/"));
+    assert_eq!(
+        std::fs::read_to_string(d.join(&a).join("lib/x.txt")).unwrap(),
+        "1"
+    );
+    // Same files, same copy; one byte changed, another.
+    assert_eq!(koth_hill::keep_folder(&h.dir, &src).unwrap(), a);
+    std::fs::write(src.join("lib/x.txt"), "2").unwrap();
+    let b = koth_hill::keep_folder(&h.dir, &src).unwrap();
+    assert_ne!(a, b);
+    assert_eq!(
+        std::fs::read_to_string(d.join(&a).join("lib/x.txt")).unwrap(),
+        "1"
+    );
+    // A link is hashed as a link (its target's name), never followed.
+    std::os::unix::fs::symlink("/etc/passwd", src.join("lib/p")).unwrap();
+    let c = koth_hill::keep_folder(&h.dir, &src).unwrap();
+    assert_ne!(b, c);
+    assert!(std::fs::symlink_metadata(d.join(&c).join("lib/p"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    // A stored spec naming a folder outside the hill's copies is refused.
+    for folder in ["/etc", "versions/../..", "versions/", "elsewhere/abc"] {
+        let spec = serde_json::json!({"command": ["python3", "bot.py"], "protocol": "json", "folder": folder});
+        assert!(h.bot_of("x", &spec).is_err(), "{folder}");
+    }
+    std::fs::remove_dir_all(&d).ok();
+    std::fs::remove_dir_all(&src).ok();
+}
+
+/// Twelve entrants arrive one at a time (two of them updated on the way); the
+/// hill's final order is compared with a full balanced round robin of the final
+/// versions. Four entrants are copies of others (ties in truth), so a perfect
+/// order is not expected: tau >= 0.75 is (each copy pair may come either way).
+#[test]
+fn an_incremental_hill_of_twelve_agrees_with_a_full_round_robin() {
+    let d = scratch("converge");
+    Hill::<Coup>::init(&d, &settings(2026, 4, 120, 240)).unwrap();
+    let mut h = open(&d);
+    let field = [
+        ("honest", "honest"),
+        ("bluffer", "bluffer"),
+        ("economist", "economist"),
+        ("counter", "counter"),
+        ("skeptic", "skeptic"),
+        ("challenger", "challenger"),
+        ("random", "random"),
+        ("static", "static"),
+        ("honest2", "honest"),
+        ("counter2", "counter"),
+        ("climber", "random"),
+        ("late", "static"),
+    ];
+    for (i, (name, bot)) in field.iter().enumerate() {
+        add(&mut h, name, bot);
+        if i >= 1 {
+            play(&mut h, 300);
+        }
+    }
+    // Two entrants change: a random bot becomes a card counter, a static one
+    // an economist.
+    let upd = |h: &mut Hill<Coup>, name: &str, bot: &str| {
+        let b = parse_bot(GameKind::Coup, &format!("builtin:{bot}")).unwrap();
+        h.submit(Change::Update, name, &b).unwrap();
+    };
+    upd(&mut h, "climber", "skeptic");
+    play(&mut h, 600);
+    upd(&mut h, "late", "economist");
+    play(&mut h, 12_000);
+    let (board, _) = h.board().unwrap();
+    let hill_order: Vec<String> = board.rows().iter().map(|r| r.name.clone()).collect();
+
+    let finals: Vec<(&str, &str)> = field
+        .iter()
+        .map(|&(n, b)| match n {
+            "climber" => (n, "skeptic"),
+            "late" => (n, "economist"),
+            _ => (n, b),
+        })
+        .collect();
+    let bots: Vec<_> = finals
+        .iter()
+        .map(|(n, b)| parse_bot(GameKind::Coup, &format!("{n}=builtin:{b}")).unwrap())
+        .collect();
+    let t = Tournament::<Coup> {
+        rules: koth_coup::Rules::standard(),
+        entrants: koth_entrants::entrants::<Coup>(&bots, &Setup::default()).unwrap(),
+        schedule: Schedule::Balanced {
+            games: 12 * 2000,
+            table: 4,
+        },
+        scoring: Scoring::ZeroSum,
+        seed: 99,
+        threads: 2,
+        records: RecordLevel::None,
+        duplicate: true,
+    };
+    let full = t.run(&mut Quiet).standings;
+    let full_order: Vec<String> = full
+        .ranking()
+        .iter()
+        .map(|&e| full.entrants[e].name.clone())
+        .collect();
+    let tau = kendall_tau(&hill_order, &full_order);
+    eprintln!(
+        "hill: {hill_order:?}\nfull: {full_order:?}\nKendall tau {tau:.3}, hill games counted {}",
+        board.games
+    );
+    assert!(tau >= 0.75, "tau {tau:.3}");
+    std::fs::remove_dir_all(&d).ok();
+}
