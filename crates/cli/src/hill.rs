@@ -47,6 +47,37 @@ pub enum HillCmd {
         /// The hill's folder.
         dir: PathBuf,
     },
+    /// Tokens for submitting from the page: an author's adds entrants and
+    /// updates or removes its own; an organiser's (--admin) does everything.
+    #[command(subcommand)]
+    Token(TokenCmd),
+}
+
+/// `koth hill token ...`.
+#[derive(Subcommand, Debug)]
+pub enum TokenCmd {
+    /// Make a token and print it (only its hash is kept: give it to its author now).
+    Add {
+        /// The hill's folder.
+        dir: PathBuf,
+        /// Whose token it is (letters, digits, '-', '_', '.').
+        name: String,
+        /// The organiser's: every change of every entrant.
+        #[arg(long)]
+        admin: bool,
+    },
+    /// List the tokens (names only).
+    List {
+        /// The hill's folder.
+        dir: PathBuf,
+    },
+    /// Revoke a token.
+    Remove {
+        /// The hill's folder.
+        dir: PathBuf,
+        /// Its name.
+        name: String,
+    },
 }
 
 /// `koth hill init`.
@@ -159,6 +190,9 @@ pub fn run(cmd: HillCmd) -> Result<()> {
         HillCmd::Play(a) => &a.dir,
         HillCmd::Serve(a) => &a.dir,
         HillCmd::Status { dir } | HillCmd::Audit { dir } => dir,
+        HillCmd::Token(
+            TokenCmd::Add { dir, .. } | TokenCmd::List { dir } | TokenCmd::Remove { dir, .. },
+        ) => dir,
     }
     .clone();
     let game = Sqlite::open(&dir)?.settings()?.game;
@@ -258,6 +292,7 @@ impl front::Visit for On {
             HillCmd::Play(a) => play::<F>(a),
             HillCmd::Serve(a) => serve::<F>(a),
             HillCmd::Audit { dir } => audit::<F>(&dir),
+            HillCmd::Token(t) => token::<F>(t),
         }
     }
 }
@@ -447,10 +482,24 @@ fn serve<F: Front>(a: ServeArgs) -> Result<()> {
             serde_json::from_str(&g.record).map_err(|e| format!("unreadable record: {e}"))?;
         F::page_steps(&rules, &rec, names).map(|s| serde_json::json!(s))
     });
+    let support = koth_process::sandbox_support();
+    let submit = if hill.sandbox == koth_process::Sandbox::Off || support.namespaces {
+        submitter::<F>(a.dir.clone(), hill.sandbox).map_err(|e| format!("{e:#}"))
+    } else {
+        Err(format!(
+            "this hill takes no uploads: this machine cannot isolate programs ({}); its organiser may take them anyway with --sandbox off, trusting every entrant",
+            support.detail
+        ))
+    };
+    if let Err(why) = &submit {
+        eprintln!("{why}");
+    }
     let site = koth_hill::web::Site {
         dir: a.dir.clone(),
         live: rx,
         view: Some(view),
+        submit,
+        limits: koth_hill::upload::Limits::default(),
     };
     let addr = koth_hill::web::serve(a.listen, site)
         .with_context(|| format!("cannot serve the page on {}", a.listen))?;
@@ -467,6 +516,108 @@ fn serve<F: Front>(a: ServeArgs) -> Result<()> {
         &|| true,
     )?;
     Ok(())
+}
+
+fn token<F: Front>(t: TokenCmd) -> Result<()> {
+    match t {
+        TokenCmd::Add { dir, name, admin } => {
+            let mut hill = open::<F>(&dir)?;
+            let token = hill.add_token(&name, admin)?;
+            out!("{token}");
+            eprintln!(
+                "the {} token {name:?}: give it to its owner now, it is not shown again",
+                if admin { "organiser's" } else { "author's" }
+            );
+        }
+        TokenCmd::List { dir } => {
+            for t in Sqlite::open(&dir)?.tokens()? {
+                out!("{}{}", t.name, if t.admin { " (organiser)" } else { "" });
+            }
+        }
+        TokenCmd::Remove { dir, name } => {
+            Sqlite::open(&dir)?.remove_token(&name)?;
+            out!("token {name:?} revoked");
+        }
+    }
+    Ok(())
+}
+
+/// Checks an uploaded bot with `koth <game> check` run in its folder (a process
+/// of its own, sandboxed as the hill's programs are), then enters it.
+fn submitter<F: Front>(
+    dir: PathBuf,
+    sandbox: koth_process::Sandbox,
+) -> Result<koth_hill::web::Submit> {
+    let exe = std::env::current_exe().context("cannot find koth's own program")?;
+    let settings = Sqlite::open(&dir)?.settings()?;
+    let rules_flag = options_for::<F>(Some(&settings.rules_name)).is_ok();
+    Ok(Box::new(move |s: &koth_hill::web::Submission| {
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.current_dir(&s.folder)
+            .args([F::WORD, "check", &s.command, "-q", "--accept-unreached"])
+            .args(["--timeout-ms", &settings.timeout_ms.to_string()])
+            .args([
+                "--sandbox",
+                if sandbox == koth_process::Sandbox::Off {
+                    "off"
+                } else {
+                    "auto"
+                },
+            ])
+            .env("NO_COLOR", "1");
+        if rules_flag {
+            cmd.args(["--rules", &settings.rules_name]);
+        }
+        let out = cmd
+            .output()
+            .map_err(|e| format!("cannot run the check: {e}"))?;
+        let mut report = String::from_utf8_lossy(&out.stdout).into_owned();
+        report += &String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() {
+            return Err(format!("{report}\n{} did not enter the hill: mend what the check found and upload it again", s.name));
+        }
+        let mut hill = open::<F>(&dir).map_err(|e| format!("{e:#}"))?;
+        let bot =
+            uploaded_bot::<F>(&s.command, &s.folder, &s.name).map_err(|e| format!("{e:#}"))?;
+        let ev = hill
+            .submit_by(s.change, &s.name, &bot, Some(&s.author))
+            .map_err(|e| e.0)?;
+        let number = hill
+            .store
+            .versions()
+            .map_err(|e| e.0)?
+            .into_iter()
+            .find(|v| Some(v.id) == ev.version)
+            .map_or(0, |v| v.number);
+        Ok(format!(
+            "{report}\n{} entered the hill: version {number}",
+            s.name
+        ))
+    }))
+}
+
+/// The bot an uploaded command names, its program file found inside `folder`.
+fn uploaded_bot<F: Front>(
+    command: &str,
+    folder: &Path,
+    name: &str,
+) -> Result<koth_entrants::BotEntry> {
+    let mut words: Vec<String> = command.split_whitespace().map(str::to_string).collect();
+    if let Some(w) = words
+        .iter_mut()
+        .find(|w| !w.starts_with('-') && folder.join(w.as_str()).is_file())
+    {
+        *w = folder.join(w.as_str()).display().to_string();
+    }
+    let joined = words.join(" ");
+    let mut bot = koth_entrants::parse_bot(F::Game::KIND, &joined)?;
+    crate::play::bare::<F>(&mut bot, &joined);
+    match bot.dir() {
+        Some(d) if koth_process::absolute(d).starts_with(koth_process::absolute(folder)) => {}
+        _ => bail!("the command names no program file inside the upload (such as python3 bot.py)"),
+    }
+    bot.name = name.to_string();
+    Ok(bot)
 }
 
 fn audit<F: Front>(dir: &Path) -> Result<()> {

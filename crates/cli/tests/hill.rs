@@ -496,3 +496,369 @@ fn the_page_shows_the_leaderboard_change_as_games_end() {
     std::fs::remove_dir_all(&profile).ok();
     std::fs::remove_dir_all(&bot).ok();
 }
+
+/// A tar of `files` (name, contents), written by hand so that a test can write
+/// what no honest tool would.
+fn tar_of(files: &[(&str, u8, &[u8], &str)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (name, kind, data, link) in files {
+        let mut h = [0u8; 512];
+        h[..name.len()].copy_from_slice(name.as_bytes());
+        h[100..107].copy_from_slice(b"0000644");
+        h[108..115].copy_from_slice(b"0000000");
+        h[116..123].copy_from_slice(b"0000000");
+        h[124..135].copy_from_slice(format!("{:011o}", data.len()).as_bytes());
+        h[136..147].copy_from_slice(b"00000000000");
+        h[156] = *kind;
+        h[157..157 + link.len()].copy_from_slice(link.as_bytes());
+        h[257..263].copy_from_slice(b"ustar\0");
+        h[263..265].copy_from_slice(b"00");
+        h[148..156].copy_from_slice(b"        ");
+        let sum: u32 = h.iter().map(|&b| b as u32).sum();
+        h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+        out.extend_from_slice(&h);
+        out.extend_from_slice(data);
+        out.resize(out.len().div_ceil(512) * 512, 0);
+    }
+    out.extend_from_slice(&[0u8; 1024]);
+    out
+}
+
+/// POSTs a multipart form to the hill's page: (status, body).
+fn post_form(
+    addr: &str,
+    path: &str,
+    fields: &[(&str, &str)],
+    archive: Option<&[u8]>,
+) -> (u16, String) {
+    use std::io::{Read, Write};
+    let boundary = "kothtestboundary7d1f";
+    let mut body = Vec::new();
+    for (k, v) in fields {
+        body.extend_from_slice(
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n")
+                .as_bytes(),
+        );
+    }
+    if let Some(a) = archive {
+        body.extend_from_slice(
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"archive\"; filename=\"bot.tar\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes(),
+        );
+        body.extend_from_slice(a);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(300))).unwrap();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    // A server may answer (413) before reading all of a body too big.
+    let _ = s.write_all(&body);
+    let mut resp = Vec::new();
+    let _ = s.read_to_end(&mut resp);
+    let text = String::from_utf8_lossy(&resp).into_owned();
+    let code = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map_or("", |b| b.1).to_string();
+    (code, body)
+}
+
+/// `koth hill serve` on a free port: the process and the page's address.
+fn serve(dir: &str, extra: &[&str]) -> (std::process::Child, String) {
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args([
+            "hill",
+            "serve",
+            dir,
+            "--listen",
+            "127.0.0.1:0",
+            "--threads",
+            "1",
+        ])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(serve.stderr.take().unwrap());
+    let mut addr = None;
+    for _ in 0..5 {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+        if let Some(a) = line
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("http://"))
+        {
+            addr = Some(a.trim_end_matches('/').to_string());
+            break;
+        }
+    }
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    (serve, addr.expect("serve printed its address"))
+}
+
+/// Uploads as strangers send them: each refused with its reason, nothing
+/// entered; a good one enters under its author, who alone may change it.
+#[test]
+fn uploads_need_a_token_and_hostile_ones_are_refused_with_a_reason() {
+    let d = scratch("uploads");
+    let h = d.to_str().unwrap();
+    ok(&[
+        "hill",
+        "init",
+        h,
+        "--game",
+        "coup",
+        "--seed",
+        "8",
+        "--block",
+        "20",
+        "--candidate-games",
+        "20",
+    ]);
+    ok(&["hill", "add", h, "honest", "honest"]);
+    let alice = ok(&["hill", "token", "add", h, "alice"]).trim().to_string();
+    let bob = ok(&["hill", "token", "add", h, "bob"]).trim().to_string();
+    let org = ok(&["hill", "token", "add", h, "org", "--admin"])
+        .trim()
+        .to_string();
+    let listed = ok(&["hill", "token", "list", h]);
+    assert_eq!(listed, "alice\nbob\norg (organiser)\n");
+    // Only hashes are kept.
+    let raw = std::fs::read(d.join("hill.sqlite")).unwrap();
+    assert!(!raw.windows(alice.len()).any(|w| w == alice.as_bytes()));
+    let (mut server, addr) = serve(h, &["--sandbox", sandbox()]);
+
+    let sdk = |f: &str| std::fs::read(common::repo().join("sdk/python").join(f)).unwrap();
+    let (bot, lib) = (sdk("example_bot.py"), sdk("koth_bot.py"));
+    let good = tar_of(&[
+        ("example_bot.py", b'0', &bot, ""),
+        ("koth_bot.py", b'0', &lib, ""),
+    ]);
+    let form = |token: &str, name: &str| {
+        vec![
+            ("token", token.to_string()),
+            ("name", name.to_string()),
+            ("command", "python3 example_bot.py".to_string()),
+        ]
+    };
+    let post = |fields: Vec<(&str, String)>, archive: &[u8]| {
+        let f: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        post_form(&addr, "/api/submit", &f, Some(archive))
+    };
+    let (code, body) = post(form("", "pyex"), &good);
+    assert_eq!(code, 403, "{body}");
+    assert!(body.contains("no token"), "{body}");
+    let (code, body) = post(form("0123456789abcdef", "pyex"), &good);
+    assert_eq!((code, body.as_str()), (403, "unknown token"));
+    let hostile: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "traversal",
+            tar_of(&[("../../escape.py", b'0', b"x", "")]),
+            "leads out of the bot's folder",
+        ),
+        (
+            "absolute",
+            tar_of(&[("/tmp/escape.py", b'0', b"x", "")]),
+            "leads out of the bot's folder",
+        ),
+        (
+            "link",
+            tar_of(&[("example_bot.py", b'2', b"", "/etc/passwd")]),
+            "is a link",
+        ),
+        (
+            "hard link",
+            tar_of(&[("k", b'1', b"", "/etc/shadow")]),
+            "is a link",
+        ),
+        ("not an archive", bot.clone(), "not a tar, tar.gz or zip"),
+    ];
+    for (what, archive, says) in &hostile {
+        let (code, body) = post(form(&alice, "evil"), archive);
+        assert_eq!(code, 422, "{what}: {body}");
+        assert!(body.contains(says), "{what}: {body}");
+    }
+    let many: Vec<(String, u8, &[u8], &str)> = (0..2001)
+        .map(|i| (format!("f{i}"), b'0', &b"x"[..], ""))
+        .collect();
+    let many: Vec<(&str, u8, &[u8], &str)> = many
+        .iter()
+        .map(|(n, k, b, l)| (n.as_str(), *k, *b, *l))
+        .collect();
+    let (code, body) = post(form(&alice, "evil"), &tar_of(&many));
+    assert_eq!(code, 422, "{body}");
+    assert!(body.contains("more than 2000 files"), "{body}");
+    let huge = vec![b'x'; 17 << 20];
+    let (code, body) = post(form(&alice, "evil"), &tar_of(&[("big", b'0', &huge, "")]));
+    assert_eq!(code, 413, "{body}");
+    // A bot that fails its check: the check's report, and it does not enter.
+    let broken = tar_of(&[("example_bot.py", b'0', b"import sys\nsys.exit(3)\n", "")]);
+    let (code, body) = post(form(&alice, "broken"), &broken);
+    assert_eq!(code, 422, "{body}");
+    assert!(body.contains("did not enter the hill"), "{body}");
+    assert!(
+        !d.join("uploads").read_dir().unwrap().any(|_| true),
+        "an upload was left behind"
+    );
+    // Nothing of the above entered; nothing was written outside the hill.
+    assert!(!Path::new("/tmp/escape.py").exists());
+    let status = ok(&["hill", "status", h]);
+    assert!(
+        !status.contains("evil") && !status.contains("broken"),
+        "{status}"
+    );
+
+    // A good upload enters under alice; bob may not update or remove it.
+    let (code, body) = post(form(&alice, "pyex"), &good);
+    assert_eq!(code, 200, "{body}");
+    assert!(body.contains("pyex entered the hill: version 1"), "{body}");
+    let mut upd = form(&bob, "pyex");
+    upd.push(("change", "update".into()));
+    let (code, body) = post(upd, &good);
+    assert_eq!(code, 403, "{body}");
+    assert!(body.contains("another author's entrant"), "{body}");
+    let (code, body) = post_urlencoded(&addr, "/api/entrant/pyex/remove", &bob);
+    assert_eq!(code, 403, "{body}");
+    let (code, body) = post_urlencoded(&addr, "/api/entrant/pyex/pause", &alice);
+    assert_eq!(code, 403, "{body}");
+    assert!(body.contains("organiser's token"), "{body}");
+    let (code, body) = post_urlencoded(&addr, "/api/entrant/pyex/pause", &org);
+    assert_eq!((code, body.as_str()), (200, "pyex: pause"));
+    let mut upd = form(&alice, "pyex");
+    upd.push(("change", "update".into()));
+    let (code, body) = post(upd, &good);
+    assert_eq!(code, 200, "{body}");
+    assert!(body.contains("version 2"), "{body}");
+    let (code, _) = post_urlencoded(&addr, "/api/entrant/pyex/remove", &alice);
+    assert_eq!(code, 200);
+    // A revoked token is refused.
+    ok(&["hill", "token", "remove", h, "alice"]);
+    let (code, _) = post(form(&alice, "again"), &good);
+    assert_eq!(code, 403);
+    server.kill().ok();
+    server.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+}
+
+fn post_urlencoded(addr: &str, path: &str, token: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let body = format!("token={token}");
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).unwrap();
+    let code = resp
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (
+        code,
+        resp.split_once("\r\n\r\n").map_or("", |b| b.1).to_string(),
+    )
+}
+
+/// The form on the page, in a browser: with an author's token the bot is
+/// checked and enters; without one it is refused.
+#[test]
+fn a_bot_uploaded_through_the_pages_form_enters_with_a_token_only() {
+    let d = scratch("form");
+    let h = d.to_str().unwrap();
+    ok(&[
+        "hill",
+        "init",
+        h,
+        "--game",
+        "coup",
+        "--seed",
+        "8",
+        "--block",
+        "20",
+        "--candidate-games",
+        "20",
+    ]);
+    ok(&["hill", "add", h, "honest", "honest"]);
+    let alice = ok(&["hill", "token", "add", h, "alice"]).trim().to_string();
+    let (mut server, addr) = serve(h, &["--sandbox", sandbox()]);
+    let sdk = |f: &str| std::fs::read(common::repo().join("sdk/python").join(f)).unwrap();
+    let tar = tar_of(&[
+        ("example_bot.py", b'0', &sdk("example_bot.py"), ""),
+        ("koth_bot.py", b'0', &sdk("koth_bot.py"), ""),
+    ]);
+    let file = d.join("mybot.tar");
+    std::fs::write(&file, tar).unwrap();
+    let profile = scratch("form-profile");
+    let mut b = common::cdp::Browser::open(&format!("http://{addr}/"), &profile);
+    b.wait_for(
+        "document.querySelector('#upload') !== null",
+        Duration::from_secs(20),
+    );
+    let doc = b.call("DOM.getDocument", serde_json::json!({}), true);
+    let root = doc["root"]["nodeId"].clone();
+    let input = b.call(
+        "DOM.querySelector",
+        serde_json::json!({ "nodeId": root, "selector": "#upload input[name=archive]" }),
+        true,
+    );
+    b.call(
+        "DOM.setFileInputFiles",
+        serde_json::json!({ "files": [file.display().to_string()], "nodeId": input["nodeId"] }),
+        true,
+    );
+    let fill = |token: &str| {
+        format!(
+            "(() => {{ const f = document.getElementById('upload');
+               f.token.value = {token:?}; f.name.value = 'formbot'; f.command.value = 'python3 example_bot.py';
+               document.getElementById('upload-report').dataset.status = '';
+               f.requestSubmit(); return true; }})()"
+        )
+    };
+    b.eval(&fill(""));
+    // The browser's own check: a required field left empty is not sent.
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        b.eval("document.getElementById('upload-report').dataset.status"),
+        ""
+    );
+    b.eval(&fill("not-a-token"));
+    b.wait_for(
+        "document.getElementById('upload-report').dataset.status === '403'",
+        Duration::from_secs(30),
+    );
+    let text = b.eval("document.getElementById('upload-report').textContent");
+    assert!(text.as_str().unwrap().contains("unknown token"), "{text}");
+    b.eval(&fill(&alice));
+    b.wait_for(
+        "document.getElementById('upload-report').dataset.status === '200'",
+        Duration::from_secs(240),
+    );
+    let text = b.eval("document.getElementById('upload-report').textContent");
+    assert!(
+        text.as_str()
+            .unwrap()
+            .contains("formbot entered the hill: version 1"),
+        "{text}"
+    );
+    // It shows up on the live leaderboard.
+    b.wait_for(
+        "document.querySelector('#board tr[data-name=formbot]') !== null",
+        Duration::from_secs(30),
+    );
+    drop(b);
+    server.kill().ok();
+    server.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+    std::fs::remove_dir_all(&profile).ok();
+}

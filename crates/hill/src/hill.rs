@@ -3,7 +3,9 @@
 
 use crate::board::Board;
 use crate::plan::next_block;
-use crate::store::{Block, Change, Entrant, Event, Settings, Sqlite, Status, Store, StoredGame};
+use crate::store::{
+    Author, Block, Change, Entrant, Event, Settings, Sqlite, Status, Store, StoredGame,
+};
 use koth_arena::{
     Game, GameRecord, Observer, Progress, RecordLevel, Schedule, Scoring, Tournament,
 };
@@ -96,6 +98,17 @@ impl<G: BotKinds> Hill<G> {
     /// (`Change::Update`): a program's folder is copied into the hill first, under
     /// its content hash, and the version plays from that copy ever after.
     pub fn submit(&mut self, change: Change, name: &str, bot: &BotEntry) -> Result<Event> {
+        self.submit_by(change, name, bot, None)
+    }
+
+    /// [`Hill::submit`] for an author from the page (see [`Store::change`]).
+    pub fn submit_by(
+        &mut self,
+        change: Change,
+        name: &str,
+        bot: &BotEntry,
+        by: Option<&Author>,
+    ) -> Result<Event> {
         check_name(name)?;
         let spec = match &bot.source {
             BotSource::Builtin(b) => serde_json::json!({ "builtin": b }),
@@ -109,12 +122,24 @@ impl<G: BotKinds> Hill<G> {
                 serde_json::json!({ "command": command, "protocol": protocol.name(), "folder": folder })
             }
         };
-        Ok(self.store.change(change, name, Some(spec))?)
+        Ok(self.store.change(change, name, Some(spec), by)?)
     }
 
     /// Removes, pauses or resumes `name`.
     pub fn set(&mut self, change: Change, name: &str) -> Result<Event> {
-        Ok(self.store.change(change, name, None)?)
+        Ok(self.store.change(change, name, None, None)?)
+    }
+
+    /// Makes a token called `name` (an organiser's with `admin`) and gives it,
+    /// once: only its hash is kept.
+    pub fn add_token(&mut self, name: &str, admin: bool) -> Result<String> {
+        check_name(name)?;
+        let mut bytes = [0u8; 24];
+        getrandom::fill(&mut bytes)
+            .map_err(|e| HillError(format!("no randomness for a token: {e}")))?;
+        let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        self.store.add_token(name, &token_hash(&token), admin)?;
+        Ok(token)
     }
 
     /// The bot of a stored version, named `name`.
@@ -356,6 +381,12 @@ impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
     }
 }
 
+/// How a token is kept: its BLAKE3 hash (tokens are 192 random bits, so a
+/// fast hash is enough).
+pub fn token_hash(token: &str) -> String {
+    blake3::hash(token.trim().as_bytes()).to_hex().to_string()
+}
+
 /// An entrant's name: what a page, a file name and a terminal can all show.
 pub fn check_name(name: &str) -> Result<()> {
     let ok = !name.is_empty()
@@ -484,6 +515,7 @@ pub fn entrants_at(events: &[Event], versions: &[crate::Version], upto: i64) -> 
                         name: ev.entrant.clone(),
                         status: Status::Active,
                         version: v.id,
+                        owner: None,
                     }),
                 }
             }

@@ -34,10 +34,11 @@ pub mod board;
 pub mod hill;
 pub mod plan;
 pub mod store;
+pub mod upload;
 pub mod web;
 
 pub use board::{Board, Row};
-pub use hill::{entrants_at, hash_folder, keep_folder, Audit, Hill, HillError, Ready};
+pub use hill::{entrants_at, hash_folder, keep_folder, token_hash, Audit, Hill, HillError, Ready};
 pub use store::{
     Block, Change, Entrant, Event, Settings, Sqlite, Status, Store, StoredGame, Version,
 };

@@ -87,6 +87,31 @@ pub struct Entrant {
     pub status: Status,
     /// Its current version.
     pub version: i64,
+    /// The author token's name that entered it from the page (`None`: the
+    /// organiser, at the command line).
+    #[serde(default)]
+    pub owner: Option<String>,
+}
+
+/// Who asks for a change from the page: the name of their token, and whether it
+/// is the organiser's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Author {
+    /// The token's name.
+    pub name: String,
+    /// An organiser's token: every change of every entrant.
+    pub admin: bool,
+}
+
+/// A token as listed (never the token itself: only its hash is kept).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenInfo {
+    /// Its name.
+    pub name: String,
+    /// An organiser's token.
+    pub admin: bool,
+    /// When it was made (seconds since 1970).
+    pub at: i64,
 }
 
 /// One submitted version of an entrant.
@@ -168,13 +193,25 @@ pub trait Store: Send {
     /// Every version, oldest first.
     fn versions(&self) -> Result<Vec<Version>>;
     /// Applies a change of the field and logs it. `spec` is the new version's,
-    /// for `add` and `update`.
+    /// for `add` and `update`. `by` is who asks from the page (`None`: the
+    /// organiser at the command line): an author adds entrants (theirs), updates
+    /// and removes their own; pausing, resuming and others' entrants need an
+    /// organiser's token.
     fn change(
         &mut self,
         kind: Change,
         name: &str,
         spec: Option<serde_json::Value>,
+        by: Option<&Author>,
     ) -> Result<Event>;
+    /// Keeps a token's hash under `name`.
+    fn add_token(&mut self, name: &str, hash: &str, admin: bool) -> Result<()>;
+    /// Forgets the token called `name`.
+    fn remove_token(&mut self, name: &str) -> Result<()>;
+    /// Every token, by name.
+    fn tokens(&self) -> Result<Vec<TokenInfo>>;
+    /// Whose token has this hash.
+    fn author(&self, hash: &str) -> Result<Option<Author>>;
     /// The event log after event `after`.
     fn events(&self, after: i64) -> Result<Vec<Event>>;
     /// Every block, in order.
@@ -233,7 +270,10 @@ pub struct Sqlite {
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entrants (
-    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, status TEXT NOT NULL, version INTEGER NOT NULL);
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, status TEXT NOT NULL, version INTEGER NOT NULL,
+    owner TEXT);
+CREATE TABLE IF NOT EXISTS tokens (
+    name TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, admin INTEGER NOT NULL, at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS versions (
     id INTEGER PRIMARY KEY, entrant INTEGER NOT NULL REFERENCES entrants(id),
     number INTEGER NOT NULL, spec TEXT NOT NULL, at INTEGER NOT NULL);
@@ -320,13 +360,14 @@ impl Store for Sqlite {
     fn entrants(&self) -> Result<Vec<Entrant>> {
         let mut q = self
             .db
-            .prepare("SELECT id, name, status, version FROM entrants ORDER BY id")?;
+            .prepare("SELECT id, name, status, version, owner FROM entrants ORDER BY id")?;
         let rows = q.query_map([], |r| {
             Ok(Entrant {
                 id: r.get(0)?,
                 name: r.get(1)?,
                 status: Status::of(&r.get::<_, String>(2)?),
                 version: r.get(3)?,
+                owner: r.get(4)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -354,15 +395,16 @@ impl Store for Sqlite {
         kind: Change,
         name: &str,
         spec: Option<serde_json::Value>,
+        by: Option<&Author>,
     ) -> Result<Event> {
         let tx = self
             .db
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let found: Option<(i64, String)> = tx
+        let found: Option<(i64, String, Option<String>)> = tx
             .query_row(
-                "SELECT id, status FROM entrants WHERE name = ?1",
+                "SELECT id, status, owner FROM entrants WHERE name = ?1",
                 [name],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .map(Some)
             .or_else(|e| match e {
@@ -394,6 +436,29 @@ impl Store for Sqlite {
             )?;
             Ok(v)
         };
+        // What an author's token may do: only the organiser's does everything.
+        if let Some(a) = by.filter(|a| !a.admin) {
+            let theirs = found
+                .as_ref()
+                .is_none_or(|(_, _, owner)| owner.as_deref() == Some(a.name.as_str()));
+            let allowed = match kind {
+                Change::Add | Change::Update | Change::Remove => theirs,
+                Change::Pause | Change::Resume => false,
+            };
+            if !allowed {
+                return Err(StoreError(format!(
+                    "{}ing {name:?} needs {}",
+                    kind.name().trim_end_matches('e'),
+                    if theirs {
+                        "the organiser's token"
+                    } else {
+                        "its author's token (or the organiser's)"
+                    }
+                )));
+            }
+        }
+        let owner = by.filter(|a| !a.admin).map(|a| a.name.clone());
+        let found = found.map(|(id, status, _)| (id, status));
         match (kind, found) {
             (Change::Add, Some((_, status))) if status != "removed" => {
                 return Err(StoreError(format!(
@@ -407,8 +472,8 @@ impl Store for Sqlite {
             }
             (Change::Add, None) => {
                 tx.execute(
-                    "INSERT INTO entrants (name, status, version) VALUES (?1, 'active', 0)",
-                    [name],
+                    "INSERT INTO entrants (name, status, version, owner) VALUES (?1, 'active', 0, ?2)",
+                    rusqlite::params![name, owner],
                 )?;
                 let id = tx.last_insert_rowid();
                 version = Some(new_version(&tx, id)?);
@@ -449,6 +514,58 @@ impl Store for Sqlite {
             entrant: name.to_string(),
             version,
             before_block,
+        })
+    }
+
+    fn add_token(&mut self, name: &str, hash: &str, admin: bool) -> Result<()> {
+        let n = self.db.execute(
+            "INSERT OR IGNORE INTO tokens (name, hash, admin, at) VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![name, hash, admin, now()],
+        )?;
+        if n == 0 {
+            return Err(StoreError(format!(
+                "the hill has a token {name:?} already\n  fix: koth hill token remove DIR {name} first, or pick another name"
+            )));
+        }
+        Ok(())
+    }
+
+    fn remove_token(&mut self, name: &str) -> Result<()> {
+        if self
+            .db
+            .execute("DELETE FROM tokens WHERE name = ?1", [name])?
+            == 0
+        {
+            return Err(StoreError(format!("the hill has no token {name:?}")));
+        }
+        Ok(())
+    }
+
+    fn tokens(&self) -> Result<Vec<TokenInfo>> {
+        let mut q = self
+            .db
+            .prepare("SELECT name, admin, at FROM tokens ORDER BY name")?;
+        let rows = q.query_map([], |r| {
+            Ok(TokenInfo {
+                name: r.get(0)?,
+                admin: r.get(1)?,
+                at: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn author(&self, hash: &str) -> Result<Option<Author>> {
+        let mut q = self
+            .db
+            .prepare("SELECT name, admin FROM tokens WHERE hash = ?1")?;
+        let mut rows = q.query([hash])?;
+        Ok(match rows.next()? {
+            Some(r) => Some(Author {
+                name: r.get(0)?,
+                admin: r.get(1)?,
+            }),
+            None => None,
         })
     }
 

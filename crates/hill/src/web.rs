@@ -3,7 +3,7 @@
 //! game step by step. The page ships inside the binary; whatever a bot wrote is
 //! put on it as text, never as markup.
 
-use crate::store::{Sqlite, Store};
+use crate::store::{Author, Change, Sqlite, Store};
 use axum::extract::{Path as UrlPath, State};
 use axum::http::{header, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -22,16 +22,40 @@ use tokio_stream::StreamExt;
 pub type GameView =
     Box<dyn Fn(&crate::StoredGame, &[String]) -> Result<serde_json::Value, String> + Send + Sync>;
 
+/// A bot uploaded from the page, unpacked and ready to be checked and entered.
+pub struct Submission {
+    /// Who sent it.
+    pub author: Author,
+    /// `Add` or `Update`.
+    pub change: Change,
+    /// The entrant's name.
+    pub name: String,
+    /// How to run it, from inside its folder (`python3 bot.py`).
+    pub command: String,
+    /// Its unpacked folder (removed after the call).
+    pub folder: PathBuf,
+}
+
+/// Checks and enters a submission: what the check said, either way.
+pub type Submit = Box<dyn Fn(&Submission) -> Result<String, String> + Send + Sync>;
+
 /// What the page reads: the hill's folder, the latest snapshot of its board, and
 /// how a game is shown.
 pub struct Site {
-    /// The hill's folder (its database is opened read-only per request).
+    /// The hill's folder (its database is opened per request).
     pub dir: PathBuf,
     /// The board as JSON, replaced after every stored batch of games.
     pub live: watch::Receiver<Arc<String>>,
     /// Draws a game for the viewer.
     pub view: Option<GameView>,
+    /// Takes a bot uploaded from the page, or why this hill takes none.
+    pub submit: Result<Submit, String>,
+    /// What an upload may hold.
+    pub limits: crate::upload::Limits,
 }
+
+/// The most an upload may weigh, packed.
+pub const MAX_UPLOAD: usize = 16 << 20;
 
 const PAGE: &str = include_str!("page.html");
 
@@ -50,7 +74,15 @@ pub fn serve(listen: SocketAddr, site: Site) -> std::io::Result<SocketAddr> {
         .route("/api/live", get(live))
         .route("/api/entrant/{name}", get(entrant))
         .route("/api/game/{block}/{index}", get(game))
-        .with_state(Arc::new(site));
+        .route("/api/submit", axum::routing::post(submit))
+        .route("/api/entrant/{name}/{action}", axum::routing::post(act))
+        .layer(axum::extract::DefaultBodyLimit::max(
+            MAX_UPLOAD + (64 << 10),
+        ))
+        .with_state(Arc::new(Shared {
+            site,
+            one_at_a_time: tokio::sync::Mutex::new(()),
+        }));
     std::thread::Builder::new()
         .name("hill-web".into())
         .spawn(move || {
@@ -80,14 +112,14 @@ fn json(text: String) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], text).into_response()
 }
 
-async fn board(State(site): State<Arc<Site>>) -> Response {
-    json(site.live.borrow().as_str().to_string())
+async fn board(State(shared): State<Arc<Shared>>) -> Response {
+    json(shared.site.live.borrow().as_str().to_string())
 }
 
 async fn live(
-    State(site): State<Arc<Site>>,
+    State(shared): State<Arc<Shared>>,
 ) -> Sse<impl tokio_stream::Stream<Item = Result<SseEvent, Infallible>>> {
-    let stream = WatchStream::new(site.live.clone())
+    let stream = WatchStream::new(shared.site.live.clone())
         .map(|s| Ok(SseEvent::default().event("board").data(s.as_str())));
     Sse::new(stream).keep_alive(KeepAlive::default())
 }
@@ -98,13 +130,13 @@ fn not_found(what: String) -> Response {
 
 /// Runs a read of the database off the async threads.
 async fn read<T: Send + 'static>(
-    site: &Arc<Site>,
-    f: impl FnOnce(&Sqlite, &Site) -> Result<T, String> + Send + 'static,
+    shared: &Arc<Shared>,
+    f: impl FnOnce(&mut Sqlite, &Site) -> Result<T, String> + Send + 'static,
 ) -> Result<T, Response> {
-    let site = site.clone();
+    let shared = shared.clone();
     tokio::task::spawn_blocking(move || {
-        let store = Sqlite::open(&site.dir).map_err(|e| e.0)?;
-        f(&store, &site)
+        let mut store = Sqlite::open(&shared.site.dir).map_err(|e| e.0)?;
+        f(&mut store, &shared.site)
     })
     .await
     .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response())?
@@ -127,8 +159,8 @@ fn names_of(store: &Sqlite, versions: &[i64]) -> Result<Vec<String>, String> {
         .collect())
 }
 
-async fn entrant(State(site): State<Arc<Site>>, UrlPath(name): UrlPath<String>) -> Response {
-    let r = read(&site, move |store, _| {
+async fn entrant(State(shared): State<Arc<Shared>>, UrlPath(name): UrlPath<String>) -> Response {
+    let r = read(&shared, move |store, _| {
         let entrants = store.entrants().map_err(|e| e.0)?;
         let Some(e) = entrants.iter().find(|e| e.name == name) else {
             return Ok(None);
@@ -149,7 +181,7 @@ async fn entrant(State(site): State<Arc<Site>>, UrlPath(name): UrlPath<String>) 
         let mut forfeits = Vec::new();
         for g in store.recent_games(e.version, 30).map_err(|e| e.0)? {
             let rec: serde_json::Value = serde_json::from_str(&g.record).unwrap_or_default();
-            let names = names_of(store, &g.seats)?;
+            let names = names_of(&*store, &g.seats)?;
             let seat_of_mine = g.seats.iter().position(|v| *v == e.version);
             for f in rec["forfeits"].as_array().into_iter().flatten() {
                 if f["seat"].as_u64().map(|s| s as usize) == seat_of_mine {
@@ -178,14 +210,14 @@ async fn entrant(State(site): State<Arc<Site>>, UrlPath(name): UrlPath<String>) 
 }
 
 async fn game(
-    State(site): State<Arc<Site>>,
+    State(shared): State<Arc<Shared>>,
     UrlPath((block, index)): UrlPath<(i64, u64)>,
 ) -> Response {
-    let r = read(&site, move |store, site| {
+    let r = read(&shared, move |store, site| {
         let Some(g) = store.game(block, index).map_err(|e| e.0)? else {
             return Ok(None);
         };
-        let names = names_of(store, &g.seats)?;
+        let names = names_of(&*store, &g.seats)?;
         let steps = match &site.view {
             Some(view) => view(&g, &names).unwrap_or_else(|e| serde_json::json!({ "error": e })),
             None => serde_json::Value::Null,
@@ -218,4 +250,174 @@ pub fn board_json(settings: &crate::Settings, board: &crate::Board, stored: u64)
             .map_or(0, |d| d.as_millis() as u64),
     })
     .to_string()
+}
+
+/// The site, and the lock that lets one upload be checked at a time.
+struct Shared {
+    site: Site,
+    one_at_a_time: tokio::sync::Mutex<()>,
+}
+
+fn refuse(code: StatusCode, why: impl Into<String>) -> Response {
+    (code, why.into()).into_response()
+}
+
+/// Whose token this is, or the refusal to send.
+fn author_of(store: &Sqlite, token: &str) -> Result<Author, String> {
+    if token.trim().is_empty() {
+        return Err("no token: ask the organiser for one".into());
+    }
+    store
+        .author(&crate::hill::token_hash(token))
+        .map_err(|e| e.0)?
+        .ok_or_else(|| "unknown token".to_string())
+}
+
+/// `POST /api/submit`: a multipart form with `token`, `name`, `command`,
+/// `change` (`add` or `update`) and `archive` (a tar, tar.gz or zip of the bot's
+/// folder). Answers the check's report: 200 when the bot entered, 403 for a bad
+/// token or someone else's entrant, 422 for an archive or a bot refused.
+async fn submit(State(shared): State<Arc<Shared>>, mut form: axum::extract::Multipart) -> Response {
+    let mut fields: std::collections::HashMap<String, Vec<u8>> = Default::default();
+    loop {
+        match form.next_field().await {
+            Ok(Some(f)) => {
+                let name = f.name().unwrap_or_default().to_string();
+                match f.bytes().await {
+                    Ok(b) => {
+                        fields.insert(name, b.to_vec());
+                    }
+                    Err(e) => {
+                        return refuse(
+                            StatusCode::PAYLOAD_TOO_LARGE,
+                            format!("upload refused: {e}"),
+                        )
+                    }
+                }
+            }
+            Ok(None) => break,
+            Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("not a form: {e}")),
+        }
+    }
+    let text = |k: &str| {
+        fields
+            .get(k)
+            .map(|v| String::from_utf8_lossy(v).trim().to_string())
+            .unwrap_or_default()
+    };
+    let (token, name, command) = (text("token"), text("name"), text("command"));
+    let change = if text("change") == "update" {
+        Change::Update
+    } else {
+        Change::Add
+    };
+    let archive = fields.remove("archive").unwrap_or_default();
+    let shared2 = shared.clone();
+    let _turn = shared.one_at_a_time.lock().await;
+    let r = tokio::task::spawn_blocking(move || -> Result<String, (StatusCode, String)> {
+        let site = &shared2.site;
+        let store =
+            Sqlite::open(&site.dir).map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.0))?;
+        let author = author_of(&store, &token).map_err(|e| (StatusCode::FORBIDDEN, e))?;
+        let submit = site
+            .submit
+            .as_ref()
+            .map_err(|why| (StatusCode::SERVICE_UNAVAILABLE, why.clone()))?;
+        crate::hill::check_name(&name).map_err(|e| (StatusCode::UNPROCESSABLE_ENTITY, e.0))?;
+        // Refused before any work when the name is not theirs to use.
+        let entrants = store
+            .entrants()
+            .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.0))?;
+        let found = entrants.iter().find(|e| e.name == name);
+        let theirs = found.is_none_or(|e| author.admin || e.owner.as_deref() == Some(&author.name));
+        if !theirs {
+            return Err((
+                StatusCode::FORBIDDEN,
+                format!("{name:?} is another author's entrant"),
+            ));
+        }
+        if command.is_empty() {
+            return Err((
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "no command: say how to run the bot, such as python3 bot.py".into(),
+            ));
+        }
+        if archive.is_empty() {
+            return Err((
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "no archive: upload the bot's folder as a tar, tar.gz or zip".into(),
+            ));
+        }
+        let uploads = site.dir.join("uploads");
+        std::fs::create_dir_all(&uploads)
+            .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        let mut id = [0u8; 8];
+        getrandom::fill(&mut id).map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        let folder = uploads.join(id.iter().map(|b| format!("{b:02x}")).collect::<String>());
+        crate::upload::unpack(&archive, &folder, &site.limits).map_err(|e| {
+            (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("archive refused: {e}"),
+            )
+        })?;
+        let s = Submission {
+            author,
+            change,
+            name,
+            command,
+            folder: folder.clone(),
+        };
+        let r = submit(&s);
+        let _ = std::fs::remove_dir_all(&folder);
+        r.map_err(|e| (StatusCode::UNPROCESSABLE_ENTITY, e))
+    })
+    .await;
+    match r {
+        Ok(Ok(report)) => (StatusCode::OK, report).into_response(),
+        Ok(Err((code, why))) => refuse(code, why),
+        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}
+
+/// `POST /api/entrant/{name}/{pause|resume|remove}`, with `token` in a form: an
+/// author may remove their own entrant; the rest needs the organiser's token.
+async fn act(
+    State(shared): State<Arc<Shared>>,
+    UrlPath((name, action)): UrlPath<(String, String)>,
+    axum::Form(form): axum::Form<std::collections::HashMap<String, String>>,
+) -> Response {
+    let change = match action.as_str() {
+        "pause" => Change::Pause,
+        "resume" => Change::Resume,
+        "remove" => Change::Remove,
+        _ => {
+            return refuse(
+                StatusCode::NOT_FOUND,
+                "no such action: pause, resume or remove",
+            )
+        }
+    };
+    let token = form.get("token").cloned().unwrap_or_default();
+    let r = tokio::task::spawn_blocking(move || -> Result<String, (StatusCode, String)> {
+        let mut store =
+            Sqlite::open(&shared.site.dir).map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.0))?;
+        let author = author_of(&store, &token).map_err(|e| (StatusCode::FORBIDDEN, e))?;
+        store
+            .change(change, &name, None, Some(&author))
+            .map(|_| format!("{name}: {}", change.name()))
+            .map_err(|e| {
+                let code = if e.0.contains("token") {
+                    StatusCode::FORBIDDEN
+                } else {
+                    StatusCode::UNPROCESSABLE_ENTITY
+                };
+                (code, e.0)
+            })
+    })
+    .await;
+    match r {
+        Ok(Ok(text)) => (StatusCode::OK, text).into_response(),
+        Ok(Err((code, why))) => refuse(code, why),
+        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
 }
