@@ -36,6 +36,9 @@ pub enum HillCmd {
     Play(PlayArgs),
     /// Play for ever on every core and serve the live page.
     Serve(ServeArgs),
+    /// A round: the active entrants' current versions frozen, --games games of a
+    /// balanced schedule, published as a report (the live hill goes on beside).
+    Round(RoundArgs),
     /// Print the leaderboard.
     Status {
         /// The hill's folder.
@@ -97,8 +100,9 @@ pub struct InitArgs {
     /// The master seed every block derives from (default: a fresh one).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Games a block plays.
-    #[arg(long, default_value_t = 120)]
+    /// Games a block plays: the scheduler looks again after each (smaller is
+    /// more responsive, larger costs less with fast bots).
+    #[arg(long, default_value_t = 240)]
     pub block: u64,
     /// Games a new version plays against the field before the scheduler turns
     /// to the least certain ranks.
@@ -154,6 +158,25 @@ pub struct PlayArgs {
     pub quiet: bool,
 }
 
+/// `koth hill round`.
+#[derive(Args, Debug)]
+pub struct RoundArgs {
+    /// The hill's folder.
+    pub dir: PathBuf,
+    /// Games of the round.
+    #[arg(long, default_value_t = 10_000)]
+    pub games: u64,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Isolation of the programs: auto, required or off (trusted programs).
+    #[arg(long, value_name = "MODE", value_parser = crate::settings::parse_sandbox)]
+    pub sandbox: Option<koth_process::Sandbox>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
 /// `koth hill serve`.
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -188,6 +211,7 @@ pub fn run(cmd: HillCmd) -> Result<()> {
         HillCmd::Add(a) | HillCmd::Update(a) => &a.dir,
         HillCmd::Remove(a) | HillCmd::Pause(a) | HillCmd::Resume(a) => &a.dir,
         HillCmd::Play(a) => &a.dir,
+        HillCmd::Round(a) => &a.dir,
         HillCmd::Serve(a) => &a.dir,
         HillCmd::Status { dir } | HillCmd::Audit { dir } => dir,
         HillCmd::Token(
@@ -290,6 +314,7 @@ impl front::Visit for On {
                 Ok(())
             }
             HillCmd::Play(a) => play::<F>(a),
+            HillCmd::Round(a) => round::<F>(a),
             HillCmd::Serve(a) => serve::<F>(a),
             HillCmd::Audit { dir } => audit::<F>(&dir),
             HillCmd::Token(t) => token::<F>(t),
@@ -384,12 +409,23 @@ fn keep_playing<F: Front>(
     let start = hill.store.game_count()?;
     let mut stored = start;
     on_games(&board, stored);
+    // A point of the standings' history now and then, and at every change.
+    let mut noted: Option<std::time::Instant> = None;
     while !stop.load(Ordering::Relaxed) && !enough(stored - start) {
         let news = hill.store.events(seen)?;
         if let Some(last) = news.last() {
             seen = last.id;
             board = hill.board_at(seen)?;
             on_games(&board, stored);
+            noted = None;
+        }
+        if noted.is_none_or(|t| t.elapsed() >= HISTORY_EVERY) && board.games > 0 {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64);
+            hill.store
+                .add_history(now, stored, &koth_hill::web::history_point(&board))?;
+            noted = Some(std::time::Instant::now());
         }
         let played = hill.step(&mut board, seen, stop, &mut |b, games| {
             stored += games.len() as u64;
@@ -404,6 +440,9 @@ fn keep_playing<F: Front>(
     }
     Ok(board)
 }
+
+/// How often the standings' history takes a point while games are played.
+const HISTORY_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Stops at the first Ctrl-C (after storing the games that finish).
 fn stop_flag() -> Arc<AtomicBool> {
@@ -618,6 +657,145 @@ fn uploaded_bot<F: Front>(
     }
     bot.name = name.to_string();
     Ok(bot)
+}
+
+fn round<F: Front>(a: RoundArgs) -> Result<()> {
+    use std::fmt::Write as _;
+    if a.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let mut hill = open::<F>(&a.dir)?;
+    let versions = hill.store.versions()?;
+    let field: Vec<_> = hill
+        .store
+        .entrants()?
+        .into_iter()
+        .filter(|e| e.status == koth_hill::Status::Active)
+        .collect();
+    if field.len() < 2 {
+        bail!(
+            "a round needs two active entrants, the hill has {}\n  fix: koth hill add {} NAME BOT",
+            field.len(),
+            a.dir.display()
+        );
+    }
+    let n = hill.store.next_round()?;
+    let rounds = a.dir.join(koth_hill::web::ROUNDS);
+    let out = rounds.join(n.to_string());
+    let file = rounds.join(format!("{n}.toml"));
+    std::fs::create_dir_all(&rounds)?;
+    // The round as a tournament file of the current versions, played by `run`.
+    let seed = koth_arena::rng::derive_seed(hill.settings.seed, 1_000_000 + n as u64);
+    let s = &hill.settings;
+    let mut toml = format!(
+        "# Round {n} of the hill in {}: the active entrants' current versions.\n[tournament]\nseed = {seed}\ndecision_timeout_ms = {}\n",
+        a.dir.display(),
+        s.timeout_ms
+    );
+    if F::Game::KIND == koth_entrants::GameKind::Samurai {
+        toml += "game = \"samurai\"\n";
+    } else {
+        writeln!(toml, "rules = {:?}\ntable_size = {}", s.rules_name, s.table)?;
+    }
+    let mut entrants = Vec::new();
+    for e in &field {
+        let v = versions
+            .iter()
+            .find(|v| v.id == e.version)
+            .context("an entrant without its version")?;
+        entrants.push(serde_json::json!([e.name, v.number]));
+        writeln!(toml, "\n[[bot]]\nname = {:?}", e.name)?;
+        match v.spec.get("builtin").and_then(|b| b.as_str()) {
+            Some(b) => writeln!(toml, "builtin = {b:?}")?,
+            None => {
+                let bot = hill.bot_of(&e.name, &v.spec)?;
+                let koth_entrants::BotSource::Program {
+                    command,
+                    dir,
+                    protocol,
+                    ..
+                } = &bot.source
+                else {
+                    continue;
+                };
+                // A coup-cli folder's command is already its adapter's: JSON lines.
+                let protocol = if *protocol == koth_entrants::Protocol::CoupCli {
+                    koth_entrants::Protocol::Json
+                } else {
+                    *protocol
+                };
+                writeln!(
+                    toml,
+                    "command = {}\ndir = {:?}\nprotocol = {:?}",
+                    serde_json::to_string(command)?,
+                    koth_process::absolute(dir).display().to_string(),
+                    protocol.name()
+                )?;
+            }
+        }
+    }
+    std::fs::write(&file, toml).with_context(|| format!("cannot write {}", file.display()))?;
+    let exe = std::env::current_exe().context("cannot find koth's own program")?;
+    let mut run = std::process::Command::new(&exe);
+    run.arg(F::WORD)
+        .arg("run")
+        .arg(&file)
+        .arg("--out")
+        .arg(&out)
+        .args(["--games", &a.games.to_string(), "--records", "full"])
+        .args([
+            "--sandbox",
+            if a.sandbox == Some(koth_process::Sandbox::Off) {
+                "off"
+            } else {
+                "auto"
+            },
+        ]);
+    if F::Game::KIND == koth_entrants::GameKind::Coup && F::HIDDEN {
+        run.args(["--schedule", "balanced", "--duplicate"]);
+    }
+    if let Some(t) = a.threads {
+        run.args(["--threads", &t.to_string()]);
+    }
+    if a.quiet {
+        run.arg("-q");
+    }
+    let status = run.status().context("cannot run the round")?;
+    if !status.success() {
+        bail!("round {n} did not finish (its run is in {})", out.display());
+    }
+    let report = std::process::Command::new(&exe)
+        .arg("report")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .status()?;
+    if !report.success() {
+        bail!("round {n} was played but its report could not be made");
+    }
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json"))?)?;
+    let standings: Vec<serde_json::Value> = summary["standings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| serde_json::json!({ "name": r["name"], "mean": r["mean"], "low": r["mean_low"], "high": r["mean_high"], "games": r["games"] }))
+        .collect();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    hill.store.add_round(&koth_hill::Round {
+        id: n,
+        at: now,
+        games: summary["games"].as_u64().unwrap_or(a.games),
+        entrants: serde_json::json!(entrants),
+        standings: serde_json::json!(standings),
+    })?;
+    out!(
+        "round {n}: {} games; its report: {}  (on the hill's page: /rounds/{n})",
+        summary["games"],
+        out.join("report.html").display()
+    );
+    Ok(())
 }
 
 fn audit<F: Front>(dir: &Path) -> Result<()> {

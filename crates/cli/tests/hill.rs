@@ -862,3 +862,80 @@ fn a_bot_uploaded_through_the_pages_form_enters_with_a_token_only() {
     std::fs::remove_dir_all(&d).ok();
     std::fs::remove_dir_all(&profile).ok();
 }
+
+/// A round: the current versions frozen, a fixed number of games played as a
+/// run folder with its report, listed on the page.
+#[test]
+fn a_round_is_a_run_of_the_current_versions_with_its_report() {
+    let d = scratch("round");
+    let h = d.to_str().unwrap();
+    ok(&[
+        "hill",
+        "init",
+        h,
+        "--game",
+        "coup",
+        "--seed",
+        "12",
+        "--table-size",
+        "3",
+    ]);
+    for b in ["honest", "bluffer", "economist", "counter"] {
+        ok(&["hill", "add", h, b, b]);
+    }
+    ok(&["hill", "update", h, "counter", "skeptic"]);
+    ok(&["hill", "pause", h, "economist"]);
+    let out = ok(&["hill", "round", h, "--games", "300", "-q"]);
+    // Balanced and duplicate: rounded up to whole rounds of deals.
+    let games: u64 = out
+        .split("round 1: ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!((300..320).contains(&games), "{out}");
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("rounds/1/run.json")).unwrap()).unwrap();
+    // The active entrants only, counter as its current version.
+    assert_eq!(
+        run["entrants"],
+        serde_json::json!(["honest", "bluffer", "counter"])
+    );
+    assert_eq!(
+        run["entrant_specs"][2],
+        serde_json::json!({ "builtin": "skeptic" })
+    );
+    assert!(d.join("rounds/1/report.html").is_file());
+    // The round's games are not the hill's: the live standings are untouched.
+    assert_eq!(game_count(&d), 0);
+    let (mut server, addr) = serve(h, &["--games", "1"]);
+    let rounds = http_get(&addr, "/api/rounds");
+    assert!(
+        rounds.contains("\"id\":1") && rounds.contains(&format!("\"games\":{games}")),
+        "{rounds}"
+    );
+    let page = http_get(&addr, "/rounds/1");
+    assert!(page.contains("<html"), "{}", &page[..page.len().min(300)]);
+    assert!(http_get(&addr, "/rounds/2").contains("no report of round 2"));
+    server.kill().ok();
+    server.wait().ok();
+    // Fewer than two active: said so.
+    ok(&["hill", "pause", h, "bluffer"]);
+    ok(&["hill", "pause", h, "counter"]);
+    let e = fails(&["hill", "round", h, "--games", "10"]);
+    assert!(e.contains("a round needs two active entrants"), "{e}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+fn http_get(addr: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).unwrap();
+    resp
+}

@@ -6,10 +6,29 @@
 
 use crate::store::{Block, Entrant, Status, StoredGame, Version};
 use koth_arena::ratings::{Rater, Rating};
-use koth_arena::{ChoiceCode, GameRecord, Standings};
+use koth_arena::records::{ForfeitRecord, NoticeRecord};
+use koth_arena::{ChoiceCode, GameRecord, Outcome, PerSeat, Standings};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::collections::HashMap;
+
+/// A stored record without its choices.
+#[derive(serde::Deserialize)]
+struct Light {
+    index: u64,
+    seed: u64,
+    seats: PerSeat<usize>,
+    outcome: Outcome,
+    scores: PerSeat<f64>,
+    #[serde(default)]
+    decisions: u64,
+    #[serde(default)]
+    forfeits: Vec<ForfeitRecord>,
+    #[serde(default)]
+    notices: Vec<NoticeRecord>,
+    #[serde(default)]
+    places: PerSeat<u8>,
+}
 
 /// The current field's standings, kept up to date game by game.
 pub struct Board {
@@ -107,12 +126,26 @@ impl Board {
         if !self.counts(g) {
             return Ok(false);
         }
-        let mut rec: GameRecord<C> = serde_json::from_str(&g.record).map_err(|e| {
+        // Everything but the choices, which the standings do not need.
+        let l: Light = serde_json::from_str(&g.record).map_err(|e| {
             format!(
                 "game {} of block {}: unreadable record: {e}",
                 g.index, g.block
             )
         })?;
+        let mut rec = GameRecord::<C> {
+            index: l.index,
+            seed: l.seed,
+            seats: l.seats,
+            outcome: l.outcome,
+            scores: l.scores,
+            decisions: l.decisions,
+            forfeits: l.forfeits,
+            notices: l.notices,
+            places: l.places,
+            choices: None,
+            log: None,
+        };
         self.add_record(g, &mut rec);
         Ok(true)
     }

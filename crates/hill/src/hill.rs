@@ -316,9 +316,11 @@ impl<G: BotKinds> Hill<G> {
             board,
             block,
             pending: Vec::new(),
+            lines: Default::default(),
             error: None,
             stop,
             on_games,
+            flushed: std::time::Instant::now(),
         };
         t.run_range(block.done..block.games, &mut keeper, stop);
         keeper.flush();
@@ -335,10 +337,20 @@ struct Keeper<'a, G: Game> {
     board: &'a mut Board,
     block: &'a Block,
     pending: Vec<(StoredGame, GameRecord<G::Choice>)>,
+    /// The batch's records as JSON lines, made on the workers, in game order.
+    lines: std::collections::VecDeque<String>,
     error: Option<HillError>,
     stop: &'a AtomicBool,
     on_games: &'a mut dyn FnMut(&Board, &[StoredGame]),
+    /// When the last batch was stored.
+    flushed: std::time::Instant,
 }
+
+/// Games are stored in one transaction per batch: at most this long after the
+/// first of them ended (what a crash may lose, and how late the page may be)...
+const FLUSH_AFTER: Duration = Duration::from_millis(200);
+/// ...or once this many are waiting.
+const FLUSH_GAMES: usize = 1024;
 
 impl<G: Game> Keeper<'_, G> {
     fn flush(&mut self) {
@@ -351,6 +363,7 @@ impl<G: Game> Keeper<'_, G> {
             self.stop.store(true, Ordering::Relaxed);
             return;
         }
+        self.flushed = std::time::Instant::now();
         for (g, mut rec) in std::mem::take(&mut self.pending) {
             if self.board.counts(&g) {
                 self.board.add_record(&g, &mut rec);
@@ -361,23 +374,49 @@ impl<G: Game> Keeper<'_, G> {
 }
 
 impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
+    fn wants_json(&self) -> bool {
+        true
+    }
+
+    fn on_json(&mut self, lines: &[u8]) {
+        let text = String::from_utf8_lossy(lines);
+        self.lines.extend(
+            text.split('\n')
+                .filter(|l| !l.is_empty())
+                .map(str::to_string),
+        );
+    }
+
     fn on_record(&mut self, rec: &GameRecord<G::Choice>) {
-        let mut line = Vec::new();
-        rec.write_json_line(&mut line);
-        while line.last() == Some(&b'\n') {
-            line.pop();
-        }
+        let record = self.lines.pop_front().unwrap_or_else(|| {
+            let mut line = Vec::new();
+            rec.write_json_line(&mut line);
+            String::from_utf8_lossy(&line).trim_end().to_string()
+        });
         let stored = StoredGame {
             block: self.block.id,
             index: rec.index,
             seats: rec.seats.iter().map(|&e| self.block.versions[e]).collect(),
-            record: String::from_utf8_lossy(&line).into_owned(),
+            record,
         };
-        self.pending.push((stored, rec.clone()));
+        // What the board counts: everything but the choices.
+        let light = GameRecord {
+            choices: None,
+            log: None,
+            forfeits: rec.forfeits.clone(),
+            notices: rec.notices.clone(),
+            places: rec.places.clone(),
+            seats: rec.seats.clone(),
+            scores: rec.scores.clone(),
+            ..*rec
+        };
+        self.pending.push((stored, light));
     }
 
     fn on_progress(&mut self, _p: &Progress<'_>) {
-        self.flush();
+        if self.pending.len() >= FLUSH_GAMES || self.flushed.elapsed() >= FLUSH_AFTER {
+            self.flush();
+        }
     }
 }
 

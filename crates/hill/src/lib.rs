@@ -40,5 +40,6 @@ pub mod web;
 pub use board::{Board, Row};
 pub use hill::{entrants_at, hash_folder, keep_folder, token_hash, Audit, Hill, HillError, Ready};
 pub use store::{
-    Block, Change, Entrant, Event, Settings, Sqlite, Status, Store, StoredGame, Version,
+    Author, Block, Change, Entrant, Event, Round, Settings, Sqlite, Status, Store, StoredGame,
+    TokenInfo, Version,
 };

@@ -42,15 +42,17 @@ pub fn next_block(settings: &Settings, board: &Board, blocks: &[Block]) -> Optio
             .count() as u64;
         let mut versions = vec![v];
         versions.extend(active.iter().filter(|&&e| e != cand).map(|&e| version(e)));
+        // What the candidate still needs, up to a block.
+        let games = settings
+            .block
+            .min(settings.candidate_games - board.games_of(v))
+            .max(1);
         let schedule = if versions.len() == 2 {
             Schedule::RoundRobin {
-                games_per_pair: settings.block,
+                games_per_pair: games,
             }
         } else {
-            Schedule::Gauntlet {
-                games: settings.block,
-                table,
-            }
+            Schedule::Gauntlet { games, table }
         };
         return Some(block(
             "candidate",

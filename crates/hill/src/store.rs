@@ -212,6 +212,17 @@ pub trait Store: Send {
     fn tokens(&self) -> Result<Vec<TokenInfo>>;
     /// Whose token has this hash.
     fn author(&self, hash: &str) -> Result<Option<Author>>;
+    /// Keeps a round that was played (its number is given to it here).
+    fn add_round(&mut self, round: &Round) -> Result<i64>;
+    /// The rounds, in order.
+    fn rounds(&self) -> Result<Vec<Round>>;
+    /// The number the next round will have.
+    fn next_round(&self) -> Result<i64>;
+    /// Keeps a point of the standings' history: when, how many games stored, and
+    /// each ranked entrant's mean and interval.
+    fn add_history(&mut self, at: i64, games: u64, rows: &serde_json::Value) -> Result<()>;
+    /// The standings' history, oldest first, at most `n` points (evenly thinned).
+    fn history(&self, n: usize) -> Result<Vec<(i64, u64, serde_json::Value)>>;
     /// The event log after event `after`.
     fn events(&self, after: i64) -> Result<Vec<Event>>;
     /// Every block, in order.
@@ -228,6 +239,21 @@ pub trait Store: Send {
     fn recent_games(&self, version: i64, n: usize) -> Result<Vec<StoredGame>>;
     /// Games stored in all.
     fn game_count(&self) -> Result<u64>;
+}
+
+/// A round: the field frozen, a fixed number of games, a report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Round {
+    /// Its number.
+    pub id: i64,
+    /// When it was played (seconds since 1970).
+    pub at: i64,
+    /// Games played.
+    pub games: u64,
+    /// Who played, with their versions' numbers: `[["honest", 1], ...]`.
+    pub entrants: serde_json::Value,
+    /// The leaderboard of the round, best first: `[{"name", "mean", "low", "high"}]`.
+    pub standings: serde_json::Value,
 }
 
 /// A change of the field.
@@ -267,11 +293,19 @@ pub struct Sqlite {
     db: rusqlite::Connection,
 }
 
+/// The database's layout: a layout changed later gets a number and a migration.
+const SCHEMA_VERSION: i64 = 1;
+
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entrants (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, status TEXT NOT NULL, version INTEGER NOT NULL,
     owner TEXT);
+CREATE TABLE IF NOT EXISTS rounds (
+    id INTEGER PRIMARY KEY, at INTEGER NOT NULL, games INTEGER NOT NULL, entrants TEXT NOT NULL,
+    standings TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS history (
+    id INTEGER PRIMARY KEY, at INTEGER NOT NULL, games INTEGER NOT NULL, rows TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tokens (
     name TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, admin INTEGER NOT NULL, at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS versions (
@@ -286,9 +320,6 @@ CREATE TABLE IF NOT EXISTS blocks (
 CREATE TABLE IF NOT EXISTS games (
     block INTEGER NOT NULL REFERENCES blocks(id), idx INTEGER NOT NULL, seats TEXT NOT NULL,
     record TEXT NOT NULL, PRIMARY KEY (block, idx)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS plays (
-    version INTEGER NOT NULL, block INTEGER NOT NULL, idx INTEGER NOT NULL,
-    PRIMARY KEY (version, block, idx)) WITHOUT ROWID;
 ";
 
 fn now() -> i64 {
@@ -344,7 +375,21 @@ impl Sqlite {
         // only possibly the last ones to a power cut.
         db.pragma_update(None, "synchronous", "NORMAL")?;
         db.pragma_update(None, "foreign_keys", "ON")?;
+        let version: i64 = db.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let fresh: i64 = db.query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'",
+            [],
+            |r| r.get(0),
+        )?;
+        if fresh > 0 && version != SCHEMA_VERSION {
+            return Err(StoreError(format!(
+                "{} has the layout of {} (this koth reads layout {SCHEMA_VERSION})\n  fix: open it with the koth that made it",
+                path.display(),
+                if version > SCHEMA_VERSION { "a newer koth" } else { "an older koth" }
+            )));
+        }
         db.execute_batch(SCHEMA)?;
+        db.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         Ok(Sqlite { db })
     }
 }
@@ -569,6 +614,74 @@ impl Store for Sqlite {
         })
     }
 
+    fn add_round(&mut self, r: &Round) -> Result<i64> {
+        self.db.execute(
+            "INSERT INTO rounds (id, at, games, entrants, standings) VALUES (?1, ?2, ?3, ?4, ?5)",
+            rusqlite::params![
+                r.id,
+                r.at,
+                r.games as i64,
+                r.entrants.to_string(),
+                r.standings.to_string()
+            ],
+        )?;
+        Ok(self.db.last_insert_rowid())
+    }
+
+    fn rounds(&self) -> Result<Vec<Round>> {
+        let mut q = self
+            .db
+            .prepare("SELECT id, at, games, entrants, standings FROM rounds ORDER BY id")?;
+        let rows = q.query_map([], |r| {
+            let json = |i| -> rusqlite::Result<serde_json::Value> {
+                Ok(serde_json::from_str(&r.get::<_, String>(i)?).unwrap_or_default())
+            };
+            Ok(Round {
+                id: r.get(0)?,
+                at: r.get(1)?,
+                games: r.get::<_, i64>(2)? as u64,
+                entrants: json(3)?,
+                standings: json(4)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn next_round(&self) -> Result<i64> {
+        Ok(self
+            .db
+            .query_row("SELECT COALESCE(MAX(id), 0) + 1 FROM rounds", [], |r| {
+                r.get(0)
+            })?)
+    }
+
+    fn add_history(&mut self, at: i64, games: u64, rows: &serde_json::Value) -> Result<()> {
+        self.db.execute(
+            "INSERT INTO history (at, games, rows) VALUES (?1, ?2, ?3)",
+            rusqlite::params![at, games as i64, rows.to_string()],
+        )?;
+        Ok(())
+    }
+
+    fn history(&self, n: usize) -> Result<Vec<(i64, u64, serde_json::Value)>> {
+        let total: i64 = self
+            .db
+            .query_row("SELECT COUNT(*) FROM history", [], |r| r.get(0))?;
+        // Every k-th point, and the last: at most about n.
+        let k = (total as usize).div_ceil(n.max(1)).max(1) as i64;
+        let mut q = self.db.prepare(
+            "SELECT at, games, rows FROM history WHERE (id - 1) % ?1 = 0 OR id = (SELECT MAX(id) FROM history) ORDER BY id",
+        )?;
+        let rows = q.query_map([k], |r| {
+            Ok((
+                r.get(0)?,
+                r.get::<_, i64>(1)? as u64,
+                serde_json::from_str(&r.get::<_, String>(2)?).unwrap_or_default(),
+            ))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     fn events(&self, after: i64) -> Result<Vec<Event>> {
         let mut q = self.db.prepare(
             "SELECT id, at, kind, entrant, version, before_block FROM events WHERE id > ?1 ORDER BY id",
@@ -638,9 +751,6 @@ impl Store for Sqlite {
             let mut game = tx.prepare_cached(
                 "INSERT INTO games (block, idx, seats, record) VALUES (?1, ?2, ?3, ?4)",
             )?;
-            let mut play = tx.prepare_cached(
-                "INSERT OR IGNORE INTO plays (version, block, idx) VALUES (?1, ?2, ?3)",
-            )?;
             for (k, g) in games.iter().enumerate() {
                 if g.block != block || g.index != done as u64 + k as u64 {
                     return Err(StoreError(format!(
@@ -656,9 +766,6 @@ impl Store for Sqlite {
                     join(&g.seats),
                     g.record
                 ])?;
-                for &v in &g.seats {
-                    play.execute(rusqlite::params![v, block, g.index as i64])?;
-                }
             }
         }
         tx.execute(
@@ -693,9 +800,11 @@ impl Store for Sqlite {
 
     fn recent_games(&self, version: i64, n: usize) -> Result<Vec<StoredGame>> {
         let mut q = self.db.prepare(
-            "SELECT g.block, g.idx, g.seats, g.record FROM plays p JOIN games g
-             ON g.block = p.block AND g.idx = p.idx WHERE p.version = ?1
-             ORDER BY p.block DESC, p.idx DESC LIMIT ?2",
+            // The blocks the version played in, newest first, then its games there.
+            "SELECT g.block, g.idx, g.seats, g.record FROM blocks b JOIN games g ON g.block = b.id
+             WHERE (',' || b.versions || ',') LIKE '%,' || ?1 || ',%'
+               AND (',' || g.seats || ',') LIKE '%,' || ?1 || ',%'
+             ORDER BY g.block DESC, g.idx DESC LIMIT ?2",
         )?;
         let mut rows = q.query(rusqlite::params![version, n as i64])?;
         let mut out = Vec::new();

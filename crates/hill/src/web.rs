@@ -74,6 +74,9 @@ pub fn serve(listen: SocketAddr, site: Site) -> std::io::Result<SocketAddr> {
         .route("/api/live", get(live))
         .route("/api/entrant/{name}", get(entrant))
         .route("/api/game/{block}/{index}", get(game))
+        .route("/api/history", get(history))
+        .route("/api/rounds", get(rounds))
+        .route("/rounds/{n}", get(round_report))
         .route("/api/submit", axum::routing::post(submit))
         .route("/api/entrant/{name}/{action}", axum::routing::post(act))
         .layer(axum::extract::DefaultBodyLimit::max(
@@ -244,6 +247,7 @@ pub fn board_json(settings: &crate::Settings, board: &crate::Board, stored: u64)
         "games": stored,
         "counted": board.games,
         "rows": board.rows(),
+        "h2h": head_to_head(board),
         // When the snapshot was made, for the page to tell how late it is.
         "at_ms": std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -421,3 +425,83 @@ async fn act(
         Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
 }
+
+/// Head to head, in ranking order: `cells[i][j]` is the i-th entrant's mean
+/// score in the games where it sat with the j-th, and how many.
+pub fn head_to_head(board: &crate::Board) -> serde_json::Value {
+    let s = &board.standings;
+    let n = s.entrants.len();
+    let order = s.ranking();
+    let cells: Vec<Vec<serde_json::Value>> = order
+        .iter()
+        .map(|&a| {
+            order
+                .iter()
+                .map(|&b| {
+                    let p = &s.pair[a * n + b];
+                    if a == b || p.n == 0 {
+                        serde_json::Value::Null
+                    } else {
+                        serde_json::json!([p.mean(), p.n])
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let names: Vec<&str> = order.iter().map(|&e| s.entrants[e].name.as_str()).collect();
+    serde_json::json!({ "names": names, "cells": cells })
+}
+
+/// A point of the standings' history: each ranked entrant's mean and interval.
+pub fn history_point(board: &crate::Board) -> serde_json::Value {
+    serde_json::json!(board
+        .rows()
+        .iter()
+        .filter(|r| r.games > 0)
+        .map(|r| serde_json::json!([r.name, r.mean, r.low, r.high, r.games]))
+        .collect::<Vec<_>>())
+}
+
+async fn history(State(shared): State<Arc<Shared>>) -> Response {
+    let r = read(&shared, |store, _| {
+        let points = store.history(300).map_err(|e| e.0)?;
+        Ok(serde_json::json!(points
+            .into_iter()
+            .map(|(at, games, rows)| serde_json::json!({ "at": at, "games": games, "rows": rows }))
+            .collect::<Vec<_>>()))
+    })
+    .await;
+    match r {
+        Ok(v) => json(v.to_string()),
+        Err(e) => e,
+    }
+}
+
+async fn rounds(State(shared): State<Arc<Shared>>) -> Response {
+    let r = read(&shared, |store, _| {
+        Ok(serde_json::json!(store.rounds().map_err(|e| e.0)?))
+    })
+    .await;
+    match r {
+        Ok(v) => json(v.to_string()),
+        Err(e) => e,
+    }
+}
+
+/// A round's report, as `koth report` made it: the folder is the round's number,
+/// never a path from the request.
+async fn round_report(State(shared): State<Arc<Shared>>, UrlPath(n): UrlPath<u32>) -> Response {
+    let path = shared
+        .site
+        .dir
+        .join(ROUNDS)
+        .join(n.to_string())
+        .join("report.html");
+    match tokio::fs::read(&path).await {
+        Ok(bytes) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], bytes).into_response(),
+        Err(_) => not_found(format!("no report of round {n}")),
+    }
+}
+
+/// Where a hill keeps its rounds: one folder each, by number.
+pub const ROUNDS: &str = "rounds";
