@@ -101,8 +101,9 @@ pub struct InitArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Games a block plays: the scheduler looks again after each (smaller is
-    /// more responsive, larger costs less with fast bots).
-    #[arg(long, default_value_t = 240)]
+    /// more responsive, larger keeps every core busy to the end of a block). A
+    /// candidate's blocks stop at what it still needs.
+    #[arg(long, default_value_t = 1000)]
     pub block: u64,
     /// Games a new version plays against the field before the scheduler turns
     /// to the least certain ranks.
@@ -688,7 +689,7 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
     let seed = koth_arena::rng::derive_seed(hill.settings.seed, 1_000_000 + n as u64);
     let s = &hill.settings;
     let mut toml = format!(
-        "# Round {n} of the hill in {}: the active entrants' current versions.\n[tournament]\nseed = {seed}\ndecision_timeout_ms = {}\n",
+        "# Round {n} of the hill in {} (seed {seed}): the active entrants' current versions.\n[tournament]\ndecision_timeout_ms = {}\n",
         a.dir.display(),
         s.timeout_ms
     );
@@ -743,6 +744,7 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
         .arg("--out")
         .arg(&out)
         .args(["--games", &a.games.to_string(), "--records", "full"])
+        .args(["--seed", &seed.to_string()])
         .args([
             "--sandbox",
             if a.sandbox == Some(koth_process::Sandbox::Off) {

@@ -939,3 +939,88 @@ fn http_get(addr: &str, path: &str) -> String {
     s.read_to_string(&mut resp).unwrap();
     resp
 }
+
+/// A program started for one block serves the next ones: its processes are
+/// started once per parallel table, not once per block, and none dies between
+/// blocks (a program dies with the thread that started it, so koth starts them
+/// from one that lives as long as it does).
+#[test]
+fn a_programs_processes_serve_block_after_block() {
+    let bot = contestant_folder("hill-kept", &[]);
+    std::fs::write(
+        bot.join("kept.py"),
+        "import json, sys\nprint('started', file=sys.stderr, flush=True)\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({'type': 'ready'}), flush=True)\n    elif m['type'] == 'decide':\n        print(json.dumps({'index': 0}), flush=True)\n",
+    )
+    .unwrap();
+    let d = scratch("kept");
+    let h = d.to_str().unwrap();
+    ok(&[
+        "hill",
+        "init",
+        h,
+        "--game",
+        "coup",
+        "--seed",
+        "2",
+        "--block",
+        "20",
+        "--candidate-games",
+        "20",
+        "--table-size",
+        "2",
+    ]);
+    ok(&["hill", "add", h, "honest", "honest"]);
+    let cmd = format!("python3 {}/kept.py", bot.display());
+    ok(&[
+        "hill",
+        "add",
+        h,
+        "kept",
+        &cmd,
+        "--check-games",
+        "5",
+        "--sandbox",
+        sandbox(),
+    ]);
+    ok(&[
+        "hill",
+        "play",
+        h,
+        "--games",
+        "300",
+        "-q",
+        "--threads",
+        "2",
+        "--sandbox",
+        sandbox(),
+    ]);
+    let blocks: i64 = db(&d)
+        .query_row("SELECT COUNT(*) FROM blocks", [], |r| r.get(0))
+        .unwrap();
+    assert!(blocks >= 15, "{blocks} blocks");
+    let forfeits: i64 = db(&d)
+        .query_row(
+            "SELECT COUNT(*) FROM games WHERE record LIKE '%forfeits%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(forfeits, 0);
+    // Every process said "started" once, in its log.
+    let mut started = 0;
+    for v in std::fs::read_dir(d.join("logs")).unwrap() {
+        for f in std::fs::read_dir(v.unwrap().path()).unwrap() {
+            started += std::fs::read_to_string(f.unwrap().path())
+                .unwrap()
+                .matches("started")
+                .count();
+        }
+    }
+    // Two workers, two tables each under duplicate play: four processes at most.
+    assert!(
+        (1..=4).contains(&started),
+        "{started} processes for {blocks} blocks"
+    );
+    std::fs::remove_dir_all(&d).ok();
+    std::fs::remove_dir_all(&bot).ok();
+}

@@ -59,6 +59,8 @@ pub struct Hill<G: BotKinds> {
     pub sandbox: Sandbox,
     /// Readies a block's rules, for a game that needs it.
     pub ready: Option<Ready<G>>,
+    /// Programs kept from one block to the next.
+    pools: crate::pool::Pools<G>,
 }
 
 impl<G: BotKinds> Hill<G> {
@@ -91,6 +93,7 @@ impl<G: BotKinds> Hill<G> {
             threads: 1,
             sandbox: Sandbox::Auto,
             ready: None,
+            pools: Default::default(),
         })
     }
 
@@ -292,10 +295,30 @@ impl<G: BotKinds> Hill<G> {
             },
             copies: Some(copies),
             hidden: vec![koth_process::absolute(&self.dir)],
-            logs: Some(self.dir.join("logs").join(format!("block-{}", block.id))),
             ..Setup::default()
         };
-        let field = koth_entrants::entrants::<G>(&bots, &setup).map_err(|e| HillError(e.0))?;
+        // A version's programs live from block to block; those of versions that
+        // left the field end here.
+        let current: Vec<i64> = entrants
+            .iter()
+            .filter(|e| e.status == Status::Active)
+            .map(|e| e.version)
+            .collect();
+        self.pools.retain(&current);
+        let mut field = Vec::new();
+        for (b, v) in bots.iter().zip(&block.versions) {
+            let setup = Setup {
+                // What each process wrote to stderr, by version.
+                logs: Some(self.dir.join("logs").join(format!("v{v}"))),
+                ..setup.for_bot(b, &bots)
+            };
+            let make = || G::entrant(b, &setup).map_err(|e| e.0);
+            field.push(if current.contains(v) {
+                self.pools.entrant(*v, make).map_err(HillError)?
+            } else {
+                make().map_err(HillError)?
+            });
+        }
         let mut rules = self.rules.clone();
         let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
         if let Some(ready) = &self.ready {

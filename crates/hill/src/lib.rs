@@ -33,6 +33,7 @@
 pub mod board;
 pub mod hill;
 pub mod plan;
+mod pool;
 pub mod store;
 pub mod upload;
 pub mod web;

@@ -99,10 +99,12 @@ impl BotProcess {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let mut child = prepared
-            .cmd
-            .spawn()
-            .map_err(|e| ProcessError::Spawn(spawn_error(cmd, &e)))?;
+        let (back, spawned) = crate::spawn::spawn_kept(std::mem::replace(
+            &mut prepared.cmd,
+            std::process::Command::new("/"),
+        ));
+        prepared.cmd = back;
+        let mut child = spawned.map_err(|e| ProcessError::Spawn(spawn_error(cmd, &e)))?;
         let guard = prepared.into_guard();
         let pid = child.id() as libc::pid_t;
         let kill_now = |child: &mut std::process::Child, msg: String| {

@@ -308,3 +308,50 @@ impl Command {
         prepare(self, &[]).map(drop)
     }
 }
+
+/// Spawns `cmd` from one thread that lives as long as koth, and gives the
+/// command back with the child. A program's parent-death signal follows the
+/// *thread* that started it: started from a worker of one tournament, a program
+/// kept for the next (the hill keeps them) would be killed when that worker ends.
+/// Started from here, it dies with koth and only then.
+pub(crate) fn spawn_kept(
+    cmd: std::process::Command,
+) -> (std::process::Command, std::io::Result<std::process::Child>) {
+    use std::sync::mpsc;
+    use std::sync::{Mutex, OnceLock};
+    type Job = (
+        std::process::Command,
+        mpsc::Sender<(std::process::Command, std::io::Result<std::process::Child>)>,
+    );
+    static SPAWNER: OnceLock<Mutex<mpsc::Sender<Job>>> = OnceLock::new();
+    let sender = SPAWNER.get_or_init(|| {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let started = std::thread::Builder::new()
+            .name("koth-spawner".into())
+            .spawn(move || {
+                for (mut cmd, back) in rx {
+                    let child = cmd.spawn();
+                    let _ = back.send((cmd, child));
+                }
+            });
+        if let Err(e) = started {
+            // No thread to spare: every spawn then fails with the reason.
+            let (dead, _) = mpsc::channel::<Job>();
+            eprintln!("koth: cannot start its spawner thread: {e}");
+            return Mutex::new(dead);
+        }
+        Mutex::new(tx)
+    });
+    let (back, answer) = mpsc::channel();
+    let sent = sender
+        .lock()
+        .map_err(|_| ())
+        .and_then(|s| s.send((cmd, back)).map_err(|_| ()));
+    match (sent, answer.recv()) {
+        (Ok(()), Ok(r)) => r,
+        (_, _) => (
+            std::process::Command::new("/nonexistent"),
+            Err(std::io::Error::other("koth's spawner thread is gone")),
+        ),
+    }
+}
