@@ -482,6 +482,11 @@ fn the_page_shows_the_leaderboard_change_as_games_end() {
         "!document.getElementById('entrant').hidden && document.querySelector('#entrant a') !== null",
         Duration::from_secs(20),
     );
+    let versions =
+        b.eval("[...document.querySelectorAll('#versions tr')].map(tr => tr.textContent)");
+    let versions: Vec<String> = serde_json::from_value(versions).unwrap();
+    assert_eq!(versions.len(), 2, "{versions:?}");
+    assert!(versions[1].starts_with("v1"), "{versions:?}");
     b.eval("document.querySelector('#entrant a').click()");
     b.wait_for(
         "!document.getElementById('game').hidden && document.querySelector('#game pre').textContent.length > 0",
@@ -736,6 +741,11 @@ fn uploads_need_a_token_and_hostile_ones_are_refused_with_a_reason() {
     let (code, body) = post(upd, &good);
     assert_eq!(code, 200, "{body}");
     assert!(body.contains("version 2"), "{body}");
+    let page = http_get(&addr, "/api/entrant/pyex");
+    let body = page.split_once("\r\n\r\n").unwrap().1;
+    let e: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(e["versions"].as_array().unwrap().len(), 2, "{e}");
+    assert_eq!(e["results"][1]["version"], 2, "{e}");
     let (code, _) = post_urlencoded(&addr, "/api/entrant/pyex/remove", &alice);
     assert_eq!(code, 200);
     // A revoked token is refused.

@@ -199,9 +199,31 @@ async fn entrant(State(shared): State<Arc<Shared>>, UrlPath(name): UrlPath<Strin
                 "scores": rec["scores"], "winners": rec["outcome"]["winners"],
             }));
         }
+        // Each version's results over its latest games, whoever it met.
+        let mut results = Vec::new();
+        for v in &versions {
+            let (mut n, mut sum, mut forfeited) = (0u64, 0.0, 0u64);
+            for g in store.recent_games(v.id, 2000).map_err(|e| e.0)? {
+                let rec: serde_json::Value = serde_json::from_str(&g.record).unwrap_or_default();
+                let Some(seat) = g.seats.iter().position(|x| *x == v.id) else {
+                    continue;
+                };
+                n += 1;
+                sum += rec["scores"][seat].as_f64().unwrap_or(0.0);
+                let lost = rec["forfeits"].as_array().into_iter().flatten();
+                forfeited += lost
+                    .filter(|f| f["seat"].as_u64() == Some(seat as u64))
+                    .count() as u64;
+            }
+            results.push(serde_json::json!({
+                "version": v.number, "games": n, "forfeits": forfeited,
+                "mean": if n > 0 { sum / n as f64 } else { 0.0 },
+            }));
+        }
         Ok(Some(serde_json::json!({
             "name": e.name, "status": e.status, "version": e.version,
             "versions": versions, "events": events, "recent": recent, "forfeits": forfeits,
+            "results": results,
         })))
     })
     .await;
