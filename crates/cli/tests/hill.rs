@@ -1034,3 +1034,68 @@ fn a_programs_processes_serve_block_after_block() {
     std::fs::remove_dir_all(&d).ok();
     std::fs::remove_dir_all(&bot).ok();
 }
+
+/// Where programs cannot be isolated, the page takes no uploads (and says why)
+/// unless the organiser trusts every entrant with `--sandbox off`.
+#[test]
+fn without_isolation_the_page_takes_no_uploads_unless_told_to_trust() {
+    let d = scratch("noiso");
+    let h = d.to_str().unwrap();
+    ok(&["hill", "init", h, "--game", "coup", "--seed", "8"]);
+    ok(&["hill", "add", h, "honest", "honest"]);
+    let alice = ok(&["hill", "token", "add", h, "alice"]).trim().to_string();
+    let start = |extra: &[&str]| {
+        let mut serve = Command::new(env!("CARGO_BIN_EXE_koth"))
+            .args(["hill", "serve", h, "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .env("KOTH_BWRAP", "off")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut err = std::io::BufReader::new(serve.stderr.take().unwrap());
+        let mut said = String::new();
+        let mut addr = None;
+        for _ in 0..5 {
+            let mut line = String::new();
+            std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+            said += &line;
+            if let Some(a) = line
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix("http://"))
+            {
+                addr = Some(a.trim_end_matches('/').to_string());
+                break;
+            }
+        }
+        std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+        (serve, addr.unwrap(), said)
+    };
+    let sdk = |f: &str| std::fs::read(common::repo().join("sdk/python").join(f)).unwrap();
+    let good = tar_of(&[
+        ("example_bot.py", b'0', &sdk("example_bot.py"), ""),
+        ("koth_bot.py", b'0', &sdk("koth_bot.py"), ""),
+    ]);
+    let fields = [
+        ("token", alice.as_str()),
+        ("name", "pyex"),
+        ("command", "python3 example_bot.py"),
+    ];
+    let (mut serve, addr, said) = start(&[]);
+    assert!(
+        said.contains("this hill takes no uploads") && said.contains("--sandbox off"),
+        "{said}"
+    );
+    let (code, body) = post_form(&addr, "/api/submit", &fields, Some(&good));
+    assert_eq!(code, 503, "{body}");
+    assert!(body.contains("cannot isolate programs"), "{body}");
+    serve.kill().ok();
+    serve.wait().ok();
+    let (mut serve, addr, said) = start(&["--sandbox", "off"]);
+    assert!(!said.contains("takes no uploads"), "{said}");
+    let (code, body) = post_form(&addr, "/api/submit", &fields, Some(&good));
+    assert_eq!(code, 200, "{body}");
+    serve.kill().ok();
+    serve.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+}
