@@ -166,9 +166,26 @@ impl<G: Game> Tournament<G> {
         observer: &mut dyn Observer<G::Choice>,
         stop: &AtomicBool,
     ) -> RunSummary {
+        let total = range.end.saturating_sub(range.start);
+        self.run_chunked(range, chunk_size(total), observer, stop)
+    }
+
+    /// [`Tournament::run_range`] in batches of `chunk` games: a caller that keeps
+    /// its own standings (the hill) may take batches larger than a short range
+    /// would get, for fewer hand-overs between threads. The records are the same
+    /// whatever the batches; the floating-point sums of the returned standings
+    /// are merged batch by batch, so they match another run's only with the same
+    /// batches.
+    pub fn run_chunked(
+        &self,
+        range: Range<u64>,
+        chunk: u64,
+        observer: &mut dyn Observer<G::Choice>,
+        stop: &AtomicBool,
+    ) -> RunSummary {
         let start = Instant::now();
         let total = range.end.saturating_sub(range.start);
-        let chunk = chunk_size(total);
+        let chunk = chunk.max(1);
         let chunks = total.div_ceil(chunk);
         let next = AtomicU64::new(0);
         let threads = self.threads.max(1).min(chunks.max(1) as usize);

@@ -313,7 +313,8 @@ impl<G: BotKinds> Hill<G> {
                 ..setup.for_bot(b, &bots)
             };
             let make = || G::entrant(b, &setup).map_err(|e| e.0);
-            field.push(if current.contains(v) {
+            // Built-ins cost nothing to make: only programs are kept.
+            field.push(if current.contains(v) && b.dir().is_some() {
                 self.pools.entrant(*v, make).map_err(HillError)?
             } else {
                 make().map_err(HillError)?
@@ -345,7 +346,10 @@ impl<G: BotKinds> Hill<G> {
             on_games,
             flushed: std::time::Instant::now(),
         };
-        t.run_range(block.done..block.games, &mut keeper, stop);
+        // Batches of a few dozen games: enough for every worker to the end of
+        // the block, few enough hand-overs between threads.
+        let chunk = (block.games / (self.threads.max(1) as u64 * 32)).clamp(1, 64);
+        t.run_chunked(block.done..block.games, chunk, &mut keeper, stop);
         keeper.flush();
         match keeper.error {
             Some(e) => Err(e),

@@ -110,11 +110,12 @@ fn writable_dir(p: &Path) -> bool {
 
 /// Removes the `koth-PID` groups a koth that was killed outright left in `parent`:
 /// those whose process is gone. Its bots die with it, but not at once (a sandbox
-/// learns of its parent's death by a signal), so a group still holding processes
-/// is given up to two seconds in all to empty; one that stays populated is left
-/// alone (its processes may belong to a koth in another PID namespace, and the
-/// kernel refuses to remove a populated group anyway).
-fn sweep_stale(parent: &Path) {
+/// learns of its parent's death by a signal): a group still holding processes is
+/// tried again until `deadline` (shared by every hierarchy, so that a koth starts
+/// at most a fraction of a second late), then left alone (its processes may
+/// belong to a koth in another PID namespace, and the kernel refuses to remove a
+/// populated group anyway); the next koth sweeps it.
+fn sweep_stale(parent: &Path, deadline: std::time::Instant) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
@@ -135,7 +136,6 @@ fn sweep_stale(parent: &Path) {
             left.push(e.path());
         }
     }
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
     while !left.is_empty() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(20));
         left.retain(|d| !remove_group_tree(d));
@@ -206,9 +206,10 @@ fn detect() -> Roots {
             }
         }
     }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(300);
     for base in [&r.v2, &r.v1_pids, &r.v1_memory].into_iter().flatten() {
         if let Some(parent) = base.parent() {
-            sweep_stale(parent);
+            sweep_stale(parent, deadline);
         }
     }
     // Check by making a group, joining it from a child, and removing it.

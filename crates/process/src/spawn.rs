@@ -210,6 +210,8 @@ fn prepare_as(cmd: &Command, args: &[String], serve: bool) -> Result<Prepared, S
         .as_ref()
         .map(|f| [f[0].as_raw_fd(), f[1].as_raw_fd()]);
 
+    // The process that forks (the parent a child sees until koth dies).
+    let arena = std::process::id() as libc::pid_t;
     let hook = move || -> std::io::Result<()> {
         // SAFETY (whole block): only async-signal-safe raw syscalls on data prepared before
         // fork; no allocation, no locks.
@@ -252,6 +254,11 @@ fn prepare_as(cmd: &Command, args: &[String], serve: bool) -> Result<Prepared, S
             // the arena thread that started it, even when the arena is killed.
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
                 return Err(std::io::Error::last_os_error());
+            }
+            // Killed between the fork and the line above, koth sent no signal:
+            // its orphan must not go on to run the bot.
+            if libc::getppid() != arena {
+                return Err(std::io::Error::other("koth is gone"));
             }
         }
         Ok(())
