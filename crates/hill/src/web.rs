@@ -85,6 +85,7 @@ pub fn serve(listen: SocketAddr, site: Site) -> std::io::Result<SocketAddr> {
         .with_state(Arc::new(Shared {
             site,
             one_at_a_time: tokio::sync::Mutex::new(()),
+            recent: Default::default(),
         }));
     std::thread::Builder::new()
         .name("hill-web".into())
@@ -282,6 +283,37 @@ pub fn board_json(settings: &crate::Settings, board: &crate::Board, stored: u64)
 struct Shared {
     site: Site,
     one_at_a_time: tokio::sync::Mutex<()>,
+    /// Each author's recent uploads, for [`UPLOADS_PER_WINDOW`].
+    recent: std::sync::Mutex<std::collections::HashMap<String, Vec<std::time::Instant>>>,
+}
+
+/// Uploads an author's token may send in [`UPLOAD_WINDOW`] (each is checked, which
+/// costs the machine seconds); the organiser's is not counted.
+pub const UPLOADS_PER_WINDOW: usize = 10;
+/// See [`UPLOADS_PER_WINDOW`].
+pub const UPLOAD_WINDOW: std::time::Duration = std::time::Duration::from_secs(600);
+
+impl Shared {
+    /// Counts an upload of `author`'s, or says when they may send the next.
+    fn count_upload(&self, author: &Author) -> Result<(), String> {
+        if author.admin {
+            return Ok(());
+        }
+        let now = std::time::Instant::now();
+        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+        let sent = recent.entry(author.name.clone()).or_default();
+        sent.retain(|t| now.duration_since(*t) < UPLOAD_WINDOW);
+        if sent.len() >= UPLOADS_PER_WINDOW {
+            let wait = UPLOAD_WINDOW.saturating_sub(now.duration_since(sent[0]));
+            return Err(format!(
+                "too many uploads: {UPLOADS_PER_WINDOW} in the last {} minutes; the next in {} s",
+                UPLOAD_WINDOW.as_secs() / 60,
+                wait.as_secs() + 1
+            ));
+        }
+        sent.push(now);
+        Ok(())
+    }
 }
 
 fn refuse(code: StatusCode, why: impl Into<String>) -> Response {
@@ -345,6 +377,9 @@ async fn submit(State(shared): State<Arc<Shared>>, mut form: axum::extract::Mult
         let store =
             Sqlite::open(&site.dir).map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.0))?;
         let author = author_of(&store, &token).map_err(|e| (StatusCode::FORBIDDEN, e))?;
+        shared2
+            .count_upload(&author)
+            .map_err(|e| (StatusCode::TOO_MANY_REQUESTS, e))?;
         let submit = site
             .submit
             .as_ref()
