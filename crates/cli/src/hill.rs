@@ -520,7 +520,8 @@ fn serve<F: Front>(a: ServeArgs) -> Result<()> {
     let view: koth_hill::web::GameView = Box::new(move |g, names| {
         let rec: GameRecord<ChoiceOf<F>> =
             serde_json::from_str(&g.record).map_err(|e| format!("unreadable record: {e}"))?;
-        F::page_steps(&rules, &rec, names).map(|s| serde_json::json!(s))
+        let steps = F::page_steps(&rules, &rec, names)?;
+        Ok(serde_json::json!({ "steps": steps, "facts": F::page_facts() }))
     });
     let support = koth_process::sandbox_support();
     let submit = if hill.sandbox == koth_process::Sandbox::Off || support.namespaces {

@@ -494,6 +494,24 @@ fn the_page_shows_the_leaderboard_change_as_games_end() {
     );
     let text = b.eval("document.querySelector('#game pre').textContent");
     assert!(text.as_str().unwrap().contains("slow"), "{text}");
+    // Every card at the start; then only what the first seat sees: the other
+    // seat's hidden cards become question marks.
+    b.eval("document.querySelector('#game button').click()");
+    let all =
+        b.eval("[...document.querySelectorAll('#game-table .cards')].map(td => td.textContent)");
+    let all: Vec<String> = serde_json::from_value(all).unwrap();
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert!(
+        all.iter()
+            .all(|c| !c.contains('?') && c.split(", ").count() == 2),
+        "{all:?}"
+    );
+    b.eval("(() => { const v = document.getElementById('game-view'); v.value = '0'; v.dispatchEvent(new Event('change')); return true; })()");
+    let seen =
+        b.eval("[...document.querySelectorAll('#game-table .cards')].map(td => td.textContent)");
+    let seen: Vec<String> = serde_json::from_value(seen).unwrap();
+    assert_eq!(seen[0], all[0], "seat 1 sees its own cards");
+    assert_eq!(seen[1], "?, ?", "seat 1 does not see seat 2's");
     drop(b);
     serve.kill().ok();
     serve.wait().ok();
