@@ -148,15 +148,30 @@ pub struct PlayArgs {
     /// Games to play at least (whole blocks).
     #[arg(long, default_value_t = 1000)]
     pub games: u64,
+    #[command(flatten)]
+    pub workers: Workers,
+    /// No progress lines.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// How a hill's games are played: on how many threads, how isolated.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct Workers {
     /// Worker threads (default: every core).
     #[arg(long)]
     pub threads: Option<usize>,
     /// Isolation of the programs: auto, required or off (trusted programs).
     #[arg(long, value_name = "MODE", value_parser = crate::settings::parse_sandbox)]
     pub sandbox: Option<koth_process::Sandbox>,
-    /// No progress lines.
-    #[arg(long, short)]
-    pub quiet: bool,
+}
+
+impl Workers {
+    /// Sets them on an open hill.
+    fn apply<G: BotKinds>(self, hill: &mut Hill<G>) {
+        hill.threads = crate::settings::threads(self.threads);
+        hill.sandbox = self.sandbox.unwrap_or_default();
+    }
 }
 
 /// `koth hill round`.
@@ -167,12 +182,8 @@ pub struct RoundArgs {
     /// Games of the round.
     #[arg(long, default_value_t = 10_000)]
     pub games: u64,
-    /// Worker threads (default: every core).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Isolation of the programs: auto, required or off (trusted programs).
-    #[arg(long, value_name = "MODE", value_parser = crate::settings::parse_sandbox)]
-    pub sandbox: Option<koth_process::Sandbox>,
+    #[command(flatten)]
+    pub workers: Workers,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -186,12 +197,8 @@ pub struct ServeArgs {
     /// Where the page is served.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub listen: std::net::SocketAddr,
-    /// Worker threads (default: every core).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Isolation of the programs: auto, required or off (trusted programs).
-    #[arg(long, value_name = "MODE", value_parser = crate::settings::parse_sandbox)]
-    pub sandbox: Option<koth_process::Sandbox>,
+    #[command(flatten)]
+    pub workers: Workers,
     /// Stop after this many more games (for scripts and tests; default: never).
     #[arg(long)]
     pub games: Option<u64>,
@@ -463,8 +470,7 @@ fn play<F: Front>(a: PlayArgs) -> Result<()> {
         bail!("--games must be at least 1");
     }
     let mut hill = open::<F>(&a.dir)?;
-    hill.threads = crate::settings::threads(a.threads);
-    hill.sandbox = a.sandbox.unwrap_or_default();
+    a.workers.apply(&mut hill);
     let stop = stop_flag();
     let quiet = a.quiet;
     let mut last = std::time::Instant::now();
@@ -505,8 +511,7 @@ fn play<F: Front>(a: PlayArgs) -> Result<()> {
 
 fn serve<F: Front>(a: ServeArgs) -> Result<()> {
     let mut hill = open::<F>(&a.dir)?;
-    hill.threads = crate::settings::threads(a.threads);
-    hill.sandbox = a.sandbox.unwrap_or_default();
+    a.workers.apply(&mut hill);
     let stop = stop_flag();
     let (board, _) = hill.board()?;
     let stored = hill.store.game_count()?;
@@ -748,7 +753,7 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
         .args(["--seed", &seed.to_string()])
         .args([
             "--sandbox",
-            if a.sandbox == Some(koth_process::Sandbox::Off) {
+            if a.workers.sandbox == Some(koth_process::Sandbox::Off) {
                 "off"
             } else {
                 "auto"
@@ -757,7 +762,7 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
     if F::Game::KIND == koth_entrants::GameKind::Coup && F::HIDDEN {
         run.args(["--schedule", "balanced", "--duplicate"]);
     }
-    if let Some(t) = a.threads {
+    if let Some(t) = a.workers.threads {
         run.args(["--threads", &t.to_string()]);
     }
     if a.quiet {

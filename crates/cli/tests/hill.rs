@@ -420,31 +420,8 @@ fn the_page_shows_the_leaderboard_change_as_games_end() {
         "--sandbox",
         sandbox(),
     ]);
-    let mut serve = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .args([
-            "hill",
-            "serve",
-            h,
-            "--listen",
-            "127.0.0.1:0",
-            "--threads",
-            "1",
-            "--sandbox",
-            sandbox(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = std::io::BufReader::new(serve.stderr.take().unwrap());
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut err, &mut line).unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
-    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    let (mut serve, addr) = serve(h, &["--sandbox", sandbox()]);
+    let url = format!("http://{addr}/");
 
     let profile = scratch("page-profile");
     let mut b = common::cdp::Browser::open(&url, &profile);
@@ -594,6 +571,16 @@ fn post_form(
 
 /// `koth hill serve` on a free port: the process and the page's address.
 fn serve(dir: &str, extra: &[&str]) -> (std::process::Child, String) {
+    let (child, addr, _) = serve_with(dir, extra, &[]);
+    (child, addr)
+}
+
+/// [`serve`] with `env` added, and what it said before its address.
+fn serve_with(
+    dir: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (std::process::Child, String, String) {
     let mut serve = Command::new(env!("CARGO_BIN_EXE_koth"))
         .args([
             "hill",
@@ -605,15 +592,17 @@ fn serve(dir: &str, extra: &[&str]) -> (std::process::Child, String) {
             "1",
         ])
         .args(extra)
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut err = std::io::BufReader::new(serve.stderr.take().unwrap());
-    let mut addr = None;
+    let (mut addr, mut said) = (None, String::new());
     for _ in 0..5 {
         let mut line = String::new();
         std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+        said += &line;
         if let Some(a) = line
             .split_whitespace()
             .find_map(|w| w.strip_prefix("http://"))
@@ -623,7 +612,7 @@ fn serve(dir: &str, extra: &[&str]) -> (std::process::Child, String) {
         }
     }
     std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
-    (serve, addr.expect("serve printed its address"))
+    (serve, addr.expect("serve printed its address"), said)
 }
 
 /// Uploads as strangers send them: each refused with its reason, nothing
@@ -1073,33 +1062,7 @@ fn without_isolation_the_page_takes_no_uploads_unless_told_to_trust() {
     ok(&["hill", "init", h, "--game", "coup", "--seed", "8"]);
     ok(&["hill", "add", h, "honest", "honest"]);
     let alice = ok(&["hill", "token", "add", h, "alice"]).trim().to_string();
-    let start = |extra: &[&str]| {
-        let mut serve = Command::new(env!("CARGO_BIN_EXE_koth"))
-            .args(["hill", "serve", h, "--listen", "127.0.0.1:0"])
-            .args(extra)
-            .env("KOTH_BWRAP", "off")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut err = std::io::BufReader::new(serve.stderr.take().unwrap());
-        let mut said = String::new();
-        let mut addr = None;
-        for _ in 0..5 {
-            let mut line = String::new();
-            std::io::BufRead::read_line(&mut err, &mut line).unwrap();
-            said += &line;
-            if let Some(a) = line
-                .split_whitespace()
-                .find_map(|w| w.strip_prefix("http://"))
-            {
-                addr = Some(a.trim_end_matches('/').to_string());
-                break;
-            }
-        }
-        std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
-        (serve, addr.unwrap(), said)
-    };
+    let start = |extra: &[&str]| serve_with(h, extra, &[("KOTH_BWRAP", "off")]);
     let sdk = |f: &str| std::fs::read(common::repo().join("sdk/python").join(f)).unwrap();
     let good = tar_of(&[
         ("example_bot.py", b'0', &sdk("example_bot.py"), ""),
