@@ -559,14 +559,50 @@ fn post_form(
     let _ = s.write_all(&body);
     let mut resp = Vec::new();
     let _ = s.read_to_end(&mut resp);
-    let text = String::from_utf8_lossy(&resp).into_owned();
-    let code = text
+    status_and_body(&String::from_utf8_lossy(&resp))
+}
+
+/// An HTTP response's status code and body.
+fn status_and_body(resp: &str) -> (u16, String) {
+    let code = resp
         .split_whitespace()
         .nth(1)
         .and_then(|c| c.parse().ok())
         .unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").map_or("", |b| b.1).to_string();
-    (code, body)
+    let body = resp.split_once("\r\n\r\n").map_or("", |b| b.1);
+    (code, body.to_string())
+}
+
+/// A hill of Coup with one built-in, small blocks, and an author's token `alice`:
+/// its folder, and the token.
+fn hill_for_uploads(label: &str) -> (PathBuf, String) {
+    let d = scratch(label);
+    let h = d.to_str().unwrap();
+    ok(&[
+        "hill",
+        "init",
+        h,
+        "--game",
+        "coup",
+        "--seed",
+        "8",
+        "--block",
+        "20",
+        "--candidate-games",
+        "20",
+    ]);
+    ok(&["hill", "add", h, "honest", "honest"]);
+    let alice = ok(&["hill", "token", "add", h, "alice"]).trim().to_string();
+    (d, alice)
+}
+
+/// The SDK's example bot as a contestant uploads it: its folder as a tar.
+fn example_bot_tar() -> Vec<u8> {
+    let sdk = |f: &str| std::fs::read(common::repo().join("sdk/python").join(f)).unwrap();
+    tar_of(&[
+        ("example_bot.py", b'0', &sdk("example_bot.py"), ""),
+        ("koth_bot.py", b'0', &sdk("koth_bot.py"), ""),
+    ])
 }
 
 /// `koth hill serve` on a free port: the process and the page's address.
@@ -619,23 +655,8 @@ fn serve_with(
 /// entered; a good one enters under its author, who alone may change it.
 #[test]
 fn uploads_need_a_token_and_hostile_ones_are_refused_with_a_reason() {
-    let d = scratch("uploads");
+    let (d, alice) = hill_for_uploads("uploads");
     let h = d.to_str().unwrap();
-    ok(&[
-        "hill",
-        "init",
-        h,
-        "--game",
-        "coup",
-        "--seed",
-        "8",
-        "--block",
-        "20",
-        "--candidate-games",
-        "20",
-    ]);
-    ok(&["hill", "add", h, "honest", "honest"]);
-    let alice = ok(&["hill", "token", "add", h, "alice"]).trim().to_string();
     let bob = ok(&["hill", "token", "add", h, "bob"]).trim().to_string();
     let org = ok(&["hill", "token", "add", h, "org", "--admin"])
         .trim()
@@ -647,12 +668,8 @@ fn uploads_need_a_token_and_hostile_ones_are_refused_with_a_reason() {
     assert!(!raw.windows(alice.len()).any(|w| w == alice.as_bytes()));
     let (mut server, addr) = serve(h, &["--sandbox", sandbox()]);
 
-    let sdk = |f: &str| std::fs::read(common::repo().join("sdk/python").join(f)).unwrap();
-    let (bot, lib) = (sdk("example_bot.py"), sdk("koth_bot.py"));
-    let good = tar_of(&[
-        ("example_bot.py", b'0', &bot, ""),
-        ("koth_bot.py", b'0', &lib, ""),
-    ]);
+    let good = example_bot_tar();
+    let bot = std::fs::read(common::repo().join("sdk/python/example_bot.py")).unwrap();
     let form = |token: &str, name: &str| {
         vec![
             ("token", token.to_string()),
@@ -787,46 +804,18 @@ fn post_urlencoded(addr: &str, path: &str, token: &str) -> (u16, String) {
     .unwrap();
     let mut resp = String::new();
     s.read_to_string(&mut resp).unwrap();
-    let code = resp
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    (
-        code,
-        resp.split_once("\r\n\r\n").map_or("", |b| b.1).to_string(),
-    )
+    status_and_body(&resp)
 }
 
 /// The form on the page, in a browser: with an author's token the bot is
 /// checked and enters; without one it is refused.
 #[test]
 fn a_bot_uploaded_through_the_pages_form_enters_with_a_token_only() {
-    let d = scratch("form");
+    let (d, alice) = hill_for_uploads("form");
     let h = d.to_str().unwrap();
-    ok(&[
-        "hill",
-        "init",
-        h,
-        "--game",
-        "coup",
-        "--seed",
-        "8",
-        "--block",
-        "20",
-        "--candidate-games",
-        "20",
-    ]);
-    ok(&["hill", "add", h, "honest", "honest"]);
-    let alice = ok(&["hill", "token", "add", h, "alice"]).trim().to_string();
     let (mut server, addr) = serve(h, &["--sandbox", sandbox()]);
-    let sdk = |f: &str| std::fs::read(common::repo().join("sdk/python").join(f)).unwrap();
-    let tar = tar_of(&[
-        ("example_bot.py", b'0', &sdk("example_bot.py"), ""),
-        ("koth_bot.py", b'0', &sdk("koth_bot.py"), ""),
-    ]);
     let file = d.join("mybot.tar");
-    std::fs::write(&file, tar).unwrap();
+    std::fs::write(&file, example_bot_tar()).unwrap();
     let profile = scratch("form-profile");
     let mut b = common::cdp::Browser::open(&format!("http://{addr}/"), &profile);
     b.wait_for(
@@ -1057,17 +1046,10 @@ fn a_programs_processes_serve_block_after_block() {
 /// unless the organiser trusts every entrant with `--sandbox off`.
 #[test]
 fn without_isolation_the_page_takes_no_uploads_unless_told_to_trust() {
-    let d = scratch("noiso");
+    let (d, alice) = hill_for_uploads("noiso");
     let h = d.to_str().unwrap();
-    ok(&["hill", "init", h, "--game", "coup", "--seed", "8"]);
-    ok(&["hill", "add", h, "honest", "honest"]);
-    let alice = ok(&["hill", "token", "add", h, "alice"]).trim().to_string();
     let start = |extra: &[&str]| serve_with(h, extra, &[("KOTH_BWRAP", "off")]);
-    let sdk = |f: &str| std::fs::read(common::repo().join("sdk/python").join(f)).unwrap();
-    let good = tar_of(&[
-        ("example_bot.py", b'0', &sdk("example_bot.py"), ""),
-        ("koth_bot.py", b'0', &sdk("koth_bot.py"), ""),
-    ]);
+    let good = example_bot_tar();
     let fields = [
         ("token", alice.as_str()),
         ("name", "pyex"),

@@ -4,7 +4,7 @@
 //! a multi-player skill rating beside them, head-to-head means, and a mark where
 //! a rank is settled.
 
-use crate::store::{Block, Entrant, Status, StoredGame, Version};
+use crate::store::{Entrant, Status, StoredGame, Version};
 use koth_arena::ratings::{Rater, Rating};
 use koth_arena::records::{ForfeitRecord, NoticeRecord};
 use koth_arena::{ChoiceCode, GameRecord, Outcome, PerSeat, Standings};
@@ -38,8 +38,6 @@ pub struct Board {
     slot: HashMap<i64, usize>,
     /// Each listed entrant's current version's number.
     numbers: Vec<i64>,
-    /// Versions of each block, by block number.
-    blocks: HashMap<i64, Vec<i64>>,
     /// Means, intervals, head-to-head.
     pub standings: Standings,
     rater: Rater,
@@ -84,7 +82,7 @@ pub struct Row {
 impl Board {
     /// An empty board of the listed entrants among `entrants` (removed ones left
     /// out); `versions` numbers each version.
-    pub fn new(entrants: &[Entrant], versions: &[Version], blocks: &[Block]) -> Board {
+    pub fn new(entrants: &[Entrant], versions: &[Version]) -> Board {
         let listed: Vec<Entrant> = entrants
             .iter()
             .filter(|e| e.status != Status::Removed)
@@ -99,17 +97,11 @@ impl Board {
                 .enumerate()
                 .map(|(i, e)| (e.version, i))
                 .collect(),
-            blocks: blocks.iter().map(|b| (b.id, b.versions.clone())).collect(),
             standings: Standings::new(&names),
             rater: Rater::new(listed.len()),
             entrants: listed,
             games: 0,
         }
-    }
-
-    /// Learns of a block planned after the board was made.
-    pub fn add_block(&mut self, b: &Block) {
-        self.blocks.insert(b.id, b.versions.clone());
     }
 
     /// Whether every seat of a game is a current version of a listed entrant.
@@ -181,11 +173,6 @@ impl Board {
         self.slot
             .get(&version)
             .map_or(0, |&i| self.standings.entrants[i].games())
-    }
-
-    /// The versions of a block, when the board knows it.
-    pub fn block_versions(&self, block: i64) -> Option<&[i64]> {
-        self.blocks.get(&block).map(Vec::as_slice)
     }
 
     /// The ratings, in entrant order.

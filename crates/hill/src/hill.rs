@@ -217,8 +217,7 @@ impl<G: BotKinds> Hill<G> {
         let events = self.store.events(0)?;
         let versions = self.store.versions()?;
         let entrants = entrants_at(&events, &versions, seen);
-        let blocks = self.store.blocks()?;
-        let mut board = Board::new(&entrants, &versions, &blocks);
+        let mut board = Board::new(&entrants, &versions);
         let mut bad = None;
         self.store.each_game(&mut |g| {
             if bad.is_some() {
@@ -253,9 +252,7 @@ impl<G: BotKinds> Hill<G> {
                     return Ok(None);
                 };
                 plan.after_event = seen;
-                let b = self.store.plan(&plan)?;
-                board.add_block(&b);
-                b
+                self.store.plan(&plan)?
             }
         };
         self.play_block(&block, board, stop, on_games)?;
@@ -618,7 +615,7 @@ impl<G: BotKinds> Hill<G> {
             let fresh = !matches!(&board, Some((seen, _)) if *seen == b.after_event);
             if fresh {
                 let field = entrants_at(&events, &versions, b.after_event);
-                let mut bd = Board::new(&field, &versions, &blocks);
+                let mut bd = Board::new(&field, &versions);
                 next = 0;
                 while next < games.len() && games[next].block < b.id {
                     bd.add::<G::Choice>(&games[next]).map_err(HillError)?;
