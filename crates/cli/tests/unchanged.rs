@@ -478,8 +478,17 @@ fn the_adapter_replay_bench_gives_the_answers_of_the_run() {
         .join("../../sdk/coup-cli/adapter.js")
         .canonicalize()
         .unwrap();
-    // Grudge plays through a tee that keeps what it read and what it answered.
+    // Grudge plays through a tee that keeps what it read and what it answered. Each
+    // line reaches its file before it is passed on (tee passes it on first: koth
+    // could end the run and kill the group before the last line reached the file).
     let (input, output) = (d.join("in.txt"), d.join("out.txt"));
+    let script = d.join("teed.sh");
+    std::fs::write(
+        &script,
+        "keep() { while IFS= read -r l; do printf '%s\\n' \"$l\" >> \"$1\"; printf '%s\\n' \"$l\"; done; }\n\
+         keep \"$1\" | node \"$2\" bots/Grudge | keep \"$3\"\n",
+    )
+    .unwrap();
     let toml = std::fs::read_to_string(d.join("t.toml")).unwrap();
     let plain = format!(
         "command = [\"node\", \"{}\", \"bots/Grudge\"]\n",
@@ -487,7 +496,8 @@ fn the_adapter_replay_bench_gives_the_answers_of_the_run() {
     );
     assert!(toml.contains(&plain), "{toml}");
     let teed = format!(
-        "command = [\"sh\", \"-c\", \"tee {} | node {} bots/Grudge | tee {}\"]\nsandbox = \"off\"\n",
+        "command = [\"sh\", \"{}\", \"{}\", \"{}\", \"{}\"]\nsandbox = \"off\"\n",
+        script.display(),
         input.display(),
         adapter.display(),
         output.display()
