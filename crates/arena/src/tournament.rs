@@ -85,6 +85,12 @@ pub trait Observer<C> {
     fn on_lines(&mut self, _lines: &[u8]) {}
     /// Called after each batch of games.
     fn on_progress(&mut self, _progress: &Progress<'_>) {}
+    /// Whether the run stops as soon as a game ends with a forfeit (asked once, when
+    /// a run starts): the workers start no game after it, though the batch that holds
+    /// it reaches [`Observer::on_record`] only when its games under way have ended.
+    fn stops_on_forfeit(&self) -> bool {
+        false
+    }
 }
 
 /// An observer that does nothing.
@@ -202,6 +208,7 @@ impl<G: Game> Tournament<G> {
         let json = observer.wants_json() && self.records != RecordLevel::None;
         // Records in memory, for an observer that reads them.
         let keep = observer.wants_records() && self.records != RecordLevel::None;
+        let stop_on_forfeit = observer.stops_on_forfeit();
         // Takes the next chunk to play, unless the run is stopping or none is left.
         let claim = || -> Option<u64> {
             if stop.load(Ordering::Relaxed) {
@@ -245,6 +252,9 @@ impl<G: Game> Tournament<G> {
             part.standings.add(&rec);
             for n in rec.notices.iter().filter(|n| n.kind == NoticeKind::Stop) {
                 part.stops.push((index, n.entrant, n.text.clone()));
+                stop.store(true, Ordering::Relaxed);
+            }
+            if stop_on_forfeit && !rec.forfeits.is_empty() {
                 stop.store(true, Ordering::Relaxed);
             }
             if json {

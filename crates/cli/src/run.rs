@@ -666,6 +666,9 @@ impl<C: Clone> Observer<C> for Watch<'_, C> {
             a.on_record(r);
         }
     }
+    fn stops_on_forfeit(&self) -> bool {
+        self.stop_on_forfeit
+    }
     fn on_progress(&mut self, p: &Progress<'_>) {
         <Bar as Observer<C>>::on_progress(&mut self.bar, p);
         if let Some(a) = self.archive.as_mut() {
