@@ -131,8 +131,8 @@ pub fn play<F: Front>(a: PlayArgs<F>) -> Result<()> {
     for b in &builtins {
         if !F::Game::KIND.has_builtin(b) {
             bail!(
-                "unknown bot {b:?}: the built-in bots are {}",
-                F::Game::KIND.builtins()
+                "unknown bot {b:?}: not a built-in bot\n  fix: {}",
+                F::Game::KIND.builtin_fix(b)
             );
         }
     }

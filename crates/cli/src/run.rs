@@ -211,8 +211,8 @@ fn add_builtins<F: Front>(bots: &mut Vec<BotEntry>, names: &[String]) -> Result<
     for b in names {
         if !F::Game::KIND.has_builtin(b) {
             bail!(
-                "no built-in bot named {b:?}\n  fix: use one of {}",
-                F::Game::KIND.builtins()
+                "no built-in bot named {b:?}\n  fix: {}",
+                F::Game::KIND.builtin_fix(b)
             );
         }
     }
@@ -403,8 +403,8 @@ pub fn run_loop<F: Front>(a: LoopArgs<F>) -> Result<()> {
     for n in &names {
         if !F::Game::KIND.has_builtin(n) {
             bail!(
-                "unknown bot {n:?}: the built-in bots are {}",
-                F::Game::KIND.builtins()
+                "unknown bot {n:?}: not a built-in bot\n  fix: {}",
+                F::Game::KIND.builtin_fix(n)
             );
         }
     }

@@ -143,7 +143,29 @@ fn a_mistyped_bot_gets_a_suggestion_and_no_games() {
     // From the repository's root, where a bare word once became a program whose
     // folder was the whole checkout.
     let root = common::repo();
-    let cases: [&[&str]; 6] = [
+    let hill = std::env::temp_dir().join(format!("koth-typo-hill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&hill);
+    let made = std::process::Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["hill", "init", "--game", "coup"])
+        .arg(&hill)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let hill = hill.to_str().unwrap();
+    let cases: [&[&str]; 12] = [
+        &["coup", "run", "--builtin", "honset,random"],
+        &["samurai", "run", "--builtin", "waiter,bowr"],
+        &["coup", "loop", "--bots", "honset,random"],
+        &[
+            "coup",
+            "run",
+            "--bot",
+            "a=builtin:honset",
+            "--builtin",
+            "random",
+        ],
+        &["ppcg", "run", "--builtin", "honset,random"],
+        &["hill", "add", hill, "a", "honset"],
         &["coup", "play", "honset", "honest"],
         &["coup", "check", "honset"],
         &["samurai", "play", "bowr", "waiter"],
@@ -177,7 +199,7 @@ fn a_mistyped_bot_gets_a_suggestion_and_no_games() {
         };
         assert!(!out.status.success(), "{args:?}");
         assert!(
-            err.contains("not a built-in bot") && err.contains(&format!("did you mean {meant}?")),
+            err.contains("built-in bot") && err.contains(&format!("did you mean {meant}?")),
             "{args:?}: {err}"
         );
         assert!(
@@ -185,6 +207,7 @@ fn a_mistyped_bot_gets_a_suggestion_and_no_games() {
             "{args:?}: {stdout}"
         );
     }
+    std::fs::remove_dir_all(hill).ok();
 }
 
 /// A script given from the wrong folder: said at once, before any folder (the

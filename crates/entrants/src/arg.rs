@@ -70,8 +70,8 @@ pub fn parse_bot_arg_for(game: GameKind, arg: &str) -> Result<BotEntry, ConfigEr
         let b = b.trim();
         if !game.has_builtin(b) {
             return Err(ConfigError(format!(
-                "--bot {arg:?}: unknown built-in bot {b:?}\n  fix: use one of {}",
-                game.builtins()
+                "--bot {arg:?}: unknown built-in bot {b:?}\n  fix: {}",
+                game.builtin_fix(b)
             )));
         }
         BotSource::Builtin(b.to_string())
@@ -242,11 +242,7 @@ fn unknown_word(game: GameKind, arg: &str) -> Option<ConfigError> {
         return None;
     }
     let builtins = game.builtins();
-    let near = builtins
-        .split(", ")
-        .filter(|b| strsim::levenshtein(b, arg) <= 2 || b.starts_with(arg))
-        .min_by_key(|b| strsim::levenshtein(b, arg));
-    let hint = match near {
+    let hint = match game.near_builtin(arg) {
         Some(b) => format!("did you mean {b}? "),
         None => String::new(),
     };

@@ -304,9 +304,9 @@ impl TournamentFile {
                         return Err(at(
                             bi.span().start,
                             format!(
-                                "unknown built-in bot {:?}\n  fix: use one of {}",
+                                "unknown built-in bot {:?}\n  fix: {}",
                                 bi.get_ref(),
-                                game.builtins()
+                                game.builtin_fix(bi.get_ref())
                             ),
                         ));
                     }

@@ -48,6 +48,25 @@ impl GameKind {
         }
     }
 
+    /// The built-in bot `name` was likely meant as (a typo), if one is close.
+    pub fn near_builtin(self, name: &str) -> Option<String> {
+        self.builtins()
+            .split(", ")
+            .filter(|b| strsim::levenshtein(b, name) <= 2 || b.starts_with(name))
+            .min_by_key(|b| strsim::levenshtein(b, name))
+            .map(str::to_string)
+    }
+
+    /// The fix for `name`, which is no built-in bot: the one it likely meant, then
+    /// all of them.
+    pub fn builtin_fix(self, name: &str) -> String {
+        let near = self
+            .near_builtin(name)
+            .map(|b| format!("did you mean {b}? "))
+            .unwrap_or_default();
+        format!("{near}use one of {}", self.builtins())
+    }
+
     /// Its rule presets.
     pub fn presets(self) -> &'static [&'static str] {
         match self {
