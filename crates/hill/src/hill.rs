@@ -337,6 +337,7 @@ impl<G: BotKinds> Hill<G> {
             board,
             block,
             pending: Vec::new(),
+            counted: Vec::new(),
             lines: Default::default(),
             error: None,
             stop,
@@ -360,7 +361,10 @@ struct Keeper<'a, G: Game> {
     store: &'a mut dyn Store,
     board: &'a mut Board,
     block: &'a Block,
-    pending: Vec<(StoredGame, GameRecord<G::Choice>)>,
+    /// Games played and not stored yet...
+    pending: Vec<StoredGame>,
+    /// ...and what the board will count of each once it is.
+    counted: Vec<GameRecord<G::Choice>>,
     /// The batch's records as JSON lines, made on the workers, in game order.
     lines: std::collections::VecDeque<String>,
     error: Option<HillError>,
@@ -381,19 +385,20 @@ impl<G: Game> Keeper<'_, G> {
         if self.pending.is_empty() || self.error.is_some() {
             return;
         }
-        let games: Vec<StoredGame> = self.pending.iter().map(|(g, _)| g.clone()).collect();
-        if let Err(e) = self.store.add_games(self.block.id, &games) {
+        if let Err(e) = self.store.add_games(self.block.id, &self.pending) {
             self.error = Some(e.into());
             self.stop.store(true, Ordering::Relaxed);
             return;
         }
         self.flushed = std::time::Instant::now();
-        for (g, mut rec) in std::mem::take(&mut self.pending) {
-            if self.board.counts(&g) {
-                self.board.add_record(&g, &mut rec);
+        for (g, rec) in self.pending.iter().zip(&mut self.counted) {
+            if self.board.counts(g) {
+                self.board.add_record(g, rec);
             }
         }
-        (self.on_games)(self.board, &games);
+        self.counted.clear();
+        (self.on_games)(self.board, &self.pending);
+        self.pending.clear();
     }
 }
 
@@ -403,11 +408,14 @@ impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
     }
 
     fn on_json(&mut self, lines: &[u8]) {
-        let text = String::from_utf8_lossy(lines);
         self.lines.extend(
-            text.split('\n')
+            lines
+                .split(|&b| b == b'\n')
                 .filter(|l| !l.is_empty())
-                .map(str::to_string),
+                .map(|l| {
+                    String::from_utf8(l.to_vec())
+                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+                }),
         );
     }
 
@@ -434,7 +442,8 @@ impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
             scores: rec.scores.clone(),
             ..*rec
         };
-        self.pending.push((stored, light));
+        self.pending.push(stored);
+        self.counted.push(light);
     }
 
     fn on_progress(&mut self, _p: &Progress<'_>) {

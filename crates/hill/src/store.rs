@@ -294,7 +294,7 @@ pub struct Sqlite {
 }
 
 /// The database's layout: a layout changed later gets a number and a migration.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);
@@ -317,10 +317,71 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE TABLE IF NOT EXISTS blocks (
     id INTEGER PRIMARY KEY, kind TEXT NOT NULL, versions TEXT NOT NULL, schedule TEXT NOT NULL,
     seed TEXT NOT NULL, games INTEGER NOT NULL, done INTEGER NOT NULL, after_event INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS games (
-    block INTEGER NOT NULL REFERENCES blocks(id), idx INTEGER NOT NULL, seats TEXT NOT NULL,
-    record TEXT NOT NULL, PRIMARY KEY (block, idx)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS batches (
+    id INTEGER PRIMARY KEY, block INTEGER NOT NULL REFERENCES blocks(id), first INTEGER NOT NULL,
+    count INTEGER NOT NULL, games BLOB NOT NULL, UNIQUE (block, first));
 ";
+
+/// A batch of games as stored: one line a game, its seats' versions (comma-separated),
+/// a space, then its record, the whole compressed (LZ4). One row a batch, not a
+/// game, and a tenth of the bytes: storing costs the hill's one writer about a
+/// microsecond a game, not several (a built-in game takes about ten).
+pub fn pack(games: &[StoredGame]) -> Vec<u8> {
+    let mut text = Vec::with_capacity(games.iter().map(|g| g.record.len() + 16).sum());
+    for g in games {
+        for (k, v) in g.seats.iter().enumerate() {
+            if k > 0 {
+                text.push(b',');
+            }
+            text.extend_from_slice(v.to_string().as_bytes());
+        }
+        text.push(b' ');
+        text.extend_from_slice(g.record.as_bytes());
+        text.push(b'\n');
+    }
+    lz4_flex::compress_prepend_size(&text)
+}
+
+/// The largest batch a database may claim to hold once unpacked (a damaged
+/// database is refused rather than allowed to ask for gigabytes).
+const MAX_BATCH_BYTES: usize = 256 << 20;
+
+/// The games of a row (block, first, games) of the batches.
+fn unpack_row(r: &rusqlite::Row<'_>) -> Result<Vec<StoredGame>> {
+    let packed = r
+        .get_ref(2)?
+        .as_blob()
+        .map_err(|e| StoreError(format!("a batch of games: {e}")))?;
+    unpack(r.get(0)?, r.get::<_, i64>(1)? as u64, packed)
+}
+
+/// The games of a stored batch of block `block` whose first game is `first`
+/// (what [`pack`] made).
+pub fn unpack(block: i64, first: u64, packed: &[u8]) -> Result<Vec<StoredGame>> {
+    let bad = |why: String| StoreError(format!("block {block}, games from {first}: {why}"));
+    let claimed = packed.get(..4).map_or(0, |b| {
+        u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize
+    });
+    if claimed > MAX_BATCH_BYTES {
+        return Err(bad(format!("claims {claimed} bytes unpacked")));
+    }
+    let text = lz4_flex::decompress_size_prepended(packed).map_err(|e| bad(e.to_string()))?;
+    let text = String::from_utf8(text).map_err(|e| bad(e.to_string()))?;
+    text.lines()
+        .enumerate()
+        .map(|(k, line)| {
+            let (seats, record) = line
+                .split_once(' ')
+                .ok_or_else(|| bad(format!("game {} unreadable", first + k as u64)))?;
+            Ok(StoredGame {
+                block,
+                index: first + k as u64,
+                seats: ids(seats),
+                record: record.to_string(),
+            })
+        })
+        .collect()
+}
 
 fn now() -> i64 {
     std::time::SystemTime::now()
@@ -741,33 +802,29 @@ impl Store for Sqlite {
     }
 
     fn add_games(&mut self, block: i64, games: &[StoredGame]) -> Result<()> {
+        if games.is_empty() {
+            return Ok(());
+        }
         let tx = self
             .db
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let done: i64 = tx.query_row("SELECT done FROM blocks WHERE id = ?1", [block], |r| {
             r.get(0)
         })?;
-        {
-            let mut game = tx.prepare_cached(
-                "INSERT INTO games (block, idx, seats, record) VALUES (?1, ?2, ?3, ?4)",
-            )?;
-            for (k, g) in games.iter().enumerate() {
-                if g.block != block || g.index != done as u64 + k as u64 {
-                    return Err(StoreError(format!(
-                        "game {} of block {} stored out of order (expected game {} of block {block})",
-                        g.index,
-                        g.block,
-                        done as u64 + k as u64
-                    )));
-                }
-                game.execute(rusqlite::params![
-                    block,
-                    g.index as i64,
-                    join(&g.seats),
-                    g.record
-                ])?;
+        for (k, g) in games.iter().enumerate() {
+            if g.block != block || g.index != done as u64 + k as u64 {
+                return Err(StoreError(format!(
+                    "game {} of block {} stored out of order (expected game {} of block {block})",
+                    g.index,
+                    g.block,
+                    done as u64 + k as u64
+                )));
             }
         }
+        tx.execute(
+            "INSERT INTO batches (block, first, count, games) VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![block, done, games.len() as i64, pack(games)],
+        )?;
         tx.execute(
             "UPDATE blocks SET done = done + ?1 WHERE id = ?2",
             rusqlite::params![games.len() as i64, block],
@@ -779,37 +836,47 @@ impl Store for Sqlite {
     fn each_game(&self, visit: &mut dyn FnMut(StoredGame)) -> Result<()> {
         let mut q = self
             .db
-            .prepare("SELECT block, idx, seats, record FROM games ORDER BY block, idx")?;
+            .prepare("SELECT block, first, games FROM batches ORDER BY block, first")?;
         let mut rows = q.query([])?;
         while let Some(r) = rows.next()? {
-            visit(game_of(r)?);
+            for g in unpack_row(r)? {
+                visit(g);
+            }
         }
         Ok(())
     }
 
     fn game(&self, block: i64, index: u64) -> Result<Option<StoredGame>> {
-        let mut q = self
-            .db
-            .prepare("SELECT block, idx, seats, record FROM games WHERE block = ?1 AND idx = ?2")?;
+        let mut q = self.db.prepare(
+            "SELECT block, first, games FROM batches
+             WHERE block = ?1 AND first <= ?2 AND first + count > ?2",
+        )?;
         let mut rows = q.query(rusqlite::params![block, index as i64])?;
-        Ok(match rows.next()? {
-            Some(r) => Some(game_of(r)?),
-            None => None,
-        })
+        let Some(r) = rows.next()? else {
+            return Ok(None);
+        };
+        Ok(unpack_row(r)?.into_iter().find(|g| g.index == index))
     }
 
     fn recent_games(&self, version: i64, n: usize) -> Result<Vec<StoredGame>> {
+        // The batches of the blocks the version played in, newest first.
         let mut q = self.db.prepare(
-            // The blocks the version played in, newest first, then its games there.
-            "SELECT g.block, g.idx, g.seats, g.record FROM blocks b JOIN games g ON g.block = b.id
+            "SELECT g.block, g.first, g.games FROM blocks b JOIN batches g ON g.block = b.id
              WHERE (',' || b.versions || ',') LIKE '%,' || ?1 || ',%'
-               AND (',' || g.seats || ',') LIKE '%,' || ?1 || ',%'
-             ORDER BY g.block DESC, g.idx DESC LIMIT ?2",
+             ORDER BY g.block DESC, g.first DESC",
         )?;
-        let mut rows = q.query(rusqlite::params![version, n as i64])?;
+        let mut rows = q.query([version])?;
         let mut out = Vec::new();
-        while let Some(r) = rows.next()? {
-            out.push(game_of(r)?);
+        while out.len() < n {
+            let Some(r) = rows.next()? else { break };
+            let games = unpack_row(r)?;
+            out.extend(
+                games
+                    .into_iter()
+                    .rev()
+                    .filter(|g| g.seats.contains(&version))
+                    .take(n - out.len()),
+            );
         }
         Ok(out)
     }
@@ -817,16 +884,109 @@ impl Store for Sqlite {
     fn game_count(&self) -> Result<u64> {
         let n: i64 = self
             .db
-            .query_row("SELECT COUNT(*) FROM games", [], |r| r.get(0))?;
+            .query_row("SELECT COALESCE(SUM(count), 0) FROM batches", [], |r| {
+                r.get(0)
+            })?;
         Ok(n as u64)
     }
 }
 
-fn game_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredGame> {
-    Ok(StoredGame {
-        block: r.get(0)?,
-        index: r.get::<_, i64>(1)? as u64,
-        seats: ids(&r.get::<_, String>(2)?),
-        record: r.get(3)?,
-    })
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(block: i64, index: u64, seats: &[i64]) -> StoredGame {
+        StoredGame {
+            block,
+            index,
+            seats: seats.to_vec(),
+            record: format!("{{\"index\":{index},\"note\":\"a b\"}}"),
+        }
+    }
+
+    fn hill() -> (std::path::PathBuf, Sqlite) {
+        let d = std::env::temp_dir().join(format!(
+            "koth-store-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        let settings = Settings {
+            game: "coup".into(),
+            rules_name: "standard".into(),
+            rules: serde_json::Value::Null,
+            table: 2,
+            seed: 1,
+            block: 10,
+            candidate_games: 10,
+            duplicate: false,
+            timeout_ms: 1000,
+        };
+        let s = Sqlite::create(&d, &settings).unwrap();
+        (d, s)
+    }
+
+    fn block(s: &mut Sqlite, versions: &[i64]) -> i64 {
+        s.plan(&Block {
+            id: 0,
+            kind: "uncertain".into(),
+            versions: versions.to_vec(),
+            schedule: serde_json::Value::Null,
+            seed: 1,
+            games: 10,
+            done: 0,
+            after_event: 0,
+        })
+        .unwrap()
+        .id
+    }
+
+    #[test]
+    fn batches_give_back_every_game_one_by_one() {
+        let (d, mut s) = hill();
+        let b1 = block(&mut s, &[1, 2, 3]);
+        let b2 = block(&mut s, &[2, 3]);
+        let first: Vec<StoredGame> = (0..4).map(|i| game(b1, i, &[1, 2])).collect();
+        let second: Vec<StoredGame> = (4..10).map(|i| game(b1, i, &[3, 1])).collect();
+        let other: Vec<StoredGame> = (0..3).map(|i| game(b2, i, &[2, 3])).collect();
+        s.add_games(b1, &first).unwrap();
+        s.add_games(b1, &second).unwrap();
+        s.add_games(b2, &other).unwrap();
+        assert_eq!(s.game_count().unwrap(), 13);
+        let mut all = Vec::new();
+        s.each_game(&mut |g| all.push(g)).unwrap();
+        let expected: Vec<StoredGame> =
+            first.iter().chain(&second).chain(&other).cloned().collect();
+        assert_eq!(all, expected);
+        // One game, from the batch that holds it; none past the stored ones.
+        assert_eq!(s.game(b1, 5).unwrap(), Some(second[1].clone()));
+        assert_eq!(s.game(b1, 3).unwrap(), Some(first[3].clone()));
+        assert_eq!(s.game(b2, 3).unwrap(), None);
+        // A version's latest games, newest first, only those it sat in.
+        let recent: Vec<(i64, u64)> = s
+            .recent_games(1, 8)
+            .unwrap()
+            .iter()
+            .map(|g| (g.block, g.index))
+            .collect();
+        assert_eq!(recent, [9, 8, 7, 6, 5, 4, 3, 2].map(|i| (b1, i)).to_vec());
+        assert_eq!(s.recent_games(3, 20).unwrap().len(), 9);
+        // Out of order is refused, and nothing of it is stored.
+        assert!(s.add_games(b2, &[game(b2, 5, &[2, 3])]).is_err());
+        assert_eq!(s.game_count().unwrap(), 13);
+        std::fs::remove_dir_all(d).ok();
+    }
+
+    #[test]
+    fn a_damaged_batch_is_an_error_not_a_panic_or_a_huge_allocation() {
+        let packed = pack(&[game(1, 0, &[1, 2]), game(1, 1, &[2, 1])]);
+        assert_eq!(unpack(1, 0, &packed).unwrap().len(), 2);
+        let mut huge = packed.clone();
+        huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(unpack(1, 0, &huge).unwrap_err().0.contains("claims"));
+        let cut = &packed[..packed.len() / 2];
+        assert!(unpack(1, 0, cut).is_err());
+        assert!(unpack(1, 0, &[]).is_err());
+    }
 }

@@ -201,19 +201,22 @@ fn the_audit_finds_a_tampered_game_and_a_tampered_block() {
     assert!(h.audit().unwrap().problems.is_empty());
     let db = rusqlite::Connection::open(d.join(koth_hill::store::DATABASE)).unwrap();
     // A game whose winner was changed no longer replays.
-    let rec: String = db
+    let (id, first, packed): (i64, i64, Vec<u8>) = db
         .query_row(
-            "SELECT record FROM games WHERE block = 1 AND idx = 3",
+            "SELECT id, first, games FROM batches WHERE block = 1 AND first <= 3 AND first + count > 3",
             [],
-            |r| r.get(0),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .unwrap();
-    let mut v: serde_json::Value = serde_json::from_str(&rec).unwrap();
+    let mut games = koth_hill::store::unpack(1, first as u64, &packed).unwrap();
+    let g = games.iter_mut().find(|g| g.index == 3).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&g.record).unwrap();
     let w = v["outcome"]["winners"].as_u64().unwrap();
     v["outcome"]["winners"] = serde_json::json!(if w == 1 { 2 } else { 1 });
+    g.record = v.to_string();
     db.execute(
-        "UPDATE games SET record = ?1 WHERE block = 1 AND idx = 3",
-        [v.to_string()],
+        "UPDATE batches SET games = ?1 WHERE id = ?2",
+        rusqlite::params![koth_hill::store::pack(&games), id],
     )
     .unwrap();
     let problems = h.audit().unwrap().problems;
