@@ -979,6 +979,16 @@ mod tests {
     }
 
     #[test]
+    fn a_hill_of_another_layout_is_refused_with_its_fix() {
+        let (d, s) = hill();
+        s.db.pragma_update(None, "user_version", 1).unwrap();
+        drop(s);
+        let e = Sqlite::open(&d).err().unwrap().0;
+        assert!(e.contains("an older koth") && e.contains("fix:"), "{e}");
+        std::fs::remove_dir_all(d).ok();
+    }
+
+    #[test]
     fn a_damaged_batch_is_an_error_not_a_panic_or_a_huge_allocation() {
         let packed = pack(&[game(1, 0, &[1, 2]), game(1, 1, &[2, 1])]);
         assert_eq!(unpack(1, 0, &packed).unwrap().len(), 2);
