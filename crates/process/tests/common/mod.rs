@@ -14,14 +14,28 @@ pub fn bot(name: &str) -> String {
         .into_owned()
 }
 
-/// A fresh, empty directory for one test.
+/// A fresh, empty directory for one test, in one folder per test process
+/// (`koth-process-test-PID`). The folders of test processes that have ended are
+/// removed when the first is made: a test's folder outlives it (a sandboxed bot
+/// may still be leaving it), not the next run.
 pub fn temp_dir(tag: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "koth-process-test-{}-{}-{tag}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
+    static SWEEP: std::sync::Once = std::sync::Once::new();
+    let tmp = std::env::temp_dir();
+    SWEEP.call_once(|| {
+        for e in std::fs::read_dir(&tmp).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let pid = name
+                .strip_prefix("koth-process-test-")
+                .and_then(|rest| rest.split('-').next()?.parse::<u32>().ok());
+            if pid.is_some_and(|p| p != std::process::id() && dead(p)) {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    });
+    let d = tmp
+        .join(format!("koth-process-test-{}", std::process::id()))
+        .join(format!("{}-{tag}", N.fetch_add(1, Ordering::Relaxed)));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("create temp dir");
     d
