@@ -59,6 +59,36 @@ fn db(dir: &Path) -> rusqlite::Connection {
     rusqlite::Connection::open(dir.join("hill.sqlite")).unwrap()
 }
 
+/// `koth hill init` of a Coup hill with this seed and, when given, block size,
+/// candidate games and table size; what it printed.
+fn init_coup(
+    dir: &str,
+    seed: u64,
+    block: Option<u64>,
+    candidates: Option<u64>,
+    table: Option<usize>,
+) -> String {
+    let mut args = vec![
+        "hill".to_string(),
+        "init".into(),
+        dir.into(),
+        "--game".into(),
+        "coup".into(),
+        "--seed".into(),
+        seed.to_string(),
+    ];
+    for (flag, n) in [
+        ("--block", block),
+        ("--candidate-games", candidates),
+        ("--table-size", table.map(|t| t as u64)),
+    ] {
+        if let Some(n) = n {
+            args.extend([flag.to_string(), n.to_string()]);
+        }
+    }
+    ok(&args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
 fn game_count(dir: &Path) -> i64 {
     db(dir)
         .query_row("SELECT COALESCE(SUM(count), 0) FROM batches", [], |r| {
@@ -110,21 +140,7 @@ fn contents(dir: &Path) -> (Vec<String>, Vec<String>) {
 fn a_hill_from_the_command_line() {
     let d = scratch("cli");
     let h = d.to_str().unwrap();
-    let out = ok(&[
-        "hill",
-        "init",
-        h,
-        "--game",
-        "coup",
-        "--seed",
-        "4",
-        "--table-size",
-        "3",
-        "--block",
-        "30",
-        "--candidate-games",
-        "60",
-    ]);
+    let out = init_coup(h, 4, Some(30), Some(60), Some(3));
     assert!(
         out.contains("a hill of coup (standard rules, 3 seats a table)"),
         "{out}"
@@ -219,19 +235,7 @@ fn a_program_enters_only_if_it_passes_its_check_and_plays_from_its_copy() {
             "sdk/python/example_bot.py",
         ],
     );
-    ok(&[
-        "hill",
-        "init",
-        h,
-        "--game",
-        "coup",
-        "--seed",
-        "9",
-        "--block",
-        "20",
-        "--candidate-games",
-        "40",
-    ]);
+    init_coup(h, 9, Some(20), Some(40), None);
     ok(&["hill", "add", h, "honest", "honest"]);
     let buggy = format!("python3 {}/buggy_bot.py keeps-three", bots.display());
     let e = fails(&[
@@ -292,21 +296,7 @@ fn kill_9_in_the_middle_and_a_restart_equal_an_uninterrupted_hill() {
     let make = |label: &str| {
         let d = scratch(label);
         let h = d.to_str().unwrap().to_string();
-        ok(&[
-            "hill",
-            "init",
-            &h,
-            "--game",
-            "coup",
-            "--seed",
-            "77",
-            "--block",
-            "24",
-            "--candidate-games",
-            "48",
-            "--table-size",
-            "3",
-        ]);
+        init_coup(&h, 77, Some(24), Some(48), Some(3));
         ok(&["hill", "add", &h, "honest", "honest"]);
         ok(&[
             "hill",
@@ -410,21 +400,7 @@ fn the_page_shows_the_leaderboard_change_as_games_end() {
     let bot = slow_bot("hill-page", 20);
     let d = scratch("page");
     let h = d.to_str().unwrap();
-    ok(&[
-        "hill",
-        "init",
-        h,
-        "--game",
-        "coup",
-        "--seed",
-        "3",
-        "--block",
-        "10",
-        "--candidate-games",
-        "20",
-        "--table-size",
-        "2",
-    ]);
+    init_coup(h, 3, Some(10), Some(20), Some(2));
     ok(&["hill", "add", h, "honest", "honest"]);
     let cmd = format!("python3 {}/slow.py", bot.display());
     ok(&[
@@ -596,19 +572,7 @@ fn status_and_body(resp: &str) -> (u16, String) {
 fn hill_for_uploads(label: &str) -> (PathBuf, String) {
     let d = scratch(label);
     let h = d.to_str().unwrap();
-    ok(&[
-        "hill",
-        "init",
-        h,
-        "--game",
-        "coup",
-        "--seed",
-        "8",
-        "--block",
-        "20",
-        "--candidate-games",
-        "20",
-    ]);
+    init_coup(h, 8, Some(20), Some(20), None);
     ok(&["hill", "add", h, "honest", "honest"]);
     let alice = ok(&["hill", "token", "add", h, "alice"]).trim().to_string();
     (d, alice)
@@ -904,17 +868,7 @@ fn a_bot_uploaded_through_the_pages_form_enters_with_a_token_only() {
 fn a_round_is_a_run_of_the_current_versions_with_its_report() {
     let d = scratch("round");
     let h = d.to_str().unwrap();
-    ok(&[
-        "hill",
-        "init",
-        h,
-        "--game",
-        "coup",
-        "--seed",
-        "12",
-        "--table-size",
-        "3",
-    ]);
+    init_coup(h, 12, None, None, Some(3));
     for b in ["honest", "bluffer", "economist", "counter"] {
         ok(&["hill", "add", h, b, b]);
     }
@@ -991,21 +945,7 @@ fn a_programs_processes_serve_block_after_block() {
     .unwrap();
     let d = scratch("kept");
     let h = d.to_str().unwrap();
-    ok(&[
-        "hill",
-        "init",
-        h,
-        "--game",
-        "coup",
-        "--seed",
-        "2",
-        "--block",
-        "20",
-        "--candidate-games",
-        "20",
-        "--table-size",
-        "2",
-    ]);
+    init_coup(h, 2, Some(20), Some(20), Some(2));
     ok(&["hill", "add", h, "honest", "honest"]);
     let cmd = format!("python3 {}/kept.py", bot.display());
     ok(&[
