@@ -122,6 +122,21 @@ fn chunk_size(total: u64) -> u64 {
     (total / 256).clamp(1, 512)
 }
 
+/// Where each batch of `total` games starts, and `total` last: batches of
+/// `chunk`, then smaller and smaller ones towards the end, so that the workers
+/// finish together instead of one playing a whole last batch alone (the hill
+/// ends a block every few seconds). Depends on `total` and `chunk` only.
+fn chunk_starts(total: u64, chunk: u64) -> Vec<u64> {
+    let mut starts = vec![0];
+    let mut at = 0;
+    while at < total {
+        let size = chunk.min(((total - at) / 16).max(1));
+        at += size;
+        starts.push(at);
+    }
+    starts
+}
+
 /// A batch's record list and JSON buffer, given back to their worker.
 type Spare<C> = (Vec<GameRecord<C>>, Vec<u8>);
 
@@ -191,8 +206,8 @@ impl<G: Game> Tournament<G> {
     ) -> RunSummary {
         let start = Instant::now();
         let total = range.end.saturating_sub(range.start);
-        let chunk = chunk.max(1);
-        let chunks = total.div_ceil(chunk);
+        let starts = chunk_starts(total, chunk.max(1));
+        let chunks = starts.len() as u64 - 1;
         let next = AtomicU64::new(0);
         let threads = self.threads.max(1).min(chunks.max(1) as usize);
         let (tx, rx) = mpsc::sync_channel::<Chunk<G::Choice>>(threads * 4);
@@ -218,8 +233,10 @@ impl<G: Game> Tournament<G> {
             (id < chunks).then_some(id)
         };
         let bounds = |id: u64| {
-            let lo = range.start + id * chunk;
-            (lo, (lo + chunk).min(range.end))
+            (
+                range.start + starts[id as usize],
+                range.start + starts[id as usize + 1],
+            )
         };
         // An empty batch for chunk `id`, in a worker's spare buffers when it has some.
         let open = |slot: usize, id: u64, json_len: usize| {
@@ -483,6 +500,17 @@ impl<G: Game> Tournament<G> {
                             o.first += 1;
                         }
                         break Some((o.lo + p as u64, o.id));
+                    }
+                    // A table that ran ahead waits rather than claim more while
+                    // games of the others' rotations pile up: what is left
+                    // unstarted here when the batches run out is played by the
+                    // slow table alone, at the end, with the other worker idle.
+                    let waiting: usize = opened
+                        .iter()
+                        .map(|o| o.started[o.first..].iter().filter(|s| !**s).count())
+                        .sum();
+                    if waiting >= 2 * tables {
+                        break None;
                     }
                     let claimed = if claiming { claim() } else { None };
                     match claimed {
@@ -888,5 +916,27 @@ impl<C: Serialize + ChoiceCode, O: Observer<C> + ?Sized> Observer<C> for RecordW
     fn on_progress(&mut self, progress: &Progress<'_>) {
         self.flush_batch();
         self.inner.on_progress(progress);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chunk_starts;
+
+    #[test]
+    fn batches_cover_every_game_once_and_shrink_towards_the_end() {
+        assert_eq!(chunk_starts(0, 15), vec![0]);
+        for (total, chunk) in [(1, 1), (1000, 15), (1472, 23), (100_000, 64), (7, 512)] {
+            let s = chunk_starts(total, chunk);
+            assert_eq!((s[0], *s.last().unwrap()), (0, total));
+            let sizes: Vec<u64> = s.windows(2).map(|w| w[1] - w[0]).collect();
+            assert!(sizes.iter().all(|&n| (1..=chunk).contains(&n)), "{sizes:?}");
+            // Never larger than the one before, and one game at the very end.
+            assert!(sizes.windows(2).all(|w| w[1] <= w[0]), "{sizes:?}");
+            assert_eq!(*sizes.last().unwrap(), 1);
+        }
+        // Whole batches while far from the end.
+        let s = chunk_starts(1000, 15);
+        assert_eq!(&s[..4], &[0, 15, 30, 45]);
     }
 }

@@ -49,6 +49,9 @@ pub struct CheckArgs<F: Front> {
     /// with exit status 3: the check could not judge it).
     #[arg(long)]
     pub accept_unreached: bool,
+    /// The name the report gives the bot (a hill's check gives the entrant's).
+    #[arg(long, hide = true)]
+    pub name: Option<String>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -123,6 +126,9 @@ pub fn check<F: Front>(a: CheckArgs<F>) -> Result<Verdict> {
         timeouts.decision = Duration::from_millis(ms.max(1));
     }
     let mut entry = entry;
+    if let Some(name) = &a.name {
+        entry.name = name.clone();
+    }
     if let (BotSource::Program { sandbox, .. }, Some(mode)) = (&mut entry.source, a.sandbox) {
         *sandbox = mode;
     }

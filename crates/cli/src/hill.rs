@@ -291,6 +291,12 @@ impl front::Visit for Init<'_> {
             duplicate: F::HIDDEN && table > 1,
             timeout_ms: a.timeout_ms,
         };
+        if a.seed.is_some() && F::HIDDEN {
+            eprintln!(
+                "note: seed {} was chosen by hand, and every block and round of the hill derives from it: a program that guesses it can rebuild the deals. For a public hill, leave --seed out.",
+                settings.seed
+            );
+        }
         Hill::<F::Game>::init(&a.dir, &settings)?;
         out!(
             "a hill of {} ({} rules, {} seats a table) in {}\n  next: koth hill add {} NAME BOT",
@@ -362,6 +368,7 @@ fn submit<F: Front>(change: Change, a: SubmitArgs) -> Result<()> {
             timeout_ms: Some(hill.settings.timeout_ms),
             game: None,
             accept_unreached: true,
+            name: Some(a.name.clone()),
             quiet: true,
         })?;
         if verdict.status() != 0 {
@@ -403,13 +410,13 @@ fn set<F: Front>(change: Change, a: NameArgs) -> Result<()> {
     Ok(())
 }
 
-/// Plays blocks until `enough` says so (told the games stored since the start),
-/// rebuilding the board when the field changes; `idle` is called when there is
-/// nothing to play, and says whether to wait for a change.
+/// Plays blocks until `limit` games are stored since the start (for ever
+/// without one), rebuilding the board when the field changes; `idle` is called
+/// when there is nothing to play, and says whether to wait for a change.
 fn keep_playing<F: Front>(
     hill: &mut Hill<F::Game>,
     stop: &AtomicBool,
-    enough: &dyn Fn(u64) -> bool,
+    limit: Option<u64>,
     on_games: &mut dyn FnMut(&Board, u64),
     idle: &dyn Fn() -> bool,
 ) -> Result<Board> {
@@ -419,7 +426,7 @@ fn keep_playing<F: Front>(
     on_games(&board, stored);
     // A point of the standings' history now and then, and at every change.
     let mut noted: Option<std::time::Instant> = None;
-    while !stop.load(Ordering::Relaxed) && !enough(stored - start) {
+    while !stop.load(Ordering::Relaxed) && limit.is_none_or(|l| stored - start < l) {
         let news = hill.store.events(seen)?;
         if let Some(last) = news.last() {
             seen = last.id;
@@ -479,7 +486,7 @@ fn play<F: Front>(a: PlayArgs) -> Result<()> {
     let board = keep_playing::<F>(
         &mut hill,
         &stop,
-        &|n| n >= a.games,
+        Some(a.games),
         &mut |b, stored| {
             if !quiet && last.elapsed().as_secs_f64() >= 1.0 {
                 last = std::time::Instant::now();
@@ -551,11 +558,10 @@ fn serve<F: Front>(a: ServeArgs) -> Result<()> {
         .with_context(|| format!("cannot serve the page on {}", a.listen))?;
     eprintln!("the hill's page: http://{addr}/  (Ctrl-C stops)");
     let settings = hill.settings.clone();
-    let limit = a.games;
     keep_playing::<F>(
         &mut hill,
         &stop,
-        &|n| limit.is_some_and(|l| n >= l),
+        a.games,
         &mut |b, stored| {
             tx.send_replace(Arc::new(koth_hill::web::board_json(&settings, b, stored)));
         },
@@ -601,6 +607,7 @@ fn submitter<F: Front>(
         let mut cmd = std::process::Command::new(&exe);
         cmd.current_dir(&s.folder)
             .args([F::WORD, "check", &s.command, "-q", "--accept-unreached"])
+            .args(["--name", &s.name])
             .args(["--timeout-ms", &settings.timeout_ms.to_string()])
             .args([
                 "--sandbox",
@@ -750,7 +757,7 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
         .arg("--out")
         .arg(&out)
         .args(["--games", &a.games.to_string(), "--records", "full"])
-        .args(["--seed", &seed.to_string()])
+        .args(["--seed", &seed.to_string(), "--seed-derived"])
         .args([
             "--sandbox",
             if a.workers.sandbox == Some(koth_process::Sandbox::Off) {

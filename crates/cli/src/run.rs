@@ -47,6 +47,10 @@ pub struct RunArgs<F: Front> {
     /// Master seed (overrides the file; random if unset anywhere).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// The seed was derived from a secret one (a hill's round): no note that it
+    /// was chosen by hand.
+    #[arg(long, hide = true)]
+    pub seed_derived: bool,
     /// Seats per game (overrides the file; default min(6, bots)).
     #[arg(long)]
     pub table_size: Option<usize>,
@@ -274,7 +278,7 @@ fn play_field<F: Front>(
         .or(chosen)
         .unwrap_or_else(settings::fresh_seed);
     let external = bots.iter().filter(|b| b.dir().is_some()).count();
-    if external > 0 && chosen.is_some() && F::HIDDEN {
+    if external > 0 && chosen.is_some() && F::HIDDEN && !a.seed_derived {
         settings::note_chosen_seed(seed);
     }
     let mut opts = a.run.clone();

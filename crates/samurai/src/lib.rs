@@ -23,6 +23,7 @@ mod narrate;
 pub mod programs;
 pub mod protocol;
 mod rules;
+pub mod solve;
 mod state;
 mod turn;
 mod view;
@@ -30,8 +31,8 @@ mod view;
 pub use action::{history_string, Action};
 pub use bot::{entrant, Samurai, SamuraiAgent};
 pub use builtin::{
-    builtin, entrants, Bower, Copycat, Guardian, Predictor, RandomSamurai, Ronin, Waiter,
-    BUILTIN_NAMES,
+    builtin, entrants, sensei_solution, Bower, Copycat, Guardian, Predictor, RandomSamurai, Ronin,
+    Sensei, Waiter, BUILTIN_ABOUT, BUILTIN_NAMES, SENSEI_HONOUR_CAP,
 };
 pub use external::{
     program_entrants, startup_time, ExternalOptions, ExternalSamurai, Note, NoteSink,

@@ -36,10 +36,7 @@ impl Front for Samurai {
     const LOOP_RUNNER: &'static str = "samurai loop";
 
     fn builtins() -> Vec<(&'static str, &'static str)> {
-        koth_samurai::BUILTIN_NAMES
-            .iter()
-            .map(|n| (*n, ""))
-            .collect()
+        koth_samurai::BUILTIN_ABOUT.to_vec()
     }
 
     fn rules(_: &SamuraiOptions, _file: Option<&TournamentFile>) -> Result<(Rules, String)> {

@@ -6,6 +6,7 @@ mod guardian;
 mod predictor;
 mod random;
 mod ronin;
+mod sensei;
 mod waiter;
 
 pub use bower::Bower;
@@ -14,6 +15,7 @@ pub use guardian::Guardian;
 pub use predictor::Predictor;
 pub use random::RandomSamurai;
 pub use ronin::Ronin;
+pub use sensei::{sensei_solution, Sensei, SENSEI_HONOUR_CAP};
 pub use waiter::Waiter;
 
 use crate::bot::{entrant, Samurai};
@@ -22,7 +24,7 @@ use koth_arena::dedup_names;
 use koth_arena::Entrant;
 
 /// The names [`builtin`] knows, weakest idea first.
-pub const BUILTIN_NAMES: [&str; 7] = [
+pub const BUILTIN_NAMES: [&str; 8] = [
     "waiter",
     "bower",
     "copycat",
@@ -30,6 +32,40 @@ pub const BUILTIN_NAMES: [&str; 7] = [
     "guardian",
     "ronin",
     "predictor",
+    "sensei",
+];
+
+/// Each built-in samurai with one line on how it plays, in [`BUILTIN_NAMES`] order.
+pub const BUILTIN_ABOUT: [(&str, &str); 8] = [
+    ("waiter", "always waits (the seed's example entry)"),
+    (
+        "bower",
+        "bows to the Sword of the Gods, then strikes with it",
+    ),
+    (
+        "copycat",
+        "repeats the enemy's last action, never spending honour it lacks",
+    ),
+    (
+        "random",
+        "uniform over the six actions (soon struck down by the gods)",
+    ),
+    (
+        "guardian",
+        "guards when the enemy is likely to strike, strikes with the sword",
+    ),
+    (
+        "ronin",
+        "a random mix of bows, guards and strikes that manages its honour",
+    ),
+    (
+        "predictor",
+        "n-gram model of the enemy, best reply one turn ahead",
+    ),
+    (
+        "sensei",
+        "the duel solved: plays the equilibrium (a reference opponent: none beats it on average)",
+    ),
 ];
 
 /// A fresh built-in samurai by name (`waiter`, `bower`, ...), or `None`.
@@ -48,6 +84,7 @@ pub fn builtin(name: &str) -> Option<Box<dyn Samurai>> {
         "guardian" => Box::new(Guardian),
         "ronin" => Box::new(Ronin::default()),
         "predictor" => Box::new(Predictor::default()),
+        "sensei" => Box::new(Sensei::default()),
         _ => return None,
     })
 }

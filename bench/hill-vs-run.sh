@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The hill's speed against a plain run of the same field (docs/hill.md, "How far
+# one machine goes"): `koth hill play` on a fresh hill and `koth coup run` of the
+# same four entrants at four seats with duplicate deals, interleaved ROUNDS times,
+# each with its wall time, the machine's busy and idle core-seconds (from
+# /proc/stat: koth and every bot process) and the hill's share of run's speed.
+#
+#   bench/hill-vs-run.sh [python|builtins] [GAMES] [ROUNDS]
+#
+# python: the SDK's Python example bot and three built-ins (default 8000 games);
+# builtins: honest, economist, random and counter (default 100000 games).
+# Build koth first: cargo build --release.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+field="${1:-python}"
+koth="${KOTH:-$here/target/release/koth}"
+[ -x "$koth" ] || { echo "build koth first: cargo build --release" >&2; exit 1; }
+case "$field" in
+  python) games="${2:-8000}" ;;
+  builtins) games="${2:-100000}" ;;
+  *) echo "field: python or builtins" >&2; exit 2 ;;
+esac
+rounds="${3:-3}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+echo "cores $(nproc), load $(cut -d' ' -f1-3 /proc/loadavg), $field field, $games games"
+
+# Runs "$@"; prints wall seconds, busy and idle core-seconds of the whole machine.
+measure() {
+  local s0 s1 t0 t1
+  s0=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
+  t0=$(date +%s.%N)
+  "$@" >/dev/null 2>&1
+  t1=$(date +%s.%N)
+  s1=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
+  awk -v a="$s0" -v b="$s1" -v t0="$t0" -v t1="$t1" 'BEGIN {
+    split(a, x, " "); split(b, y, " ");
+    printf "%.2f %.1f %.1f\n", t1 - t0, (y[1] - x[1]) / 100, (y[2] - x[2]) / 100 }'
+}
+
+for r in $(seq "$rounds"); do
+  hill="$work/hill-$r"
+  "$koth" hill init "$hill" --game coup >/dev/null 2>&1
+  if [ "$field" = python ]; then
+    "$koth" hill add "$hill" py "python3 $here/sdk/python/example_bot.py" >/dev/null 2>&1
+    bots=(honest economist random)
+    run_field=(--bot "py=cmd:python3 $here/sdk/python/example_bot.py" --builtin honest,economist,random)
+  else
+    bots=(honest economist random counter)
+    run_field=(--builtin honest,economist,random,counter)
+  fi
+  for b in "${bots[@]}"; do "$koth" hill add "$hill" "$b" "builtin:$b" >/dev/null; done
+  read -r hw hb hi <<<"$(measure "$koth" hill play "$hill" --games "$games" -q)"
+  read -r rw rb ri <<<"$(measure "$koth" coup run "${run_field[@]}" --games "$games" \
+    --table-size 4 --duplicate -q --out "$work/run-$r")"
+  awk -v r="$r" -v hw="$hw" -v hb="$hb" -v hi="$hi" -v rw="$rw" -v rb="$rb" -v ri="$ri" 'BEGIN {
+    printf "round %s: hill %.2f s (busy %.1f, idle %.1f)  run %.2f s (busy %.1f, idle %.1f)  hill/run speed %.0f%%\n",
+      r, hw, hb, hi, rw, rb, ri, 100 * rw / hw }'
+done
