@@ -22,7 +22,7 @@ pub struct RunArgs<F: Front> {
     /// challenge (one a line, the name then the command; each runs in the folder
     /// of its name beside the list).
     pub file: Option<PathBuf>,
-    /// A bot, repeatable: NAME=builtin:NAME, 'NAME=cmd:python3 bot.py' (JSON lines,
+    /// A bot, repeatable: a built-in's name, NAME=builtin:NAME, 'NAME=cmd:python3 bot.py' (JSON lines,
     /// run in the folder of its file), or a program of an original protocol
     /// ('NAME=ppcg:python3 old.py', 'NAME=samurai-cli:./old', 'NAME=coup-cli:bots/x');
     /// added to the file's bots.

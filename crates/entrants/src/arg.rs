@@ -39,6 +39,12 @@ pub fn parse_bot_arg_for(game: GameKind, arg: &str) -> Result<BotEntry, ConfigEr
             ""
         }
     );
+    // A bare built-in (`honest`, `builtin:honest`) names itself.
+    let bare = arg.trim();
+    let bare = bare.strip_prefix("builtin:").unwrap_or(bare);
+    if !arg.contains('=') && game.has_builtin(bare) {
+        return Ok(BotEntry::new(bare, BotSource::Builtin(bare.to_string())));
+    }
     let Some((name, spec)) = arg.split_once('=') else {
         return Err(ConfigError(format!("--bot {arg:?} has no NAME={usage}")));
     };
@@ -292,6 +298,26 @@ pub fn load_list(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bare_built_in_names_itself_and_anything_else_needs_a_name() {
+        for arg in ["honest", "builtin:honest", " honest "] {
+            let b = parse_bot_arg(arg).unwrap();
+            assert_eq!(b.name, "honest");
+            assert!(matches!(b.source, BotSource::Builtin(ref k) if k == "honest"));
+        }
+        let b = parse_bot_arg_for(GameKind::Samurai, "sensei").unwrap();
+        assert_eq!(b.name, "sensei");
+        // Not a built-in of this game, a typo, or a command: NAME= is needed.
+        for (game, arg) in [
+            (GameKind::Samurai, "honest"),
+            (GameKind::Coup, "honset"),
+            (GameKind::Coup, "cmd:python3 bot.py"),
+        ] {
+            let e = parse_bot_arg_for(game, arg).unwrap_err();
+            assert!(e.0.contains("has no NAME="), "{}", e.0);
+        }
+    }
 
     /// A folder with `bots/me/bot.py` and an executable `bots/me/run`, as the
     /// current folder for `f`.

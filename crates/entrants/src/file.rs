@@ -652,7 +652,7 @@ read = ["data"]
             }
             other => panic!("{other:?}"),
         }
-        assert!(parse_bot_arg("honest").unwrap_err().0.contains("fix:"));
+        assert!(parse_bot_arg("honset").unwrap_err().0.contains("fix:"));
         assert!(parse_bot_arg("h=builtin:nope")
             .unwrap_err()
             .0

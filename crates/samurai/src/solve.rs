@@ -375,10 +375,14 @@ impl Step {
 ///
 /// ```
 /// use koth_samurai::solve::matrix_game;
-/// // Matching pennies in the first two rows; the others are dominated.
-/// let mut m = [[-1.0; 5]; 5];
-/// m[0][0] = 1.0;
-/// m[1][1] = 1.0;
+/// // Matching pennies in the first two rows and columns; the other rows are
+/// // worse for the row player, the other columns worse for the column player.
+/// let mut m = [[-2.0; 5]; 5];
+/// for i in 0..2 {
+///     for j in 0..5 {
+///         m[i][j] = if j >= 2 { 2.0 } else if i == j { 1.0 } else { -1.0 };
+///     }
+/// }
 /// let (v, mix) = matrix_game(&m);
 /// assert!(v.abs() < 1e-12);
 /// assert!((mix[0] - 0.5).abs() < 1e-12 && (mix[1] - 0.5).abs() < 1e-12);
