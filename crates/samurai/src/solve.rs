@@ -257,17 +257,6 @@ impl Solution {
             + g
     }
 
-    /// The one-turn game at `p`: my payoffs, rows my [`ACTIONS`], columns theirs.
-    pub fn matrix(&self, p: &Position) -> [[f64; 5]; 5] {
-        let mut m = [[0.0; 5]; 5];
-        for (i, &a) in ACTIONS.iter().enumerate() {
-            for (j, &b) in ACTIONS.iter().enumerate() {
-                m[i][j] = self.after(p, a, b, &self.value);
-            }
-        }
-        m
-    }
-
     /// The rules it was solved for.
     pub fn rules(&self) -> &Rules {
         &self.rules
