@@ -52,6 +52,8 @@ impl Samurai for Sensei {
     }
     fn start(&mut self, seed: u64) {
         self.rng = Rng::new(seed);
+        // The solving (once a process) belongs to the start, not to a turn's answer.
+        sensei_solution();
     }
     fn act(&mut self, view: &View) -> Action {
         let mix = sensei_solution().strategy(&Self::position(view));
