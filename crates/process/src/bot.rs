@@ -62,8 +62,6 @@ pub struct BotProcess {
     stderr: Arc<Mutex<Tail>>,
     stderr_stop: Option<OwnedFd>,
     stderr_peek: Option<OwnedFd>,
-    /// The stderr reader holds bytes it has read and not yet stored.
-    stderr_busy: Arc<std::sync::atomic::AtomicBool>,
     stderr_thread: Option<JoinHandle<()>>,
     exit: Option<Exit>,
     reaped: bool,
@@ -164,14 +162,10 @@ impl BotProcess {
             },
             None => None,
         };
-        let busy = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let thread = std::thread::Builder::new()
             .name(format!("bot-{pid}-stderr"))
             .stack_size(64 * 1024)
-            .spawn({
-                let busy = busy.clone();
-                move || stderr_loop(stderr, stop_r, tail2, log, &busy)
-            });
+            .spawn(move || stderr_loop(stderr, stop_r, tail2, log));
         let thread = match thread {
             Ok(t) => t,
             Err(e) => return Err(kill_now(&mut child, format!("stderr thread: {e}"))),
@@ -191,7 +185,6 @@ impl BotProcess {
             stderr: tail,
             stderr_stop: Some(stop_w),
             stderr_peek,
-            stderr_busy: busy,
             stderr_thread: Some(thread),
             exit: None,
             reaped: false,
@@ -459,16 +452,26 @@ impl BotProcess {
     /// moving `pos` past them: for showing a bot's log as it writes it. Lines that
     /// fell out of the ~4 KiB tail meanwhile are skipped.
     pub fn stderr_since(&self, pos: &mut u64) -> String {
-        // What the bot wrote just before answering may still sit in the pipe: give
-        // the reader a moment (at most 5 ms) to take it.
-        // (read from the pipe but not yet stored counts as still to come).
+        // What the bot wrote before answering may still sit in the pipe or in the
+        // reader's hands: wait until the reader has stored that many more bytes.
+        // Counting bytes (not "the pipe is empty") lets a bot that writes on and
+        // on cost no more than what it wrote before its answer; the bound only
+        // matters when the reader is starved of CPU (200 ms, far above a
+        // scheduler's delay).
         if let Some(fd) = &self.stderr_peek {
-            use std::sync::atomic::Ordering;
-            let end = std::time::Instant::now() + std::time::Duration::from_millis(5);
-            while (sys::unread_bytes(fd.as_raw_fd()) > 0
-                || self.stderr_busy.load(Ordering::Acquire))
-                && std::time::Instant::now() < end
-            {
+            let tail = || match self.stderr.lock() {
+                Ok(t) => t,
+                Err(p) => p.into_inner(),
+            };
+            // The reader reads and stores under the tail's lock, so no byte is
+            // between the pipe and the tail while it is held.
+            let target = {
+                let t = tail();
+                t.total() + sys::unread_bytes(fd.as_raw_fd()) as u64
+            };
+            let total = || tail().total();
+            let end = std::time::Instant::now() + std::time::Duration::from_millis(200);
+            while total() < target && std::time::Instant::now() < end {
                 std::thread::sleep(std::time::Duration::from_micros(50));
             }
         }
@@ -596,23 +599,27 @@ impl Log {
     }
 }
 
-fn stderr_loop(
-    fd: OwnedFd,
-    stop: OwnedFd,
-    tail: Arc<Mutex<Tail>>,
-    mut log: Option<Log>,
-    busy: &std::sync::atomic::AtomicBool,
-) {
-    use std::sync::atomic::Ordering;
+fn stderr_loop(fd: OwnedFd, stop: OwnedFd, tail: Arc<Mutex<Tail>>, mut log: Option<Log>) {
     let mut buf = vec![0u8; 16 * 1024];
-    let mut keep = |bytes: &[u8]| {
-        if let Some(l) = log.as_mut() {
-            l.push(bytes);
+    // Reads and stores under the tail's lock, so `stderr_since` can count what is
+    // still to come as the tail's total plus the pipe's unread bytes. The read
+    // never blocks: the fd is non-blocking.
+    let mut take = || {
+        let r = {
+            let mut t = match tail.lock() {
+                Ok(t) => t,
+                Err(p) => p.into_inner(),
+            };
+            let r = sys::read_once(fd.as_raw_fd(), &mut buf);
+            if let Ok(ReadOutcome::Data(n)) = r {
+                t.push(&buf[..n]);
+            }
+            r
+        };
+        if let (Ok(ReadOutcome::Data(n)), Some(l)) = (&r, log.as_mut()) {
+            l.push(&buf[..*n]);
         }
-        match tail.lock() {
-            Ok(mut t) => t.push(bytes),
-            Err(p) => p.into_inner().push(bytes),
-        }
+        r
     };
     loop {
         let mut fds = [
@@ -624,12 +631,11 @@ fn stderr_loop(
         }
         if fds[1].revents != 0 {
             // Stopping (the bot was killed): keep what it wrote last, often the one
-            // line that says why it died, then leave. Never blocks: the fd is
-            // non-blocking and the writers are dead.
+            // line that says why it died, then leave. Never blocks: the writers
+            // are dead.
             for _ in 0..64 {
-                match sys::read_once(fd.as_raw_fd(), &mut buf) {
-                    Ok(ReadOutcome::Data(n)) => keep(&buf[..n]),
-                    _ => break,
+                if !matches!(take(), Ok(ReadOutcome::Data(_))) {
+                    break;
                 }
             }
             return;
@@ -637,15 +643,7 @@ fn stderr_loop(
         if fds[0].revents == 0 {
             continue;
         }
-        // Set before the bytes leave the pipe, cleared once they are stored:
-        // `stderr_since` waits for them.
-        busy.store(true, Ordering::Release);
-        let r = sys::read_once(fd.as_raw_fd(), &mut buf);
-        if let Ok(ReadOutcome::Data(n)) = r {
-            keep(&buf[..n]);
-        }
-        busy.store(false, Ordering::Release);
-        match r {
+        match take() {
             Ok(ReadOutcome::Data(_) | ReadOutcome::WouldBlock) => {}
             Ok(ReadOutcome::Eof) | Err(_) => return,
         }

@@ -218,6 +218,11 @@ impl Tail {
         }
     }
 
+    /// Bytes pushed since the start.
+    pub(crate) fn total(&self) -> u64 {
+        self.total
+    }
+
     /// The whole lines pushed after byte `pos` that are still held (older ones
     /// are lost), and the position after the last of them.
     pub(crate) fn lines_since(&self, pos: u64) -> (String, u64) {
