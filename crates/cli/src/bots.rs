@@ -4,7 +4,7 @@ use crate::front::Front;
 
 /// Lists `F`'s built-in bots.
 pub fn list<F: Front>() {
-    for (name, about) in F::builtins() {
+    for (name, about) in F::builtins().into_iter().chain(F::champions()) {
         if about.is_empty() {
             out!("{name}");
         } else {

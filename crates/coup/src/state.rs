@@ -1389,6 +1389,68 @@ impl State {
         Ok(())
     }
 
+    /// Replaces every card `viewer` cannot see with a guess: `hands` for the other
+    /// seats (each the size the seat holds), `deck` for the deck, and a new deal
+    /// stream from `seed`; the log is left out (nothing reads it back). For a
+    /// searching bot: the world it imagines shares nothing hidden with this one.
+    /// `None` when the sizes do not fit or another player's Exchange is pending
+    /// (its drawn cards are hidden too).
+    pub(crate) fn imagined(
+        &self,
+        viewer: Seat,
+        hands: &[Hand; MAX_PLAYERS],
+        deck: &[Card],
+        seed: u64,
+    ) -> Option<State> {
+        let n = self.n as usize;
+        let fits = (0..n)
+            .filter(|&s| s != viewer)
+            .all(|s| hands[s].len() == self.hands[s].len())
+            && deck.len() == self.deck_len as usize
+            && !(self.phase == Phase::Exchange && self.actor != viewer);
+        if !fits {
+            return None;
+        }
+        let mut w = self.clone_without_log();
+        for s in (0..n).filter(|&s| s != viewer) {
+            w.hands[s] = hands[s];
+        }
+        w.deck[..deck.len()].copy_from_slice(deck);
+        if w.phase != Phase::Exchange {
+            w.drawn = [Card::Ambassador; 2]; // an old Exchange's cards
+        }
+        w.rng = DealRng::new(seed);
+        Some(w)
+    }
+
+    fn clone_without_log(&self) -> State {
+        State {
+            rules: self.rules,
+            n: self.n,
+            hands: self.hands,
+            revealed: self.revealed,
+            face_up: self.face_up,
+            coins: self.coins,
+            deck: self.deck,
+            deck_len: self.deck_len,
+            alive: self.alive,
+            phase: self.phase,
+            actor: self.actor,
+            action: self.action,
+            blocker: self.blocker,
+            block_card: self.block_card,
+            target_answered: self.target_answered,
+            drawn: self.drawn,
+            table_start: self.table_start,
+            turns: self.turns,
+            outcome: self.outcome,
+            log: Vec::new(),
+            out_order: self.out_order,
+            outs: self.outs,
+            rng: self.rng.clone(),
+        }
+    }
+
     /// Moves every card `viewer` cannot see (others' hands, the deck, cards another
     /// player drew in an Exchange) at random, keeping hand sizes.
     pub fn shuffle_hidden(&mut self, viewer: Seat, rng: &mut Rng) {

@@ -103,6 +103,7 @@ impl GameKind {
 pub(crate) fn known_builtins() -> String {
     bots::BUILTINS
         .iter()
+        .chain(&bots::CHAMPIONS)
         .map(|b| b.0)
         .collect::<Vec<_>>()
         .join(", ")

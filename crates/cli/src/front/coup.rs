@@ -57,6 +57,10 @@ impl Front for Coup {
         koth_coup::bots::BUILTINS.to_vec()
     }
 
+    fn champions() -> Vec<(&'static str, &'static str)> {
+        koth_coup::bots::CHAMPIONS.to_vec()
+    }
+
     fn rules(options: &CoupOptions, file: Option<&TournamentFile>) -> Result<(Rules, String)> {
         let name = options
             .rules

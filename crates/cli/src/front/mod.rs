@@ -65,6 +65,12 @@ pub trait Front: Sized + 'static {
     /// The built-in bots, each with a line about how it plays (empty when it has none).
     fn builtins() -> Vec<(&'static str, &'static str)>;
 
+    /// Built-ins that search, listed by `bots` but left out of the default field
+    /// (they cost far more a decision).
+    fn champions() -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
+
     /// The rules that `options` and a tournament file ask for, and their name.
     fn rules(
         options: &Self::Options,

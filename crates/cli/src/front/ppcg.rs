@@ -50,6 +50,10 @@ impl Front for Ppcg {
         koth_coup::bots::BUILTINS.to_vec()
     }
 
+    fn champions() -> Vec<(&'static str, &'static str)> {
+        koth_coup::bots::CHAMPIONS.to_vec()
+    }
+
     fn rules(options: &PpcgOptions, file: Option<&TournamentFile>) -> Result<(PpcgRules, String)> {
         if options.compat && options.strict {
             bail!("--compat and --strict contradict each other; --compat is the default now");

@@ -1,12 +1,16 @@
 //! The built-in bots, and helpers for writing strategies.
 
+mod belief;
 mod bluffer;
+mod champion;
 mod counter;
 mod principled;
 mod random;
 mod sense;
 
+pub use belief::{Beliefs, BLUFF_LIKELIHOOD};
 pub use bluffer::Bluffer;
+pub use champion::{Champion, DEFAULT_PLAYOUTS, MAX_PLAYOUTS, PLAYOUTS_PER_MS};
 pub use counter::Counter;
 pub use principled::Principled;
 pub use random::RandomBot;
@@ -57,6 +61,19 @@ pub const BUILTINS: [(&str, &str); 8] = [
     ),
 ];
 
+/// The reference opponents: built-ins that search, left out of the default field
+/// (they cost far more a decision). `champion:2ms` or `champion:500` names a
+/// budget ([`Champion::from_name`]).
+pub const CHAMPIONS: [(&str, &str); 1] = [(
+    "champion",
+    "searches: imagines the hidden cards from the public log, plays each choice out (champion:2ms, champion:500 for a budget)",
+)];
+
+/// Whether `name` names a built-in bot, a champion's budget included.
+pub fn is_builtin(name: &str) -> bool {
+    BUILTINS.iter().any(|b| b.0 == name) || Champion::from_name(name).is_some()
+}
+
 /// A built-in bot by name, as an arena agent whose bot type is known to the
 /// compiler (faster than `BotAgent(builtin(name))`).
 pub fn builtin_agent(name: &str) -> Option<Box<dyn koth_arena::Agent<crate::State>>> {
@@ -70,7 +87,7 @@ pub fn builtin_agent(name: &str) -> Option<Box<dyn koth_arena::Agent<crate::Stat
         "economist" => Box::new(BotAgent(Principled::economist())),
         "challenger" => Box::new(BotAgent(Principled::challenger())),
         "skeptic" => Box::new(BotAgent(Counter::bold())),
-        _ => return None,
+        _ => Box::new(BotAgent(Champion::from_name(name)?)),
     })
 }
 
@@ -90,6 +107,6 @@ pub fn builtin(name: &str) -> Option<Box<dyn Bot>> {
         "economist" => Box::new(Principled::economist()),
         "challenger" => Box::new(Principled::challenger()),
         "skeptic" => Box::new(Counter::bold()),
-        _ => return None,
+        _ => Box::new(Champion::from_name(name)?),
     })
 }
