@@ -1284,3 +1284,60 @@ fn every_game_has_the_same_commands() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The champion: listed with the built-ins, named with a budget anywhere a
+/// built-in is (Coup and the two-player challenge), left out of the default
+/// field, and a bad budget refused with the fix.
+#[test]
+fn the_champion_is_a_built_in_with_a_budget() {
+    for game in ["coup", "ppcg"] {
+        let (ok, bots, err) = koth(&[game, "bots"]);
+        assert!(ok, "{err}");
+        let line = bots
+            .lines()
+            .find(|l| l.starts_with("champion "))
+            .unwrap_or_else(|| panic!("{game} bots: {bots}"));
+        assert!(line.contains("champion:2ms"), "{line}");
+    }
+    let (ok, out, err) = koth(&[
+        "coup",
+        "loop",
+        "--bots",
+        "champion:20,honest,economist",
+        "--games",
+        "30",
+        "--seed",
+        "3",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("champion:20"), "{out}");
+    let (ok, out, err) = koth(&[
+        "ppcg",
+        "loop",
+        "--bots",
+        "champion:0.1ms,honest",
+        "--games",
+        "20",
+        "--seed",
+        "3",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("champion:0.1ms"), "{out}");
+    // The default field is the rule-based built-ins.
+    let (ok, out, err) = koth(&["coup", "loop", "--games", "12", "--seed", "3"]);
+    assert!(ok, "{err}");
+    assert!(!out.contains("champion"), "{out}");
+    let (ok, _, err) = koth(&[
+        "coup",
+        "run",
+        "--builtin",
+        "champion:0ms,honest",
+        "--games",
+        "2",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("champion:0ms") && err.contains("or champion:500 (playouts"),
+        "{err}"
+    );
+}

@@ -60,6 +60,13 @@ impl GameKind {
     /// The fix for `name`, which is no built-in bot: the one it likely meant, then
     /// all of them.
     pub fn builtin_fix(self, name: &str) -> String {
+        if self == GameKind::Coup && name.starts_with("champion:") {
+            return format!(
+                "a champion's budget is champion:2ms (milliseconds, {} playouts each) or champion:500 (playouts, 1 to {})",
+                bots::PLAYOUTS_PER_MS,
+                bots::MAX_PLAYOUTS
+            );
+        }
         let near = self
             .near_builtin(name)
             .map(|b| format!("did you mean {b}? "))

@@ -32,8 +32,10 @@ const DEFAULT_EDGE: f64 = 0.5;
 /// with fewer, only what the modelled built-ins would choose.
 const NARROW_BELOW: usize = 8;
 
-/// Decisions a playout takes at most before it is judged as it stands.
-const PLAYOUT_STEPS: usize = 3_000;
+/// Decisions a playout takes at most before it is judged as it stands (a whole
+/// six-seat game takes about 200; longer ones are mostly stalemates, such as two
+/// Captains blocking each other's Steals for ever).
+const PLAYOUT_STEPS: usize = 600;
 
 /// The bots imagined at the other seats, one drawn for each seat of each
 /// imagined deal: the built-ins that play on principle, count cards or bluff.
@@ -287,8 +289,23 @@ fn playout(sim: &mut State, me: Seat, mut models: [Model; MAX_PLAYERS], seed: u6
     match sim.outcome() {
         Some(o) if o.winners.contains(me) => 1.0 / o.winners.len() as f64,
         Some(_) => 0.0,
-        None if sim.is_alive(me) => 1.0 / sim.alive().len() as f64,
-        None => 0.0,
+        None => standing(sim, me),
+    }
+}
+
+/// An unfinished playout's worth to `me`: its share of the live players' cards
+/// and coins (a card counted as 8 coins), so that a stalemate still prefers
+/// the choice that leaves it richer.
+fn standing(sim: &State, me: Seat) -> f64 {
+    let worth = |s: Seat| (sim.influence(s) * 8) as f64 + f64::from(sim.coins(s));
+    let all: f64 = (0..sim.players())
+        .filter(|&s| sim.is_alive(s))
+        .map(worth)
+        .sum();
+    if sim.is_alive(me) && all > 0.0 {
+        worth(me) / all
+    } else {
+        0.0
     }
 }
 
