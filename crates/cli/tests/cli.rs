@@ -1311,6 +1311,8 @@ fn the_champion_is_a_built_in_with_a_budget() {
     ]);
     assert!(ok, "{err}");
     assert!(out.contains("champion:20"), "{out}");
+    let ppcg_out = std::env::temp_dir().join(format!("koth-cli-champion-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&ppcg_out);
     let (ok, out, err) = koth(&[
         "ppcg",
         "loop",
@@ -1320,9 +1322,12 @@ fn the_champion_is_a_built_in_with_a_budget() {
         "20",
         "--seed",
         "3",
+        "--out",
+        ppcg_out.to_str().unwrap(),
     ]);
     assert!(ok, "{err}");
     assert!(out.contains("champion:0.1ms"), "{out}");
+    let _ = std::fs::remove_dir_all(&ppcg_out);
     // The default field is the rule-based built-ins.
     let (ok, out, err) = koth(&["coup", "loop", "--games", "12", "--seed", "3"]);
     assert!(ok, "{err}");
