@@ -35,6 +35,16 @@ fn play(g: &mut State, script: &[(usize, Choice)]) {
     assert!(next.next().is_none(), "the script was played");
 }
 
+/// Whether the log shows `player` revealing `card` (`replaced`: sent back).
+fn shown(g: &State, player: usize, card: Card, replaced: bool) -> bool {
+    let reveal = koth_coup::Event::Reveal {
+        player,
+        card,
+        replaced,
+    };
+    g.log().contains(&reveal)
+}
+
 fn beliefs_of(g: &State, me: usize) -> Beliefs {
     let mut b = Beliefs::new(&View::new(g, me));
     b.update(&View::new(g, me));
@@ -78,14 +88,7 @@ fn a_shown_card_that_stays_is_held() {
             (0, Choice::Challenge),
         ],
     );
-    assert!(g.log().iter().any(|e| matches!(
-        e,
-        koth_coup::Event::Reveal {
-            player: 1,
-            card: Duke,
-            replaced: false
-        }
-    )));
+    assert!(shown(&g, 1, Duke, false));
     let b = beliefs_of(&g, 0);
     let v = View::new(&g, 0);
     for (h, p) in b.hands(&v, 1) {
@@ -110,14 +113,7 @@ fn a_shown_card_that_goes_back_is_replaced_by_an_unknown_one() {
             (2, Choice::Challenge),
         ],
     );
-    assert!(g.log().iter().any(|e| matches!(
-        e,
-        koth_coup::Event::Reveal {
-            player: 1,
-            card: Duke,
-            replaced: true
-        }
-    )));
+    assert!(shown(&g, 1, Duke, true));
     let b = beliefs_of(&g, 0);
     let v = View::new(&g, 0);
     let p = b.chance_holds(&v, 1, Duke);
@@ -300,6 +296,7 @@ fn champion_answer(g: &State, me: usize, seed: u64, playouts: u32) -> Choice {
 #[test]
 fn the_champion_sees_only_its_view() {
     let mut positions = 0;
+    let mut moved_any = 0;
     for seed in 0..40u64 {
         let seats = 2 + (seed % 5) as usize;
         let rules = Rules::preset(Rules::PRESETS[(seed % 4) as usize]).unwrap();
@@ -315,13 +312,14 @@ fn the_champion_sees_only_its_view() {
                 let mine = champion_answer(&g, seat, seed, 24);
                 let mut moved = g.clone();
                 moved.shuffle_hidden(seat, &mut Rng::new(step));
-                assert_ne!(
-                    (0..seats)
+                let hidden = |w: &State| {
+                    let hands: Vec<Vec<Card>> = (0..seats)
                         .filter(|&s| s != seat)
-                        .map(|s| moved.hand(s).to_vec())
-                        .collect::<Vec<_>>(),
-                    Vec::<Vec<Card>>::new()
-                );
+                        .map(|s| w.hand(s).to_vec())
+                        .collect();
+                    (hands, w.deck().to_vec())
+                };
+                moved_any += usize::from(hidden(&moved) != hidden(&g));
                 assert_eq!(
                     champion_answer(&moved, seat, seed, 24),
                     mine,
@@ -334,6 +332,8 @@ fn the_champion_sees_only_its_view() {
         }
     }
     assert!(positions > 150, "{positions}");
+    // The hidden cards really moved (else the comparison proves nothing).
+    assert!(moved_any * 10 > positions * 9, "{moved_any} of {positions}");
 }
 
 /// Under every preset and at every table size, champions (small budgets) play
