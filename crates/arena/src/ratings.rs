@@ -97,6 +97,12 @@ impl Rater {
         }
     }
 
+    /// Adds an entrant at the initial rating, last.
+    pub fn push_entrant(&mut self) {
+        self.ratings.push(WengLinRating::new());
+        self.games.push(0);
+    }
+
     /// Learns from one game.
     pub fn add<C>(&mut self, rec: &GameRecord<C>) {
         let n = self.ratings.len();

@@ -127,6 +127,24 @@ impl Standings {
         }
     }
 
+    /// Adds an entrant with no games, last (a hill's newcomer: the games counted
+    /// so far stay as they are).
+    pub fn push_entrant(&mut self, name: &str) {
+        let n = self.entrants.len();
+        let mut pair = vec![Sample::default(); (n + 1) * (n + 1)];
+        for a in 0..n {
+            pair[a * (n + 1)..a * (n + 1) + n].clone_from_slice(&self.pair[a * n..(a + 1) * n]);
+        }
+        self.pair = pair;
+        self.entrants.push(EntrantStats {
+            name: name.to_string(),
+            ..Default::default()
+        });
+        if let Some(d) = self.deals.as_mut() {
+            d.totals.push(Sample::default());
+        }
+    }
+
     /// Empty standings for a run of `schedule` (grouped by deal under duplicate play).
     pub fn for_run(names: &[String], schedule: &Schedule, duplicate: bool) -> Self {
         if duplicate {

@@ -430,7 +430,7 @@ fn keep_playing<F: Front>(
         let news = hill.store.events(seen)?;
         if let Some(last) = news.last() {
             seen = last.id;
-            board = hill.board_at(seen)?;
+            board = hill.board_after(board, &news, seen)?;
             on_games(&board, stored);
             noted = None;
         }
@@ -443,7 +443,7 @@ fn keep_playing<F: Front>(
             noted = Some(std::time::Instant::now());
         }
         let played = hill.step(&mut board, seen, stop, &mut |b, games| {
-            stored += games.len() as u64;
+            stored += games;
             on_games(b, stored);
         })?;
         if played.is_none() {

@@ -104,6 +104,17 @@ impl Board {
         }
     }
 
+    /// Lists `entrant` (with no games yet, its current version numbered
+    /// `number`) after the others, as [`Board::new`] would list an entrant that
+    /// came after them.
+    pub fn join(&mut self, entrant: Entrant, number: i64) {
+        self.slot.insert(entrant.version, self.entrants.len());
+        self.numbers.push(number);
+        self.standings.push_entrant(&entrant.name);
+        self.rater.push_entrant();
+        self.entrants.push(entrant);
+    }
+
     /// Whether every seat of a game is a current version of a listed entrant.
     pub fn counts(&self, g: &StoredGame) -> bool {
         g.seats.iter().all(|v| self.slot.contains_key(v))
@@ -125,7 +136,7 @@ impl Board {
                 g.index, g.block
             )
         })?;
-        let mut rec = GameRecord::<C> {
+        let rec = GameRecord::<C> {
             index: l.index,
             seed: l.seed,
             seats: l.seats,
@@ -138,34 +149,50 @@ impl Board {
             choices: None,
             log: None,
         };
-        self.add_record(g, &mut rec);
-        Ok(true)
+        Ok(self.add_played(&g.seats, &rec))
     }
 
-    /// [`Board::add`] with the record already read: its seats are turned from the
-    /// block's entrants into the board's.
-    pub fn add_record<C>(&mut self, g: &StoredGame, rec: &mut GameRecord<C>) {
-        let Some(slots) = g
-            .seats
-            .iter()
-            .map(|v| self.slot.get(v).copied())
-            .collect::<Option<Vec<usize>>>()
-        else {
-            return;
+    /// Counts a game whose seats hold versions `versions` (its record's seats
+    /// index the block's entrants), if every one is current; says whether it did.
+    pub fn add_played<C>(&mut self, versions: &[i64], rec: &GameRecord<C>) -> bool {
+        let mut slots = koth_arena::PerSeat::<usize>::new();
+        for v in versions {
+            match self.slot.get(v) {
+                Some(&s) => slots.push(s),
+                None => return false,
+            }
+        }
+        let at = |seat: usize| slots.get(seat).copied().unwrap_or(0);
+        // The record as the board's entrants played it, without its choices.
+        let counted = GameRecord::<C> {
+            seats: slots.clone(),
+            forfeits: rec
+                .forfeits
+                .iter()
+                .map(|f| ForfeitRecord {
+                    entrant: at(f.seat),
+                    ..f.clone()
+                })
+                .collect(),
+            notices: rec
+                .notices
+                .iter()
+                .map(|n| NoticeRecord {
+                    entrant: at(n.seat),
+                    ..n.clone()
+                })
+                .collect(),
+            places: rec.places.clone(),
+            scores: rec.scores.clone(),
+            choices: None,
+            log: None,
+            ..*rec
         };
-        for (seat, e) in rec.seats.iter_mut().enumerate() {
-            *e = slots[seat];
-        }
-        for f in &mut rec.forfeits {
-            f.entrant = slots.get(f.seat).copied().unwrap_or(0);
-        }
-        for n in &mut rec.notices {
-            n.entrant = slots.get(n.seat).copied().unwrap_or(0);
-        }
         // Deals are not grouped here: a hill's games come from many blocks.
-        self.standings.add(rec);
-        self.rater.add(rec);
+        self.standings.add(&counted);
+        self.rater.add(&counted);
         self.games += 1;
+        true
     }
 
     /// Games counted for each listed entrant, by version.

@@ -4,7 +4,7 @@
 use crate::board::Board;
 use crate::plan::next_block;
 use crate::store::{
-    Author, Block, Change, Entrant, Event, Settings, Sqlite, Status, Store, StoredGame,
+    Author, Batch, Block, Change, Entrant, Event, Settings, Sqlite, Status, Store, StoredGame,
 };
 use koth_arena::{
     Game, GameRecord, Observer, Progress, RecordLevel, Schedule, Scoring, Tournament,
@@ -233,6 +233,52 @@ impl<G: BotKinds> Hill<G> {
         }
     }
 
+    /// The standings after the events `news`, logged after those `board`
+    /// reflects, up to event `seen`. A newcomer joining, a pause or a resume
+    /// changes no counted game, so `board` takes them as they come; an update or
+    /// a removal takes games out, and the board is built again from every
+    /// stored game (about 2 s a million games).
+    pub fn board_after(&self, mut board: Board, news: &[Event], seen: i64) -> Result<Board> {
+        let versions = self.store.versions()?;
+        for ev in news.iter().filter(|e| e.id <= seen) {
+            let listed = board.entrants.iter().position(|e| e.name == ev.entrant);
+            let taken = match (ev.kind.as_str(), listed) {
+                ("pause" | "resume", Some(i)) => {
+                    board.entrants[i].status = if ev.kind == "pause" {
+                        Status::Paused
+                    } else {
+                        Status::Active
+                    };
+                    true
+                }
+                ("add", None) => {
+                    let v = ev.version.and_then(|v| versions.iter().find(|x| x.id == v));
+                    match v {
+                        // Listed last only if it came last: a removed entrant
+                        // that comes back keeps its place, so that case rebuilds.
+                        Some(v) if board.entrants.iter().all(|e| e.id < v.entrant) => {
+                            let entrant = Entrant {
+                                id: v.entrant,
+                                name: ev.entrant.clone(),
+                                status: Status::Active,
+                                version: v.id,
+                                owner: None,
+                            };
+                            board.join(entrant, v.number);
+                            true
+                        }
+                        _ => false,
+                    }
+                }
+                _ => false,
+            };
+            if !taken {
+                return self.board_at(seen);
+            }
+        }
+        Ok(board)
+    }
+
     /// Plays one block: the unfinished one a crash left, or else the one the
     /// scheduler plans next. Games are stored batch by batch and counted on
     /// `board`; `seen` is the last event `board` reflects. `None` when there is
@@ -242,13 +288,13 @@ impl<G: BotKinds> Hill<G> {
         board: &mut Board,
         seen: i64,
         stop: &AtomicBool,
-        on_games: &mut dyn FnMut(&Board, &[StoredGame]),
+        on_games: &mut dyn FnMut(&Board, u64),
     ) -> Result<Option<Block>> {
-        let blocks = self.store.blocks()?;
-        let block = match blocks.iter().find(|b| b.done < b.games) {
-            Some(b) => b.clone(),
+        let block = match self.store.open_block()? {
+            Some(b) => b,
             None => {
-                let Some(mut plan) = next_block(&self.settings, board, &blocks) else {
+                let planned = self.store.planned()?;
+                let Some(mut plan) = next_block(&self.settings, board, &planned) else {
                     return Ok(None);
                 };
                 plan.after_event = seen;
@@ -265,7 +311,7 @@ impl<G: BotKinds> Hill<G> {
         block: &Block,
         board: &mut Board,
         stop: &AtomicBool,
-        on_games: &mut dyn FnMut(&Board, &[StoredGame]),
+        on_games: &mut dyn FnMut(&Board, u64),
     ) -> Result<()> {
         let entrants = self.store.entrants()?;
         let versions = self.store.versions()?;
@@ -336,13 +382,16 @@ impl<G: BotKinds> Hill<G> {
             store: self.store.as_mut(),
             board,
             block,
-            pending: Vec::new(),
-            counted: Vec::new(),
-            lines: Default::default(),
+            batch: Batch::default(),
+            first: block.done,
+            json: Vec::new(),
+            at: 0,
+            seats: Vec::new(),
             error: None,
             stop,
             on_games,
             flushed: std::time::Instant::now(),
+            game: std::marker::PhantomData,
         };
         // Batches of a few dozen games: enough for every worker to the end of
         // the block, few enough hand-overs between threads.
@@ -356,49 +405,51 @@ impl<G: BotKinds> Hill<G> {
     }
 }
 
-/// Stores a block's games batch by batch, as the tournament hands them over.
+/// Stores a block's games batch by batch, as the tournament hands them over,
+/// and counts each on the board as it ends.
 struct Keeper<'a, G: Game> {
     store: &'a mut dyn Store,
     board: &'a mut Board,
     block: &'a Block,
-    /// Games played and not stored yet...
-    pending: Vec<StoredGame>,
-    /// ...and what the board will count of each once it is.
-    counted: Vec<GameRecord<G::Choice>>,
-    /// The batch's records as JSON lines, made on the workers, in game order.
-    lines: std::collections::VecDeque<String>,
+    /// Games played and not stored yet, as the store will hold them...
+    batch: Batch,
+    /// ...from this game of the block on.
+    first: u64,
+    /// The hand-over's records as JSON lines, made on the workers, in game
+    /// order, and where the next game's line starts.
+    json: Vec<u8>,
+    at: usize,
+    /// The version at each seat of the game being kept.
+    seats: Vec<i64>,
     error: Option<HillError>,
     stop: &'a AtomicBool,
-    on_games: &'a mut dyn FnMut(&Board, &[StoredGame]),
+    on_games: &'a mut dyn FnMut(&Board, u64),
     /// When the last batch was stored.
     flushed: std::time::Instant,
+    game: std::marker::PhantomData<G>,
 }
 
 /// Games are stored in one transaction per batch: at most this long after the
 /// first of them ended (what a crash may lose, and how late the page may be)...
 const FLUSH_AFTER: Duration = Duration::from_millis(200);
-/// ...or once this many are waiting.
-const FLUSH_GAMES: usize = 1024;
+/// ...or once this many are waiting (fewer compress worse: 113 bytes a game at
+/// 128, 97 at 512, 96 at 1024; more make longer pauses of the storing thread).
+const FLUSH_GAMES: u64 = 512;
 
 impl<G: Game> Keeper<'_, G> {
     fn flush(&mut self) {
-        if self.pending.is_empty() || self.error.is_some() {
+        if self.batch.count == 0 || self.error.is_some() {
             return;
         }
-        if let Err(e) = self.store.add_games(self.block.id, &self.pending) {
+        if let Err(e) = self.store.add_batch(self.block.id, self.first, &self.batch) {
             self.error = Some(e.into());
             self.stop.store(true, Ordering::Relaxed);
             return;
         }
         self.flushed = std::time::Instant::now();
-        for (g, rec) in self.pending.iter().zip(&mut self.counted) {
-            if self.board.counts(g) {
-                self.board.add_record(g, rec);
-            }
-        }
-        self.counted.clear();
-        (self.on_games)(self.board, &self.pending);
-        self.pending.clear();
+        self.first += self.batch.count;
+        (self.on_games)(self.board, self.batch.count);
+        self.batch.clear();
     }
 }
 
@@ -408,46 +459,32 @@ impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
     }
 
     fn on_json(&mut self, lines: &[u8]) {
-        self.lines.extend(
-            lines
-                .split(|&b| b == b'\n')
-                .filter(|l| !l.is_empty())
-                .map(|l| {
-                    String::from_utf8(l.to_vec())
-                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-                }),
-        );
+        self.json.drain(..self.at);
+        self.at = 0;
+        self.json.extend_from_slice(lines);
     }
 
     fn on_record(&mut self, rec: &GameRecord<G::Choice>) {
-        let record = self.lines.pop_front().unwrap_or_else(|| {
-            let mut line = Vec::new();
-            rec.write_json_line(&mut line);
-            String::from_utf8_lossy(&line).trim_end().to_string()
-        });
-        let stored = StoredGame {
-            block: self.block.id,
-            index: rec.index,
-            seats: rec.seats.iter().map(|&e| self.block.versions[e]).collect(),
-            record,
-        };
-        // What the board counts: everything but the choices.
-        let light = GameRecord {
-            choices: None,
-            log: None,
-            forfeits: rec.forfeits.clone(),
-            notices: rec.notices.clone(),
-            places: rec.places.clone(),
-            seats: rec.seats.clone(),
-            scores: rec.scores.clone(),
-            ..*rec
-        };
-        self.pending.push(stored);
-        self.counted.push(light);
+        self.seats.clear();
+        self.seats
+            .extend(rec.seats.iter().map(|&e| self.block.versions[e]));
+        let rest = &self.json[self.at..];
+        match rest.iter().position(|&b| b == b'\n') {
+            Some(end) => {
+                self.batch.push(&self.seats, &rest[..end]);
+                self.at += end + 1;
+            }
+            None => {
+                let mut line = Vec::new();
+                rec.write_json_line(&mut line);
+                self.batch.push(&self.seats, line.trim_ascii_end());
+            }
+        }
+        self.board.add_played(&self.seats, rec);
     }
 
     fn on_progress(&mut self, _p: &Progress<'_>) {
-        if self.pending.len() >= FLUSH_GAMES || self.flushed.elapsed() >= FLUSH_AFTER {
+        if self.batch.count >= FLUSH_GAMES || self.flushed.elapsed() >= FLUSH_AFTER {
             self.flush();
         }
     }
@@ -618,7 +655,8 @@ impl<G: BotKinds> Hill<G> {
         let mut audit = Audit::default();
         let mut board: Option<(i64, Board)> = None;
         let mut next = 0;
-        for (i, b) in blocks.iter().enumerate() {
+        let mut planned = crate::plan::Planned::default();
+        for b in &blocks {
             // The board the scheduler saw: rebuilt when the field changed,
             // otherwise grown by the block before.
             let fresh = !matches!(&board, Some((seen, _)) if *seen == b.after_event);
@@ -637,9 +675,10 @@ impl<G: BotKinds> Hill<G> {
                 bd.add::<G::Choice>(&games[next]).map_err(HillError)?;
                 next += 1;
             }
-            let planned = next_block(&self.settings, bd, &blocks[..i]);
+            let again = next_block(&self.settings, bd, &planned);
+            planned.add(b);
             audit.blocks += 1;
-            let same = planned.as_ref().is_some_and(|p| {
+            let same = again.as_ref().is_some_and(|p| {
                 p.kind == b.kind
                     && p.versions == b.versions
                     && p.schedule == b.schedule
@@ -653,7 +692,7 @@ impl<G: BotKinds> Hill<G> {
                     b.kind,
                     b.versions,
                     b.seed,
-                    planned.map_or("nothing".to_string(), |p| format!(
+                    again.map_or("nothing".to_string(), |p| format!(
                         "{} of versions {:?} (seed {})",
                         p.kind, p.versions, p.seed
                     ))

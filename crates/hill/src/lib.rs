@@ -41,6 +41,6 @@ pub mod web;
 pub use board::{Board, Row};
 pub use hill::{entrants_at, hash_folder, keep_folder, token_hash, Audit, Hill, HillError, Ready};
 pub use store::{
-    Author, Block, Change, Entrant, Event, Round, Settings, Sqlite, Status, Store, StoredGame,
-    TokenInfo, Version,
+    Author, Batch, Block, Change, Entrant, Event, Round, Settings, Sqlite, Status, Store,
+    StoredGame, TokenInfo, Version,
 };

@@ -14,14 +14,48 @@ use crate::board::Board;
 use crate::store::{Block, Settings, Status};
 use koth_arena::rng::derive_seed;
 use koth_arena::{Random, Rng, Schedule};
+use std::collections::HashMap;
 
 /// Seed streams of the hill's blocks.
 const CANDIDATE: u64 = 1;
 const UNCERTAIN: u64 = 2;
 
+/// What the scheduler needs of the blocks planned so far: how many, and how
+/// many candidate blocks each version had. A summary, not the blocks: a hill
+/// that runs for weeks plans hundreds of thousands, and reading them all before
+/// each block would cost more than the block.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Planned {
+    /// Blocks planned.
+    pub blocks: u64,
+    /// Candidate blocks planned, by candidate version.
+    pub candidate: HashMap<i64, u64>,
+}
+
+impl Planned {
+    /// The summary of `blocks`.
+    pub fn of(blocks: &[Block]) -> Planned {
+        let mut p = Planned::default();
+        for b in blocks {
+            p.add(b);
+        }
+        p
+    }
+
+    /// Counts one more block.
+    pub fn add(&mut self, block: &Block) {
+        self.blocks += 1;
+        if block.kind == "candidate" {
+            if let Some(&v) = block.versions.first() {
+                *self.candidate.entry(v).or_default() += 1;
+            }
+        }
+    }
+}
+
 /// The next block to play, or `None` when fewer than two entrants are active.
-/// `blocks` are the blocks planned so far.
-pub fn next_block(settings: &Settings, board: &Board, blocks: &[Block]) -> Option<Block> {
+/// `planned` summarises the blocks planned so far.
+pub fn next_block(settings: &Settings, board: &Board, planned: &Planned) -> Option<Block> {
     let active: Vec<usize> = (0..board.entrants.len())
         .filter(|&e| board.entrants[e].status == Status::Active)
         .collect();
@@ -36,10 +70,7 @@ pub fn next_block(settings: &Settings, board: &Board, blocks: &[Block]) -> Optio
         .find(|&&e| board.games_of(version(e)) < settings.candidate_games)
     {
         let v = version(cand);
-        let k = blocks
-            .iter()
-            .filter(|b| b.kind == "candidate" && b.versions.first() == Some(&v))
-            .count() as u64;
+        let k = planned.candidate.get(&v).copied().unwrap_or(0);
         let mut versions = vec![v];
         versions.extend(active.iter().filter(|&&e| e != cand).map(|&e| version(e)));
         // What the candidate still needs, up to a block.
@@ -82,7 +113,7 @@ pub fn next_block(settings: &Settings, board: &Board, blocks: &[Block]) -> Optio
         }
     }
     let (a, b) = (ranking[best.1], ranking[best.1 + 1]);
-    let seed = derive_seed(derive_seed(settings.seed, UNCERTAIN), blocks.len() as u64);
+    let seed = derive_seed(derive_seed(settings.seed, UNCERTAIN), planned.blocks);
     let mut versions = vec![version(a), version(b)];
     let mut rest: Vec<usize> = active
         .iter()

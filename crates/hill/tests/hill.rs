@@ -50,6 +50,11 @@ fn play(h: &mut Hill<Coup>, games: u64) {
             .unwrap();
         assert!(b.is_some(), "nothing to play");
     }
+    // The board counted game by game as they ended is the one the stored games
+    // give, to the last bit of every mean and rating.
+    let live = serde_json::to_value(board.rows()).unwrap();
+    let stored = serde_json::to_value(h.board_at(seen).unwrap().rows()).unwrap();
+    assert_eq!(live, stored);
 }
 
 /// Kendall's tau between two rankings of the same names.
@@ -355,5 +360,80 @@ fn an_incremental_hill_of_twelve_agrees_with_a_full_round_robin() {
         board.games
     );
     assert!(tau >= 0.75, "tau {tau:.3}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// The board a running hill keeps across events is the one built again from
+/// every stored game: exactly, when it takes a newcomer, a pause or a resume as
+/// they come, and when an update or a removal makes it build again.
+#[test]
+fn the_board_kept_across_changes_is_the_board_built_again() {
+    let d = scratch("kept-board");
+    Hill::<Coup>::init(&d, &settings(5, 3, 60, 60)).unwrap();
+    let mut h = open(&d);
+    for b in ["honest", "bluffer", "economist"] {
+        add(&mut h, b, b);
+    }
+    play(&mut h, 300);
+    let rows = |b: &koth_hill::Board| serde_json::to_value(b.rows()).unwrap();
+    let (mut board, mut seen) = h.board().unwrap();
+    type Edit = Box<dyn Fn(&mut Hill<Coup>)>;
+    let changes: [(&str, Edit); 6] = [
+        ("a newcomer", Box::new(|h| add(h, "counter", "counter"))),
+        (
+            "a pause",
+            Box::new(|h| drop(h.set(Change::Pause, "bluffer"))),
+        ),
+        (
+            "a resume",
+            Box::new(|h| drop(h.set(Change::Resume, "bluffer"))),
+        ),
+        (
+            "two newcomers and a pause at once",
+            Box::new(|h| {
+                add(h, "skeptic", "skeptic");
+                add(h, "random", "random");
+                h.set(Change::Pause, "honest").unwrap();
+            }),
+        ),
+        (
+            "an update",
+            Box::new(|h| {
+                let bot = parse_bot(GameKind::Coup, "builtin:challenger").unwrap();
+                h.submit(Change::Update, "economist", &bot).unwrap();
+            }),
+        ),
+        (
+            "a removal",
+            Box::new(|h| drop(h.set(Change::Remove, "counter"))),
+        ),
+    ];
+    for (what, change) in changes {
+        change(&mut h);
+        let news = h.store.events(seen).unwrap();
+        seen = news.last().unwrap().id;
+        board = h.board_after(board, &news, seen).unwrap();
+        let again = h.board_at(seen).unwrap();
+        assert_eq!(rows(&board), rows(&again), "after {what}");
+        assert_eq!(
+            board.standings, again.standings,
+            "head to head too, after {what}"
+        );
+        let names = |b: &koth_hill::Board| {
+            b.entrants
+                .iter()
+                .map(|e| (e.name.clone(), e.status, e.version))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(&board), names(&again), "after {what}");
+        // Games go on with the kept board, as the hill plays them.
+        let games = board.games;
+        h.step(&mut board, seen, &AtomicBool::new(false), &mut |_, _| {})
+            .unwrap();
+        assert!(board.games > games, "after {what}");
+        let again = h.board_at(seen).unwrap();
+        assert_eq!(rows(&board), rows(&again), "after {what}");
+        assert_eq!(board.standings, again.standings, "after {what}");
+    }
     std::fs::remove_dir_all(&d).ok();
 }
