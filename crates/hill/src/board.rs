@@ -4,7 +4,7 @@
 //! a multi-player skill rating beside them, head-to-head means, and a mark where
 //! a rank is settled.
 
-use crate::store::{Entrant, Status, StoredGame, Version};
+use crate::store::{Entrant, Status, Store, StoredGame, Version};
 use koth_arena::ratings::{Rater, Rating};
 use koth_arena::records::{ForfeitRecord, NoticeRecord};
 use koth_arena::{ChoiceCode, GameRecord, Outcome, PerSeat, Standings};
@@ -28,6 +28,29 @@ struct Light {
     notices: Vec<NoticeRecord>,
     #[serde(default)]
     places: PerSeat<u8>,
+}
+
+/// A stored game's record without its choices (all the standings need).
+fn light<C: ChoiceCode + DeserializeOwned>(g: &StoredGame) -> Result<GameRecord<C>, String> {
+    let l: Light = serde_json::from_str(&g.record).map_err(|e| {
+        format!(
+            "game {} of block {}: unreadable record: {e}",
+            g.index, g.block
+        )
+    })?;
+    Ok(GameRecord {
+        index: l.index,
+        seed: l.seed,
+        seats: l.seats,
+        outcome: l.outcome,
+        scores: l.scores,
+        decisions: l.decisions,
+        forfeits: l.forfeits,
+        notices: l.notices,
+        places: l.places,
+        choices: None,
+        log: None,
+    })
 }
 
 /// The current field's standings, kept up to date game by game.
@@ -129,27 +152,74 @@ impl Board {
         if !self.counts(g) {
             return Ok(false);
         }
-        // Everything but the choices, which the standings do not need.
-        let l: Light = serde_json::from_str(&g.record).map_err(|e| {
-            format!(
-                "game {} of block {}: unreadable record: {e}",
-                g.index, g.block
-            )
-        })?;
-        let rec = GameRecord::<C> {
-            index: l.index,
-            seed: l.seed,
-            seats: l.seats,
-            outcome: l.outcome,
-            scores: l.scores,
-            decisions: l.decisions,
-            forfeits: l.forfeits,
-            notices: l.notices,
-            places: l.places,
-            choices: None,
-            log: None,
-        };
-        Ok(self.add_played(&g.seats, &rec))
+        Ok(self.add_played(&g.seats, &light::<C>(g)?))
+    }
+
+    /// Counts every game of `store` that is one of the current field's, in order:
+    /// `threads` threads unpack and read the batches, this one counts them (the
+    /// counting is sequential: each game moves the ratings).
+    pub fn add_stored<C>(&mut self, store: &dyn Store, threads: usize) -> Result<(), String>
+    where
+        C: ChoiceCode + DeserializeOwned + Send,
+    {
+        type Read<C> = Result<Vec<(Vec<i64>, GameRecord<C>)>, String>;
+        let threads = threads.clamp(1, 16);
+        let current: std::collections::HashSet<i64> = self.slot.keys().copied().collect();
+        let mut failed = None;
+        std::thread::scope(|scope| {
+            let mut to_readers = Vec::new();
+            let mut from_readers = Vec::new();
+            for _ in 0..threads {
+                let (tx, rx) = std::sync::mpsc::sync_channel::<(i64, u64, Vec<u8>)>(4);
+                let (back, out) = std::sync::mpsc::sync_channel::<Read<C>>(4);
+                let current = &current;
+                scope.spawn(move || {
+                    for (block, first, packed) in rx {
+                        let read = crate::store::unpack(block, first, &packed)
+                            .map_err(|e| e.0)
+                            .and_then(|games| {
+                                games
+                                    .iter()
+                                    .filter(|g| g.seats.iter().all(|v| current.contains(v)))
+                                    .map(|g| Ok((g.seats.clone(), light::<C>(g)?)))
+                                    .collect()
+                            });
+                        let bad = read.is_err();
+                        if back.send(read).is_err() || bad {
+                            break;
+                        }
+                    }
+                });
+                to_readers.push(tx);
+                from_readers.push(out);
+            }
+            // The counter takes the batches back in the order they were handed out.
+            let counter = scope.spawn(move || {
+                let mut k = 0;
+                loop {
+                    let Ok(read) = from_readers[k % threads].recv() else {
+                        return Ok(());
+                    };
+                    for (seats, rec) in read? {
+                        self.add_played(&seats, &rec);
+                    }
+                    k += 1;
+                }
+            });
+            let mut k = 0;
+            let read = store.each_batch(&mut |block, first, packed| {
+                k += 1;
+                to_readers[(k - 1) % threads]
+                    .send((block, first, packed))
+                    .is_ok()
+            });
+            drop(to_readers);
+            let counted: Result<(), String> = counter.join().unwrap_or_else(|_| {
+                Err("the standings could not be counted (a thread panicked)".into())
+            });
+            failed = read.map_err(|e| e.0).and(counted).err();
+        });
+        failed.map_or(Ok(()), Err)
     }
 
     /// Counts a game whose seats hold versions `versions` (its record's seats

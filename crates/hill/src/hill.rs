@@ -218,19 +218,11 @@ impl<G: BotKinds> Hill<G> {
         let versions = self.store.versions()?;
         let entrants = entrants_at(&events, &versions, seen);
         let mut board = Board::new(&entrants, &versions);
-        let mut bad = None;
-        self.store.each_game(&mut |g| {
-            if bad.is_some() {
-                return;
-            }
-            if let Err(e) = board.add::<G::Choice>(&g) {
-                bad = Some(e);
-            }
-        })?;
-        match bad {
-            Some(e) => Err(HillError(e)),
-            None => Ok(board),
-        }
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        board
+            .add_stored::<G::Choice>(self.store.as_ref(), threads)
+            .map_err(HillError)?;
+        Ok(board)
     }
 
     /// The standings after the events `news`, logged after those `board`

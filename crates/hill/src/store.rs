@@ -258,8 +258,26 @@ pub trait Store: Send {
     /// Stores `batch`: the next games of block `block`, from game `first` on
     /// (which must be the first not stored).
     fn add_batch(&mut self, block: i64, first: u64, batch: &Batch) -> Result<()>;
+    /// Visits every stored batch in order, packed as [`pack`] packs it: its
+    /// block, its first game and its bytes. Stops when `visit` says `false`.
+    fn each_batch(&self, visit: &mut dyn FnMut(i64, u64, Vec<u8>) -> bool) -> Result<()>;
     /// Visits every stored game, in order.
-    fn each_game(&self, visit: &mut dyn FnMut(StoredGame)) -> Result<()>;
+    fn each_game(&self, visit: &mut dyn FnMut(StoredGame)) -> Result<()> {
+        let mut bad = None;
+        self.each_batch(
+            &mut |block, first, packed| match unpack(block, first, &packed) {
+                Ok(games) => {
+                    games.into_iter().for_each(&mut *visit);
+                    true
+                }
+                Err(e) => {
+                    bad = Some(e);
+                    false
+                }
+            },
+        )?;
+        bad.map_or(Ok(()), Err)
+    }
     /// One game.
     fn game(&self, block: i64, index: u64) -> Result<Option<StoredGame>>;
     /// The latest `n` games a version played, newest first.
@@ -928,14 +946,14 @@ impl Store for Sqlite {
         Ok(())
     }
 
-    fn each_game(&self, visit: &mut dyn FnMut(StoredGame)) -> Result<()> {
+    fn each_batch(&self, visit: &mut dyn FnMut(i64, u64, Vec<u8>) -> bool) -> Result<()> {
         let mut q = self
             .db
             .prepare("SELECT block, first, games FROM batches ORDER BY block, first")?;
         let mut rows = q.query([])?;
         while let Some(r) = rows.next()? {
-            for g in unpack_row(r)? {
-                visit(g);
+            if !visit(r.get(0)?, r.get::<_, i64>(1)? as u64, r.get(2)?) {
+                break;
             }
         }
         Ok(())

@@ -437,3 +437,54 @@ fn the_board_kept_across_changes_is_the_board_built_again() {
     }
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// A damaged batch or record makes the standings an error that names it, from
+/// any of the threads that read the batches, never a hang or a panic.
+#[test]
+fn a_damaged_batch_or_record_is_an_error_when_the_standings_are_counted() {
+    let d = scratch("damaged");
+    Hill::<Coup>::init(&d, &settings(8, 3, 30, 30)).unwrap();
+    let mut h = open(&d);
+    for b in ["honest", "bluffer", "economist"] {
+        add(&mut h, b, b);
+    }
+    play(&mut h, 400);
+    let db = rusqlite::Connection::open(d.join("hill.sqlite")).unwrap();
+    let batches: i64 = db
+        .query_row("SELECT COUNT(*) FROM batches", [], |r| r.get(0))
+        .unwrap();
+    assert!(batches >= 4, "{batches} batches");
+    // A record that is not one, in a late batch (read by another thread than
+    // the first batch).
+    let (id, block, first, packed): (i64, i64, i64, Vec<u8>) = db
+        .query_row(
+            "SELECT id, block, first, games FROM batches ORDER BY id DESC LIMIT 1 OFFSET 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    let mut games = koth_hill::store::unpack(block, first as u64, &packed).unwrap();
+    games[0].record = "{\"index\":".into();
+    db.execute(
+        "UPDATE batches SET games = ?1 WHERE id = ?2",
+        rusqlite::params![koth_hill::store::pack(&games), id],
+    )
+    .unwrap();
+    let e = h.board().err().unwrap().0;
+    assert!(
+        e.contains(&format!("game {first} of block {block}: unreadable record")),
+        "{e}"
+    );
+    // Bytes that are not a batch at all.
+    db.execute(
+        "UPDATE batches SET games = x'0badbeef00' WHERE id = ?1",
+        [id],
+    )
+    .unwrap();
+    let e = h.board().err().unwrap().0;
+    assert!(
+        e.contains(&format!("block {block}, games from {first}")),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&d).ok();
+}
