@@ -460,11 +460,41 @@ fn the_page_shows_the_leaderboard_change_as_games_end() {
     assert!(versions[1].starts_with("v1"), "{versions:?}");
     b.eval("document.querySelector('#entrant a').click()");
     b.wait_for(
-        "!document.getElementById('game').hidden && document.querySelector('#game pre').textContent.length > 0",
+        "!document.getElementById('game').hidden && document.getElementById('game-lines').textContent.length > 0",
         Duration::from_secs(20),
     );
-    let text = b.eval("document.querySelector('#game pre').textContent");
+    let text = b.eval("document.getElementById('game-lines').textContent");
     assert!(text.as_str().unwrap().contains("slow"), "{text}");
+    // The game's address opens it again, at its first step.
+    let link = b.eval("location.hash");
+    let link = link.as_str().unwrap().to_string();
+    assert!(link.starts_with("#game="), "{link}");
+    let steps = b.eval("Number(document.getElementById('game-slider').max) + 1");
+    let steps = steps.as_u64().unwrap();
+    assert!(steps > 6, "{steps} steps");
+    b.eval("location.hash = ''; document.getElementById('game').hidden = true; true");
+    b.eval(&format!("location.hash = '{link}'; true"));
+    b.wait_for(
+        &format!("!document.getElementById('game').hidden && document.getElementById('game-step').textContent.trim() === 'step 1 of {steps}'"),
+        Duration::from_secs(20),
+    );
+    // The arrow keys and the slider step through it; the current step's lines
+    // are marked in the story.
+    b.eval("document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight' })); true");
+    let at = b.eval("document.getElementById('game-step').textContent.trim()");
+    assert_eq!(at, format!("step 2 of {steps}").as_str());
+    let cur = b.eval("[...document.querySelectorAll('#game-lines .step')].findIndex(n => n.classList.contains('cur'))");
+    assert_eq!(cur, 1);
+    b.eval("(() => { const s = document.getElementById('game-slider'); s.value = '3'; s.dispatchEvent(new Event('input')); return true; })()");
+    let at = b.eval("document.getElementById('game-step').textContent.trim()");
+    assert_eq!(at, format!("step 4 of {steps}").as_str());
+    // Play goes on by itself.
+    b.eval("document.getElementById('game-play').click(); true");
+    b.wait_for(
+        "!/^step [1-4] of/.test(document.getElementById('game-step').textContent.trim())",
+        Duration::from_secs(20),
+    );
+    b.eval("document.getElementById('game-play').click(); true");
     // Every card at the start; then only what the first seat sees: the other
     // seat's hidden cards become question marks.
     b.eval("document.querySelector('#game button').click()");
