@@ -11,47 +11,14 @@
 //!    the rest of a table drawn from the other active entrants.
 
 use crate::board::Board;
+pub use crate::store::Planned;
 use crate::store::{Block, Settings, Status};
 use koth_arena::rng::derive_seed;
 use koth_arena::{Random, Rng, Schedule};
-use std::collections::HashMap;
 
 /// Seed streams of the hill's blocks.
 const CANDIDATE: u64 = 1;
 const UNCERTAIN: u64 = 2;
-
-/// What the scheduler needs of the blocks planned so far: how many, and how
-/// many candidate blocks each version had. A summary, not the blocks: a hill
-/// that runs for weeks plans hundreds of thousands, and reading them all before
-/// each block would cost more than the block.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Planned {
-    /// Blocks planned.
-    pub blocks: u64,
-    /// Candidate blocks planned, by candidate version.
-    pub candidate: HashMap<i64, u64>,
-}
-
-impl Planned {
-    /// The summary of `blocks`.
-    pub fn of(blocks: &[Block]) -> Planned {
-        let mut p = Planned::default();
-        for b in blocks {
-            p.add(b);
-        }
-        p
-    }
-
-    /// Counts one more block.
-    pub fn add(&mut self, block: &Block) {
-        self.blocks += 1;
-        if block.kind == "candidate" {
-            if let Some(&v) = block.versions.first() {
-                *self.candidate.entry(v).or_default() += 1;
-            }
-        }
-    }
-}
 
 /// The next block to play, or `None` when fewer than two entrants are active.
 /// `planned` summarises the blocks planned so far.

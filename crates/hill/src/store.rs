@@ -4,6 +4,7 @@
 //! SQLite file ([`Sqlite`]) without the scheduler or the web layer knowing.
 
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// A storage failure, with what was being done.
@@ -169,6 +170,39 @@ pub struct Block {
     pub after_event: i64,
 }
 
+/// What the scheduler needs of the blocks planned so far: how many, and how
+/// many candidate blocks each version had. A summary, not the blocks: a hill
+/// that runs for weeks plans hundreds of thousands, and reading them all before
+/// each block would cost more than the block.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Planned {
+    /// Blocks planned.
+    pub blocks: u64,
+    /// Candidate blocks planned, by candidate version.
+    pub candidate: HashMap<i64, u64>,
+}
+
+impl Planned {
+    /// The summary of `blocks`.
+    pub fn of(blocks: &[Block]) -> Planned {
+        let mut p = Planned::default();
+        for b in blocks {
+            p.add(b);
+        }
+        p
+    }
+
+    /// Counts one more block.
+    pub fn add(&mut self, block: &Block) {
+        self.blocks += 1;
+        if block.kind == "candidate" {
+            if let Some(&v) = block.versions.first() {
+                *self.candidate.entry(v).or_default() += 1;
+            }
+        }
+    }
+}
+
 /// One stored game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StoredGame {
@@ -232,8 +266,8 @@ pub trait Store: Send {
         Ok(self.blocks()?.into_iter().find(|b| b.done < b.games))
     }
     /// What the scheduler needs of the blocks planned so far.
-    fn planned(&self) -> Result<crate::plan::Planned> {
-        Ok(crate::plan::Planned::of(&self.blocks()?))
+    fn planned(&self) -> Result<Planned> {
+        Ok(Planned::of(&self.blocks()?))
     }
     /// Plans a block: stores it with `done = 0` and gives it its number.
     fn plan(&mut self, block: &Block) -> Result<Block>;
@@ -873,13 +907,13 @@ impl Store for Sqlite {
         Ok(open)
     }
 
-    fn planned(&self) -> Result<crate::plan::Planned> {
+    fn planned(&self) -> Result<Planned> {
         // Blocks are numbered from 1 and never deleted: the last number is their
         // count (COUNT(*) reads every row, 5 ms at 160,000 blocks).
         let blocks: i64 =
             self.db
                 .query_row("SELECT COALESCE(MAX(id), 0) FROM blocks", [], |r| r.get(0))?;
-        let mut planned = crate::plan::Planned {
+        let mut planned = Planned {
             blocks: blocks as u64,
             ..Default::default()
         };
@@ -1094,7 +1128,7 @@ mod tests {
     #[test]
     fn the_schedulers_summary_and_the_open_block_match_the_blocks() {
         let (d, mut s) = hill();
-        assert_eq!(s.planned().unwrap(), crate::plan::Planned::default());
+        assert_eq!(s.planned().unwrap(), Planned::default());
         assert_eq!(s.open_block().unwrap(), None);
         let mut ids = Vec::new();
         for (kind, versions) in [
@@ -1120,7 +1154,7 @@ mod tests {
             ids.push(id);
         }
         let planned = s.planned().unwrap();
-        assert_eq!(planned, crate::plan::Planned::of(&s.blocks().unwrap()));
+        assert_eq!(planned, Planned::of(&s.blocks().unwrap()));
         assert_eq!(planned.blocks, 5);
         assert_eq!(planned.candidate, [(3, 2), (4, 1)].into_iter().collect());
         // The open block is the first not played to its end.
