@@ -7,6 +7,7 @@
 #
 #   bench/hill-vs-run.sh [python|builtins] [GAMES] [ROUNDS]
 #
+# BLOCK=N makes the hill's blocks N games (koth hill init --block; default 1000).
 # python: the SDK's Python example bot and three built-ins (default 8000 games);
 # builtins: honest, economist, random and counter (default 100000 games).
 # Build koth first: cargo build --release.
@@ -40,7 +41,7 @@ measure() {
 
 for r in $(seq "$rounds"); do
   hill="$work/hill-$r"
-  "$koth" hill init "$hill" --game coup >/dev/null 2>&1
+  "$koth" hill init "$hill" --game coup --block "${BLOCK:-1000}" >/dev/null 2>&1
   if [ "$field" = python ]; then
     "$koth" hill add "$hill" py "python3 $here/sdk/python/example_bot.py" >/dev/null 2>&1
     bots=(honest economist random)

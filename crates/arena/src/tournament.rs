@@ -123,14 +123,17 @@ fn chunk_size(total: u64) -> u64 {
 }
 
 /// Where each batch of `total` games starts, and `total` last: batches of
-/// `chunk`, then smaller and smaller ones towards the end, so that the workers
-/// finish together instead of one playing a whole last batch alone (the hill
-/// ends a block every few seconds). Depends on `total` and `chunk` only.
-fn chunk_starts(total: u64, chunk: u64) -> Vec<u64> {
+/// `chunk`, then smaller and smaller ones towards the end, down to `least`, so
+/// that the workers finish together instead of one playing a whole last batch
+/// alone (the hill ends a block every few seconds). Depends on its arguments
+/// only.
+fn chunk_starts(total: u64, chunk: u64, least: u64) -> Vec<u64> {
     let mut starts = vec![0];
     let mut at = 0;
     while at < total {
-        let size = chunk.min(((total - at) / 16).max(1));
+        let size = chunk
+            .min(((total - at) / 16).max(least.max(1)))
+            .min(total - at);
         at += size;
         starts.push(at);
     }
@@ -188,25 +191,26 @@ impl<G: Game> Tournament<G> {
         stop: &AtomicBool,
     ) -> RunSummary {
         let total = range.end.saturating_sub(range.start);
-        self.run_chunked(range, chunk_size(total), observer, stop)
+        self.run_chunked(range, chunk_size(total), 1, observer, stop)
     }
 
-    /// [`Tournament::run_range`] in batches of `chunk` games: a caller that keeps
-    /// its own standings (the hill) may take batches larger than a short range
-    /// would get, for fewer hand-overs between threads. The records are the same
-    /// whatever the batches; the floating-point sums of the returned standings
-    /// are merged batch by batch, so they match another run's only with the same
-    /// batches.
+    /// [`Tournament::run_range`] in batches of `chunk` games, shrinking towards
+    /// the end to no fewer than `least`: a caller that keeps its own standings
+    /// (the hill) may take batches sized to how long its games take, for fewer
+    /// hand-overs between threads. The records are the same whatever the
+    /// batches; the floating-point sums of the returned standings are merged
+    /// batch by batch, so they match another run's only with the same batches.
     pub fn run_chunked(
         &self,
         range: Range<u64>,
         chunk: u64,
+        least: u64,
         observer: &mut dyn Observer<G::Choice>,
         stop: &AtomicBool,
     ) -> RunSummary {
         let start = Instant::now();
         let total = range.end.saturating_sub(range.start);
-        let starts = chunk_starts(total, chunk.max(1));
+        let starts = chunk_starts(total, chunk.max(1), least);
         let chunks = starts.len() as u64 - 1;
         let next = AtomicU64::new(0);
         let threads = self.threads.max(1).min(chunks.max(1) as usize);
@@ -925,18 +929,37 @@ mod tests {
 
     #[test]
     fn batches_cover_every_game_once_and_shrink_towards_the_end() {
-        assert_eq!(chunk_starts(0, 15), vec![0]);
-        for (total, chunk) in [(1, 1), (1000, 15), (1472, 23), (100_000, 64), (7, 512)] {
-            let s = chunk_starts(total, chunk);
+        assert_eq!(chunk_starts(0, 15, 1), vec![0]);
+        for (total, chunk, least) in [
+            (1, 1, 1),
+            (1000, 15, 1),
+            (1472, 23, 1),
+            (100_000, 64, 1),
+            (7, 512, 1),
+            (1000, 125, 12),
+            (1003, 200, 40),
+            (10, 4, 9),
+        ] {
+            let s = chunk_starts(total, chunk, least);
             assert_eq!((s[0], *s.last().unwrap()), (0, total));
             let sizes: Vec<u64> = s.windows(2).map(|w| w[1] - w[0]).collect();
             assert!(sizes.iter().all(|&n| (1..=chunk).contains(&n)), "{sizes:?}");
-            // Never larger than the one before, and one game at the very end.
+            // Never larger than the one before; at least `least` (or `chunk`)
+            // but for the last, which is one game when `least` is.
             assert!(sizes.windows(2).all(|w| w[1] <= w[0]), "{sizes:?}");
-            assert_eq!(*sizes.last().unwrap(), 1);
+            let floor = least.min(chunk);
+            assert!(
+                sizes[..sizes.len() - 1].iter().all(|&n| n >= floor),
+                "{sizes:?}"
+            );
+            if least == 1 {
+                assert_eq!(*sizes.last().unwrap(), 1);
+            }
         }
         // Whole batches while far from the end.
-        let s = chunk_starts(1000, 15);
+        let s = chunk_starts(1000, 15, 1);
         assert_eq!(&s[..4], &[0, 15, 30, 45]);
+        // Far fewer batches when the least is larger.
+        assert!(chunk_starts(1000, 125, 12).len() * 4 < chunk_starts(1000, 125, 1).len());
     }
 }

@@ -45,7 +45,8 @@ pub enum HillCmd {
         dir: PathBuf,
     },
     /// Check the hill: every block planned again from the event log and the
-    /// games before it, every game replayed from its record.
+    /// games before it, every game replayed from its record (a game of
+    /// built-ins, kept as results, played again from its block's seed).
     Audit {
         /// The hill's folder.
         dir: PathBuf,
@@ -101,7 +102,8 @@ pub struct InitArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Games a block plays: the scheduler looks again after each (smaller is
-    /// more responsive, larger keeps every core busy to the end of a block). A
+    /// more responsive, larger keeps every core busy; a field of built-ins only
+    /// wants 20000, as a block's start and end cost about 1.5 ms). A
     /// candidate's blocks stop at what it still needs.
     #[arg(long, default_value_t = 1000)]
     pub block: u64,
@@ -529,11 +531,19 @@ fn serve<F: Front>(a: ServeArgs) -> Result<()> {
     )));
     drop(board);
     let rules: RulesOf<F> = hill.rules.clone();
+    let dir = a.dir.clone();
     let view: koth_hill::web::GameView = Box::new(move |g, names| {
-        let rec: GameRecord<ChoiceOf<F>> =
+        let mut rec: GameRecord<ChoiceOf<F>> =
             serde_json::from_str(&g.record).map_err(|e| format!("unreadable record: {e}"))?;
+        if rec.choices.is_none() {
+            // A game of built-ins, kept as results: played again from its seed.
+            rec = open::<F>(&dir)
+                .map_err(|e| format!("{e:#}"))?
+                .full_record(g)
+                .map_err(|e| e.0)?;
+        }
         let steps = F::page_steps(&rules, &rec, names)?;
-        Ok(serde_json::json!({ "steps": steps, "facts": F::page_facts() }))
+        Ok(serde_json::json!({ "steps": steps, "facts": F::page_facts(), "record": rec }))
     });
     let support = koth_process::sandbox_support();
     let submit = if hill.sandbox == koth_process::Sandbox::Off || support.namespaces {

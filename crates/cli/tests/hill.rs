@@ -948,6 +948,70 @@ fn a_round_is_a_run_of_the_current_versions_with_its_report() {
     std::fs::remove_dir_all(&d).ok();
 }
 
+/// A game of built-ins is stored as its results; the page shows it whole,
+/// played again from its block's seed, and says so when the stored results are
+/// not what that seed plays.
+#[test]
+fn the_page_plays_a_game_of_built_ins_again_from_its_seed() {
+    let d = scratch("page-results");
+    let h = d.to_str().unwrap();
+    init_coup(h, 21, Some(30), Some(30), Some(3));
+    for b in ["honest", "bluffer", "economist"] {
+        ok(&["hill", "add", h, b, &format!("builtin:{b}")]);
+    }
+    ok(&["hill", "play", h, "--games", "60", "-q"]);
+    // Nothing to play while the page is up: the stored games stay as they are.
+    ok(&["hill", "pause", h, "honest"]);
+    ok(&["hill", "pause", h, "bluffer"]);
+    let stored = games(&d);
+    let g = &stored[5];
+    assert!(!g.record.contains("\"choices\""), "{}", g.record);
+    let (mut serve, addr) = serve(h, &[]);
+    let path = format!("/api/game/{}/{}", g.block, g.index);
+    let (code, body) = status_and_body(&http_get(&addr, &path));
+    assert_eq!(code, 200, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let choices = v["record"]["choices"].as_str().unwrap_or_default();
+    assert!(!choices.is_empty(), "{body}");
+    let kept: serde_json::Value = serde_json::from_str(&g.record).unwrap();
+    for k in ["seed", "seats", "outcome", "scores", "decisions"] {
+        assert_eq!(v["record"][k], kept[k], "{k}: {body}");
+    }
+    // The viewer's steps, from the seating to the end.
+    let steps = v["steps"]["steps"].as_array().unwrap();
+    assert!(steps.len() > 2, "{body}");
+    assert!(
+        steps.last().unwrap().to_string().contains("Game over"),
+        "{body}"
+    );
+
+    // The stored winner changed by hand: the page says what is wrong.
+    let conn = db(&d);
+    let (id, first, packed): (i64, i64, Vec<u8>) = conn
+        .query_row(
+            "SELECT id, first, games FROM batches WHERE block = ?1 AND first <= ?2 AND first + count > ?2",
+            rusqlite::params![g.block, g.index as i64],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    let mut batch = koth_hill::store::unpack(g.block, first as u64, &packed).unwrap();
+    let t = batch.iter_mut().find(|x| x.index == g.index).unwrap();
+    let mut rec: serde_json::Value = serde_json::from_str(&t.record).unwrap();
+    rec["scores"] = serde_json::json!([1.0, 1.0, 1.0]);
+    t.record = rec.to_string();
+    conn.execute(
+        "UPDATE batches SET games = ?1 WHERE id = ?2",
+        rusqlite::params![koth_hill::store::pack(&batch), id],
+    )
+    .unwrap();
+    let (code, body) = status_and_body(&http_get(&addr, &path));
+    assert_eq!(code, 200, "{body}");
+    assert!(body.contains("not what its seed plays"), "{body}");
+    serve.kill().ok();
+    serve.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+}
+
 fn http_get(addr: &str, path: &str) -> String {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(addr).unwrap();

@@ -61,6 +61,8 @@ pub struct Hill<G: BotKinds> {
     pub ready: Option<Ready<G>>,
     /// Programs kept from one block to the next.
     pools: crate::pool::Pools<G>,
+    /// Seconds of a worker a game took in the last block played.
+    pace: Option<f64>,
 }
 
 impl<G: BotKinds> Hill<G> {
@@ -94,6 +96,7 @@ impl<G: BotKinds> Hill<G> {
             sandbox: Sandbox::Auto,
             ready: None,
             pools: Default::default(),
+            pace: None,
         })
     }
 
@@ -297,14 +300,8 @@ impl<G: BotKinds> Hill<G> {
         Ok(Some(block))
     }
 
-    /// Plays the games of `block` not stored yet.
-    pub fn play_block(
-        &mut self,
-        block: &Block,
-        board: &mut Board,
-        stop: &AtomicBool,
-        on_games: &mut dyn FnMut(&Board, u64),
-    ) -> Result<()> {
+    /// The bots of `block`'s versions, each named after its entrant.
+    fn block_bots(&self, block: &Block) -> Result<Vec<BotEntry>> {
         let entrants = self.store.entrants()?;
         let versions = self.store.versions()?;
         let mut bots = Vec::new();
@@ -318,9 +315,117 @@ impl<G: BotKinds> Hill<G> {
                 .map_or_else(|| format!("#{}", version.entrant), |e| e.name.clone());
             bots.push(self.bot_of(&name, &version.spec)?);
         }
+        Ok(bots)
+    }
+
+    /// `block`'s schedule, and its rules readied (a game that keeps files of its
+    /// own puts them under `scratch`).
+    fn block_rules(
+        &self,
+        block: &Block,
+        bots: &[BotEntry],
+        scratch: &Path,
+    ) -> Result<(Schedule, G::Rules)> {
         let schedule: Schedule = serde_json::from_value(block.schedule.clone())
             .map_err(|e| HillError(format!("block {}: unreadable schedule: {e}", block.id)))?;
+        let mut rules = self.rules.clone();
+        let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
+        if let Some(ready) = &self.ready {
+            ready(&mut rules, &names, &schedule, block.seed, scratch).map_err(HillError)?;
+        }
+        Ok((schedule, rules))
+    }
+
+    /// Plays games `range` of `block` again, a block of built-ins only (see
+    /// [`results_only`]), with records at `level`, handing each to `visit` in
+    /// game order.
+    pub fn replay_block(
+        &self,
+        block: &Block,
+        range: std::ops::Range<u64>,
+        level: RecordLevel,
+        visit: &mut dyn FnMut(&GameRecord<G::Choice>),
+    ) -> Result<()> {
+        let bots = self.block_bots(block)?;
+        if !results_only(&bots) {
+            return Err(HillError(format!(
+                "block {} has programs at its tables: its games are played once, and kept whole",
+                block.id
+            )));
+        }
+        // Files a game keeps of its own go to a scratch folder, not the hill's.
+        let scratch = koth_process::ScratchDir::new("replay")
+            .map_err(|e| HillError(format!("cannot make a scratch folder: {e}")))?;
+        let (schedule, rules) = self.block_rules(block, &bots, scratch.path())?;
+        let setup = Setup::default();
+        let mut entrants = Vec::new();
+        for b in &bots {
+            entrants.push(G::entrant(b, &setup.for_bot(b, &bots)).map_err(|e| HillError(e.0))?);
+        }
+        let t = Tournament {
+            rules,
+            entrants,
+            schedule,
+            scoring: self.scoring,
+            seed: block.seed,
+            threads: self.threads,
+            records: level,
+            duplicate: self.settings.duplicate,
+        };
+        struct Each<'a, C>(&'a mut dyn FnMut(&GameRecord<C>));
+        impl<C> Observer<C> for Each<'_, C> {
+            fn on_record(&mut self, rec: &GameRecord<C>) {
+                (self.0)(rec)
+            }
+        }
+        t.run_range(range, &mut Each(visit), &AtomicBool::new(false));
+        Ok(())
+    }
+
+    /// A stored game with every choice: as stored, or, for a game of built-ins
+    /// stored as results only, played again from its block's seed (an error if
+    /// that game's results are not the stored ones).
+    pub fn full_record(&self, g: &StoredGame) -> Result<GameRecord<G::Choice>> {
+        let stored: GameRecord<G::Choice> = serde_json::from_str(&g.record).map_err(|e| {
+            HillError(format!(
+                "block {} game {}: unreadable record: {e}",
+                g.block, g.index
+            ))
+        })?;
+        if stored.choices.is_some() {
+            return Ok(stored);
+        }
+        let block = self
+            .store
+            .block(g.block)?
+            .ok_or_else(|| HillError(format!("game {} names no block {}", g.index, g.block)))?;
+        let mut again = None;
+        self.replay_block(&block, g.index..g.index + 1, RecordLevel::Full, &mut |r| {
+            again = Some(r.clone())
+        })?;
+        let again =
+            again.ok_or_else(|| HillError(format!("block {} has no game {}", g.block, g.index)))?;
+        if results_line(&again) != g.record.trim_end().as_bytes() {
+            return Err(HillError(format!(
+                "block {} game {}: its stored results are not what its seed plays",
+                g.block, g.index
+            )));
+        }
+        Ok(again)
+    }
+
+    /// Plays the games of `block` not stored yet.
+    pub fn play_block(
+        &mut self,
+        block: &Block,
+        board: &mut Board,
+        stop: &AtomicBool,
+        on_games: &mut dyn FnMut(&Board, u64),
+    ) -> Result<()> {
+        let entrants = self.store.entrants()?;
+        let bots = self.block_bots(block)?;
         let scratch = self.dir.join("blocks").join(block.id.to_string());
+        let (schedule, rules) = self.block_rules(block, &bots, &scratch)?;
         let copies = koth_process::Workspace::new(None)
             .map_err(|e| HillError(format!("cannot make the bots' working folders: {e}")))?;
         let setup = Setup {
@@ -355,11 +460,6 @@ impl<G: BotKinds> Hill<G> {
                 make().map_err(HillError)?
             });
         }
-        let mut rules = self.rules.clone();
-        let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
-        if let Some(ready) = &self.ready {
-            ready(&mut rules, &names, &schedule, block.seed, &scratch).map_err(HillError)?;
-        }
         let t = Tournament {
             rules,
             entrants: field,
@@ -367,7 +467,13 @@ impl<G: BotKinds> Hill<G> {
             scoring: self.scoring,
             seed: block.seed,
             threads: self.threads,
-            records: RecordLevel::Full,
+            // Built-ins play a game the same from its seed whenever asked:
+            // their moves need not be kept.
+            records: if results_only(&bots) {
+                RecordLevel::Results
+            } else {
+                RecordLevel::Full
+            },
             duplicate: self.settings.duplicate,
         };
         let mut keeper = Keeper::<G> {
@@ -385,15 +491,42 @@ impl<G: BotKinds> Hill<G> {
             flushed: std::time::Instant::now(),
             game: std::marker::PhantomData,
         };
-        // Batches of a few dozen games: enough for every worker to the end of
-        // the block, few enough hand-overs between threads.
-        let chunk = (block.games / (self.threads.max(1) as u64 * 32)).clamp(1, 64);
-        t.run_chunked(block.done..block.games, chunk, &mut keeper, stop);
+        let (chunk, least) = batch_sizes(self.pace, block.games, self.threads);
+        let run = t.run_chunked(block.done..block.games, chunk, least, &mut keeper, stop);
         keeper.flush();
+        let played = run.played.end - run.played.start;
+        if played > 0 {
+            self.pace =
+                Some(run.elapsed.as_secs_f64() * self.threads.max(1) as f64 / played as f64);
+        }
         match keeper.error {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+}
+
+/// A batch of games is handed from a worker to the storing thread after about
+/// this long: each hand-over wakes a thread (tens of microseconds in a virtual
+/// machine), so a batch of built-ins holds hundreds of games, of programs a few...
+const BATCH_TIME: f64 = 0.004;
+/// ...and towards a block's end batches shrink, to no less than this long, so
+/// that the workers end the block together.
+const LEAST_BATCH_TIME: f64 = 0.0005;
+
+/// The batch sizes of a block of `games` on `threads` workers, from `pace`
+/// (a worker's seconds a game in the block before, if any): see
+/// [`Tournament::run_chunked`].
+fn batch_sizes(pace: Option<f64>, games: u64, threads: usize) -> (u64, u64) {
+    // Every worker gets a few batches, for balance.
+    let most = (games / (threads.max(1) as u64 * 4)).max(1);
+    match pace {
+        Some(p) if p > 0.0 => {
+            let chunk = ((BATCH_TIME / p) as u64).clamp(1, most.min(512));
+            (chunk, ((LEAST_BATCH_TIME / p) as u64).clamp(1, chunk))
+        }
+        // Not measured yet: a few dozen games, down to one.
+        _ => ((games / (threads.max(1) as u64 * 32)).clamp(1, 64), 1),
     }
 }
 
@@ -461,7 +594,7 @@ impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
         self.seats
             .extend(rec.seats.iter().map(|&e| self.block.versions[e]));
         let rest = &self.json[self.at..];
-        match rest.iter().position(|&b| b == b'\n') {
+        match memchr::memchr(b'\n', rest) {
             Some(end) => {
                 self.batch.push(&self.seats, &rest[..end]);
                 self.at += end + 1;
@@ -480,6 +613,31 @@ impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
             self.flush();
         }
     }
+}
+
+/// Whether a block of `bots` stores its games as results only: when every seat
+/// is a built-in, a game is a pure function of its block's seed and its index,
+/// so its moves are played again when asked for ([`Hill::full_record`]) rather
+/// than kept (a game of built-ins takes a few microseconds; keeping its moves
+/// cost the hill a third of its speed).
+pub fn results_only(bots: &[BotEntry]) -> bool {
+    bots.iter().all(|b| b.dir().is_none())
+}
+
+/// A record's line as a block of built-ins stores it: without its choices.
+fn results_line<C: Clone + serde::Serialize + koth_arena::code::ChoiceCode>(
+    rec: &GameRecord<C>,
+) -> Vec<u8> {
+    let mut line = Vec::new();
+    if rec.choices.is_some() {
+        let mut bare = rec.clone();
+        bare.choices = None;
+        bare.write_json_line(&mut line);
+    } else {
+        rec.write_json_line(&mut line);
+    }
+    line.truncate(line.trim_ascii_end().len());
+    line
 }
 
 /// How a token is kept: its BLAKE3 hash (tokens are 192 random bits, so a
@@ -691,6 +849,9 @@ impl<G: BotKinds> Hill<G> {
                 ));
             }
         }
+        // Games kept whole replay from their choices; games of built-ins kept
+        // as results are played again from their block's seed, block by block.
+        let mut again: Vec<&StoredGame> = Vec::new();
         for g in &games {
             audit.games += 1;
             let rec: GameRecord<G::Choice> = match serde_json::from_str(&g.record) {
@@ -703,6 +864,14 @@ impl<G: BotKinds> Hill<G> {
                     continue;
                 }
             };
+            if rec.choices.is_none() {
+                if again.last().is_some_and(|p| p.block != g.block) {
+                    self.audit_results(&blocks, &again, &mut audit);
+                    again.clear();
+                }
+                again.push(g);
+                continue;
+            }
             let mut rules = self.rules.clone();
             if let (Some(ready), Some(b)) = (&self.ready, blocks.iter().find(|b| b.id == g.block)) {
                 let schedule: Schedule = serde_json::from_value(b.schedule.clone())
@@ -717,6 +886,52 @@ impl<G: BotKinds> Hill<G> {
                     .push(format!("block {} game {}: {e}", g.block, g.index));
             }
         }
+        if !again.is_empty() {
+            self.audit_results(&blocks, &again, &mut audit);
+        }
         Ok(audit)
+    }
+
+    /// Plays `games` (of one block, stored as results only) again from their
+    /// block's seed and notes each whose stored results differ.
+    fn audit_results(&self, blocks: &[Block], games: &[&StoredGame], audit: &mut Audit) {
+        let (first, last) = (games[0], games[games.len() - 1]);
+        let Some(block) = blocks.iter().find(|b| b.id == first.block) else {
+            audit.problems.push(format!(
+                "block {} game {}: no such block",
+                first.block, first.index
+            ));
+            return;
+        };
+        let mut k = 0;
+        let mut differ = Vec::new();
+        let replayed = self.replay_block(
+            block,
+            first.index..last.index + 1,
+            RecordLevel::Results,
+            &mut |r| {
+                while k < games.len() && games[k].index < r.index {
+                    k += 1;
+                }
+                if games.get(k).is_some_and(|g| g.index == r.index) {
+                    if results_line(r) != games[k].record.trim_end().as_bytes() {
+                        differ.push(r.index);
+                    }
+                    k += 1;
+                }
+            },
+        );
+        match replayed {
+            Ok(()) => audit.problems.extend(differ.into_iter().map(|i| {
+                format!(
+                    "block {} game {i}: its stored results are not what its seed plays",
+                    block.id
+                )
+            })),
+            Err(e) => audit.problems.push(format!(
+                "block {}: cannot play its games again: {e}",
+                block.id
+            )),
+        }
     }
 }

@@ -261,6 +261,10 @@ pub trait Store: Send {
     fn events(&self, after: i64) -> Result<Vec<Event>>;
     /// Every block, in order.
     fn blocks(&self) -> Result<Vec<Block>>;
+    /// Block `id`, if it was planned.
+    fn block(&self, id: i64) -> Result<Option<Block>> {
+        Ok(self.blocks()?.into_iter().find(|b| b.id == id))
+    }
     /// The first block not played to its end, if any (what a crash left).
     fn open_block(&self) -> Result<Option<Block>> {
         Ok(self.blocks()?.into_iter().find(|b| b.done < b.games))
@@ -429,12 +433,12 @@ impl Batch {
     /// Adds a game: the version at each seat and its record (one JSON line,
     /// without its end of line).
     pub fn push(&mut self, seats: &[i64], record: &[u8]) {
-        use std::io::Write;
+        let mut n = itoa::Buffer::new();
         for (k, v) in seats.iter().enumerate() {
             if k > 0 {
                 self.text.push(b',');
             }
-            let _ = write!(self.text, "{v}");
+            self.text.extend_from_slice(n.format(*v).as_bytes());
         }
         self.text.push(b' ');
         self.text.extend_from_slice(record);
@@ -896,6 +900,14 @@ impl Store for Sqlite {
             .prepare(&format!("SELECT {BLOCK_COLUMNS} FROM blocks ORDER BY id"))?;
         let rows = q.query_map([], block_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn block(&self, id: i64) -> Result<Option<Block>> {
+        let mut q = self
+            .db
+            .prepare_cached(&format!("SELECT {BLOCK_COLUMNS} FROM blocks WHERE id = ?1"))?;
+        let block = q.query_map([id], block_row)?.next().transpose()?;
+        Ok(block)
     }
 
     fn open_block(&self) -> Result<Option<Block>> {

@@ -18,7 +18,9 @@ pub use tokio::sync::watch;
 use tokio_stream::wrappers::WatchStream;
 use tokio_stream::StreamExt;
 
-/// Shows one stored game: its steps as the report's viewer draws them, or why not.
+/// Shows one stored game: its steps as the report's viewer draws them (and,
+/// under `record`, its record with every choice when the stored one is results
+/// only), or why not.
 pub type GameView =
     Box<dyn Fn(&crate::StoredGame, &[String]) -> Result<serde_json::Value, String> + Send + Sync>;
 
@@ -244,11 +246,15 @@ async fn game(
             return Ok(None);
         };
         let names = names_of(&*store, &g.seats)?;
-        let steps = match &site.view {
+        let mut steps = match &site.view {
             Some(view) => view(&g, &names).unwrap_or_else(|e| serde_json::json!({ "error": e })),
             None => serde_json::Value::Null,
         };
-        let record: serde_json::Value = serde_json::from_str(&g.record).unwrap_or_default();
+        // The view's record has every choice, even of a game kept as results.
+        let record = match steps.as_object_mut().and_then(|o| o.remove("record")) {
+            Some(r) => r,
+            None => serde_json::from_str(&g.record).unwrap_or_default(),
+        };
         Ok(Some(serde_json::json!({
             "block": g.block, "index": g.index, "seats": names, "record": record, "steps": steps,
         })))

@@ -204,31 +204,17 @@ fn the_audit_finds_a_tampered_game_and_a_tampered_block() {
     }
     play(&mut h, 150);
     assert!(h.audit().unwrap().problems.is_empty());
-    let db = rusqlite::Connection::open(d.join(koth_hill::store::DATABASE)).unwrap();
-    // A game whose winner was changed no longer replays.
-    let (id, first, packed): (i64, i64, Vec<u8>) = db
-        .query_row(
-            "SELECT id, first, games FROM batches WHERE block = 1 AND first <= 3 AND first + count > 3",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .unwrap();
-    let mut games = koth_hill::store::unpack(1, first as u64, &packed).unwrap();
-    let g = games.iter_mut().find(|g| g.index == 3).unwrap();
-    let mut v: serde_json::Value = serde_json::from_str(&g.record).unwrap();
-    let w = v["outcome"]["winners"].as_u64().unwrap();
-    v["outcome"]["winners"] = serde_json::json!(if w == 1 { 2 } else { 1 });
-    g.record = v.to_string();
-    db.execute(
-        "UPDATE batches SET games = ?1 WHERE id = ?2",
-        rusqlite::params![koth_hill::store::pack(&games), id],
-    )
-    .unwrap();
+    // A game of built-ins is kept as its results: one whose winner was changed
+    // is not what its block's seed plays.
+    let tampered = change_winner(&d, 1, 3);
     let problems = h.audit().unwrap().problems;
     assert!(
         problems.iter().any(|p| p.starts_with("block 1 game 3:")),
         "{problems:?}"
     );
+    let e = h.full_record(&tampered).unwrap_err().0;
+    assert!(e.contains("not what its seed plays"), "{e}");
+    let db = rusqlite::Connection::open(d.join(koth_hill::store::DATABASE)).unwrap();
     // A block's seed changed by hand is not what the log plans.
     db.execute("UPDATE blocks SET seed = '12345' WHERE id = 2", [])
         .unwrap();
@@ -237,6 +223,137 @@ fn the_audit_finds_a_tampered_game_and_a_tampered_block() {
         problems.iter().any(|p| p.starts_with("block 2:")),
         "{problems:?}"
     );
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// Changes the winner of game `index` of block `block` in the database, as a
+/// hand with write access could; gives the game as now stored.
+fn change_winner(d: &std::path::Path, block: i64, index: u64) -> koth_hill::StoredGame {
+    let db = rusqlite::Connection::open(d.join(koth_hill::store::DATABASE)).unwrap();
+    let (id, first, packed): (i64, i64, Vec<u8>) = db
+        .query_row(
+            "SELECT id, first, games FROM batches WHERE block = ?1 AND first <= ?2 AND first + count > ?2",
+            rusqlite::params![block, index as i64],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    let mut games = koth_hill::store::unpack(block, first as u64, &packed).unwrap();
+    let g = games.iter_mut().find(|g| g.index == index).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&g.record).unwrap();
+    let w = v["outcome"]["winners"].as_u64().unwrap();
+    v["outcome"]["winners"] = serde_json::json!(if w == 1 { 2 } else { 1 });
+    g.record = v.to_string();
+    let changed = g.clone();
+    db.execute(
+        "UPDATE batches SET games = ?1 WHERE id = ?2",
+        rusqlite::params![koth_hill::store::pack(&games), id],
+    )
+    .unwrap();
+    changed
+}
+
+/// A block of built-ins keeps each game's results, not its moves; asked for
+/// the moves, the hill plays the game again from the block's seed, and that
+/// game is the one a plain run of the block's schedule plays.
+#[test]
+fn a_game_of_built_ins_is_kept_as_results_and_played_again_whole() {
+    let d = scratch("results");
+    Hill::<Coup>::init(&d, &settings(11, 3, 40, 40)).unwrap();
+    let mut h = open(&d);
+    for b in ["honest", "bluffer", "economist"] {
+        add(&mut h, b, b);
+    }
+    play(&mut h, 120);
+    let mut stored = Vec::new();
+    h.store.each_game(&mut |g| stored.push(g)).unwrap();
+    assert!(stored.len() >= 120);
+    for g in &stored {
+        assert!(!g.record.contains("\"choices\""), "{}", g.record);
+    }
+    // The same games from a run of each block's schedule, every choice kept.
+    let blocks = h.store.blocks().unwrap();
+    let mut whole = std::collections::HashMap::new();
+    for b in &blocks {
+        let names = ["honest", "bluffer", "economist"];
+        let bots: Vec<_> = b
+            .versions
+            .iter()
+            .map(|v| {
+                let name = names[*v as usize - 1];
+                parse_bot(GameKind::Coup, &format!("{name}=builtin:{name}")).unwrap()
+            })
+            .collect();
+        let t = Tournament::<Coup> {
+            rules: koth_coup::Rules::standard(),
+            entrants: koth_entrants::entrants::<Coup>(&bots, &Setup::default()).unwrap(),
+            schedule: serde_json::from_value(b.schedule.clone()).unwrap(),
+            scoring: Scoring::ZeroSum,
+            seed: b.seed,
+            threads: 1,
+            records: RecordLevel::Full,
+            duplicate: true,
+        };
+        struct Keep(Vec<koth_arena::GameRecord<koth_coup::Choice>>);
+        impl koth_arena::Observer<koth_coup::Choice> for Keep {
+            fn on_record(&mut self, r: &koth_arena::GameRecord<koth_coup::Choice>) {
+                self.0.push(r.clone());
+            }
+        }
+        let mut keep = Keep(Vec::new());
+        t.run_range(0..b.done, &mut keep, &AtomicBool::new(false));
+        for r in keep.0 {
+            whole.insert((b.id, r.index), r);
+        }
+    }
+    for g in stored.iter().step_by(7) {
+        let full = h.full_record(g).unwrap();
+        let run = &whole[&(g.block, g.index)];
+        assert_eq!(
+            serde_json::to_value(&full).unwrap(),
+            serde_json::to_value(run).unwrap(),
+            "block {} game {}",
+            g.block,
+            g.index
+        );
+        assert!(full.choices.as_ref().is_some_and(|c| !c.is_empty()));
+        let end = koth_arena::records::replay::<Coup>(&koth_coup::Rules::standard(), &full, |_| {})
+            .unwrap();
+        assert_eq!(
+            koth_arena::Game::outcome(&end).map(|o| o.winners),
+            Some(full.outcome.winners)
+        );
+    }
+    assert!(h.audit().unwrap().problems.is_empty());
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// A block with a program keeps every game whole (a program is played once):
+/// the audit replays those from their choices and finds one changed.
+#[test]
+fn a_game_with_a_program_is_kept_whole_and_a_change_to_it_found() {
+    let d = scratch("whole");
+    Hill::<Coup>::init(&d, &settings(12, 2, 20, 20)).unwrap();
+    let mut h = open(&d);
+    add(&mut h, "honest", "honest");
+    let sdk =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sdk/python/example_bot.py");
+    let bot = parse_bot(GameKind::Coup, &format!("python3 {}", sdk.display())).unwrap();
+    h.submit(Change::Add, "py", &bot).unwrap();
+    play(&mut h, 20);
+    let mut stored = Vec::new();
+    h.store.each_game(&mut |g| stored.push(g)).unwrap();
+    assert!(stored.iter().all(|g| g.record.contains("\"choices\"")));
+    assert!(h.audit().unwrap().problems.is_empty());
+    // Its moves are what is stored: nothing is played again.
+    let full = h.full_record(&stored[2]).unwrap();
+    assert_eq!(
+        serde_json::to_value(&full).unwrap(),
+        serde_json::from_str::<serde_json::Value>(&stored[2].record).unwrap()
+    );
+    change_winner(&d, stored[2].block, stored[2].index);
+    let problems = h.audit().unwrap().problems;
+    let at = format!("block {} game {}:", stored[2].block, stored[2].index);
+    assert!(problems.iter().any(|p| p.starts_with(&at)), "{problems:?}");
     std::fs::remove_dir_all(&d).ok();
 }
 
