@@ -800,102 +800,97 @@ impl<G: BotKinds> Hill<G> {
         let events = self.store.events(0)?;
         let versions = self.store.versions()?;
         let blocks = self.store.blocks()?;
-        let mut games: Vec<StoredGame> = Vec::new();
-        self.store.each_game(&mut |g| games.push(g))?;
         let mut audit = Audit::default();
-        let mut board: Option<(i64, Board)> = None;
-        let mut next = 0;
-        let mut planned = crate::plan::Planned::default();
-        for b in &blocks {
-            // The board the scheduler saw: rebuilt when the field changed,
-            // otherwise grown by the block before.
-            let fresh = !matches!(&board, Some((seen, _)) if *seen == b.after_event);
-            if fresh {
-                let field = entrants_at(&events, &versions, b.after_event);
-                let mut bd = Board::new(&field, &versions);
-                next = 0;
-                while next < games.len() && games[next].block < b.id {
-                    bd.add::<G::Choice>(&games[next]).map_err(HillError)?;
-                    next += 1;
+        let mut plans = Plans {
+            hill: self,
+            events: &events,
+            versions: &versions,
+            blocks: &blocks,
+            next: 0,
+            board: None,
+            planned: crate::plan::Planned::default(),
+        };
+        // The games stream by, batch by batch: a hill's games need not fit in
+        // memory. Those of built-ins kept as results wait for the end of their
+        // block, to be played again together.
+        let mut again: Vec<StoredGame> = Vec::new();
+        let mut failed = None;
+        self.store.each_batch(&mut |block, first, packed| {
+            let mut step = || -> Result<()> {
+                let games = crate::store::unpack(block, first, &packed)?;
+                plans.upto(block, &mut audit)?;
+                for g in games {
+                    plans.add(&g)?;
+                    audit.games += 1;
+                    self.audit_game(&blocks, g, &mut again, &mut audit)?;
                 }
-                board = Some((b.after_event, bd));
-            }
-            let (_, bd) = board.as_mut().expect("made above");
-            while next < games.len() && games[next].block < b.id {
-                bd.add::<G::Choice>(&games[next]).map_err(HillError)?;
-                next += 1;
-            }
-            let again = next_block(&self.settings, bd, &planned);
-            planned.add(b);
-            audit.blocks += 1;
-            let same = again.as_ref().is_some_and(|p| {
-                p.kind == b.kind
-                    && p.versions == b.versions
-                    && p.schedule == b.schedule
-                    && p.seed == b.seed
-                    && p.games == b.games
-            });
-            if !same {
-                audit.problems.push(format!(
-                    "block {}: stored as {} of versions {:?} (seed {}), but the log plans {}",
-                    b.id,
-                    b.kind,
-                    b.versions,
-                    b.seed,
-                    again.map_or("nothing".to_string(), |p| format!(
-                        "{} of versions {:?} (seed {})",
-                        p.kind, p.versions, p.seed
-                    ))
-                ));
-            }
-        }
-        // Games kept whole replay from their choices; games of built-ins kept
-        // as results are played again from their block's seed, block by block.
-        let mut again: Vec<&StoredGame> = Vec::new();
-        for g in &games {
-            audit.games += 1;
-            let rec: GameRecord<G::Choice> = match serde_json::from_str(&g.record) {
-                Ok(r) => r,
-                Err(e) => {
-                    audit.problems.push(format!(
-                        "block {} game {}: unreadable record: {e}",
-                        g.block, g.index
-                    ));
-                    continue;
-                }
+                Ok(())
             };
-            if rec.choices.is_none() {
-                if again.last().is_some_and(|p| p.block != g.block) {
-                    self.audit_results(&blocks, &again, &mut audit);
-                    again.clear();
+            match step() {
+                Ok(()) => true,
+                Err(e) => {
+                    failed = Some(e);
+                    false
                 }
-                again.push(g);
-                continue;
             }
-            let mut rules = self.rules.clone();
-            if let (Some(ready), Some(b)) = (&self.ready, blocks.iter().find(|b| b.id == g.block)) {
-                let schedule: Schedule = serde_json::from_value(b.schedule.clone())
-                    .map_err(|e| HillError(e.to_string()))?;
-                let names: Vec<String> = b.versions.iter().map(|v| format!("v{v}")).collect();
-                let scratch = self.dir.join("blocks").join(b.id.to_string());
-                ready(&mut rules, &names, &schedule, b.seed, &scratch).map_err(HillError)?;
-            }
-            if let Err(e) = koth_arena::records::replay::<G>(&rules, &rec, |_| {}) {
-                audit
-                    .problems
-                    .push(format!("block {} game {}: {e}", g.block, g.index));
-            }
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
         }
+        plans.upto(i64::MAX, &mut audit)?;
         if !again.is_empty() {
             self.audit_results(&blocks, &again, &mut audit);
         }
         Ok(audit)
     }
 
+    /// Replays game `g` from its choices, or, kept as results, keeps it in
+    /// `again` until its block's games are all there.
+    fn audit_game(
+        &self,
+        blocks: &[Block],
+        g: StoredGame,
+        again: &mut Vec<StoredGame>,
+        audit: &mut Audit,
+    ) -> Result<()> {
+        let rec: GameRecord<G::Choice> = match serde_json::from_str(&g.record) {
+            Ok(r) => r,
+            Err(e) => {
+                audit.problems.push(format!(
+                    "block {} game {}: unreadable record: {e}",
+                    g.block, g.index
+                ));
+                return Ok(());
+            }
+        };
+        if rec.choices.is_none() {
+            if again.last().is_some_and(|p| p.block != g.block) {
+                self.audit_results(blocks, again, audit);
+                again.clear();
+            }
+            again.push(g);
+            return Ok(());
+        }
+        let mut rules = self.rules.clone();
+        if let (Some(ready), Some(b)) = (&self.ready, blocks.iter().find(|b| b.id == g.block)) {
+            let schedule: Schedule =
+                serde_json::from_value(b.schedule.clone()).map_err(|e| HillError(e.to_string()))?;
+            let names: Vec<String> = b.versions.iter().map(|v| format!("v{v}")).collect();
+            let scratch = self.dir.join("blocks").join(b.id.to_string());
+            ready(&mut rules, &names, &schedule, b.seed, &scratch).map_err(HillError)?;
+        }
+        if let Err(e) = koth_arena::records::replay::<G>(&rules, &rec, |_| {}) {
+            audit
+                .problems
+                .push(format!("block {} game {}: {e}", g.block, g.index));
+        }
+        Ok(())
+    }
+
     /// Plays `games` (of one block, stored as results only) again from their
     /// block's seed and notes each whose stored results differ.
-    fn audit_results(&self, blocks: &[Block], games: &[&StoredGame], audit: &mut Audit) {
-        let (first, last) = (games[0], games[games.len() - 1]);
+    fn audit_results(&self, blocks: &[Block], games: &[StoredGame], audit: &mut Audit) {
+        let (first, last) = (&games[0], &games[games.len() - 1]);
         let Some(block) = blocks.iter().find(|b| b.id == first.block) else {
             audit.problems.push(format!(
                 "block {} game {}: no such block",
@@ -933,5 +928,94 @@ impl<G: BotKinds> Hill<G> {
                 block.id
             )),
         }
+    }
+}
+
+/// The audit's planning half: every block planned again from the board the
+/// scheduler saw, the games streaming by in order.
+struct Plans<'a, G: BotKinds> {
+    hill: &'a Hill<G>,
+    events: &'a [Event],
+    versions: &'a [crate::Version],
+    blocks: &'a [Block],
+    /// The next block to plan again.
+    next: usize,
+    /// The board, and the event it reflects.
+    board: Option<(i64, Board)>,
+    planned: crate::plan::Planned,
+}
+
+impl<G: BotKinds> Plans<'_, G> {
+    /// Plans again every block up to block `upto` (the games before it counted).
+    fn upto(&mut self, upto: i64, audit: &mut Audit) -> Result<()> {
+        while let Some(b) = self.blocks.get(self.next).filter(|b| b.id <= upto) {
+            self.next += 1;
+            // The board the scheduler saw: counted again when the field changed,
+            // otherwise grown by the games as they pass.
+            if !matches!(&self.board, Some((seen, _)) if *seen == b.after_event) {
+                self.board = Some((b.after_event, self.board_before(b)?));
+            }
+            let (_, bd) = self.board.as_ref().expect("made above");
+            let again = next_block(&self.hill.settings, bd, &self.planned);
+            self.planned.add(b);
+            audit.blocks += 1;
+            let same = again.as_ref().is_some_and(|p| {
+                p.kind == b.kind
+                    && p.versions == b.versions
+                    && p.schedule == b.schedule
+                    && p.seed == b.seed
+                    && p.games == b.games
+            });
+            if !same {
+                audit.problems.push(format!(
+                    "block {}: stored as {} of versions {:?} (seed {}), but the log plans {}",
+                    b.id,
+                    b.kind,
+                    b.versions,
+                    b.seed,
+                    again.map_or("nothing".to_string(), |p| format!(
+                        "{} of versions {:?} (seed {})",
+                        p.kind, p.versions, p.seed
+                    ))
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts a game that has passed on the board.
+    fn add(&mut self, g: &StoredGame) -> Result<()> {
+        if let Some((_, bd)) = &mut self.board {
+            bd.add::<G::Choice>(g).map_err(HillError)?;
+        }
+        Ok(())
+    }
+
+    /// The board of the field after `b`'s event, from the games before `b`,
+    /// read again from the store.
+    fn board_before(&self, b: &Block) -> Result<Board> {
+        let field = entrants_at(self.events, self.versions, b.after_event);
+        let mut bd = Board::new(&field, self.versions);
+        let mut failed = None;
+        self.hill.store.each_batch(&mut |block, first, packed| {
+            if block >= b.id {
+                return false;
+            }
+            let counted = crate::store::unpack(block, first, &packed)
+                .map_err(HillError::from)
+                .and_then(|games| {
+                    games
+                        .iter()
+                        .try_for_each(|g| bd.add::<G::Choice>(g).map(|_| ()).map_err(HillError))
+                });
+            match counted {
+                Ok(()) => true,
+                Err(e) => {
+                    failed = Some(e);
+                    false
+                }
+            }
+        })?;
+        failed.map_or(Ok(bd), Err)
     }
 }
