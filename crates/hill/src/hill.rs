@@ -301,9 +301,12 @@ impl<G: BotKinds> Hill<G> {
     }
 
     /// The bots of `block`'s versions, each named after its entrant.
-    fn block_bots(&self, block: &Block) -> Result<Vec<BotEntry>> {
-        let entrants = self.store.entrants()?;
-        let versions = self.store.versions()?;
+    fn block_bots(
+        &self,
+        block: &Block,
+        entrants: &[Entrant],
+        versions: &[crate::Version],
+    ) -> Result<Vec<BotEntry>> {
         let mut bots = Vec::new();
         for v in &block.versions {
             let version = versions.iter().find(|x| x.id == *v).ok_or_else(|| {
@@ -346,7 +349,7 @@ impl<G: BotKinds> Hill<G> {
         level: RecordLevel,
         visit: &mut dyn FnMut(&GameRecord<G::Choice>),
     ) -> Result<()> {
-        let bots = self.block_bots(block)?;
+        let bots = self.block_bots(block, &self.store.entrants()?, &self.store.versions()?)?;
         if !results_only(&bots) {
             return Err(HillError(format!(
                 "block {} has programs at its tables: its games are played once, and kept whole",
@@ -423,7 +426,7 @@ impl<G: BotKinds> Hill<G> {
         on_games: &mut dyn FnMut(&Board, u64),
     ) -> Result<()> {
         let entrants = self.store.entrants()?;
-        let bots = self.block_bots(block)?;
+        let bots = self.block_bots(block, &entrants, &self.store.versions()?)?;
         let scratch = self.dir.join("blocks").join(block.id.to_string());
         let (schedule, rules) = self.block_rules(block, &bots, &scratch)?;
         let copies = koth_process::Workspace::new(None)
