@@ -167,19 +167,43 @@ impl ScratchDir {
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
             .take(40)
             .collect();
-        let path = std::env::temp_dir().join(format!(
-            "koth-{clean}-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&path)?;
-        Ok(ScratchDir(path))
+        let tmp = std::env::temp_dir();
+        let names = std::iter::repeat_with(|| {
+            let mut salt = [0u8; 8];
+            getrandom::fill(&mut salt).map_err(|e| io::Error::other(e.to_string()))?;
+            Ok(tmp.join(format!(
+                "koth-{clean}-{}-{}-{:016x}",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed),
+                u64::from_le_bytes(salt)
+            )))
+        });
+        Ok(ScratchDir(create_first_free(names.take(64))?))
     }
 
     /// Its path.
     pub fn path(&self) -> &Path {
         &self.0
     }
+}
+
+/// Creates the first of `names` that does not exist yet and gives it. The
+/// temporary folder is shared with every user of the machine: a name someone
+/// else made first (a folder, or a link to one) is never used, as
+/// `create_dir_all` would.
+fn create_first_free(names: impl Iterator<Item = io::Result<PathBuf>>) -> io::Result<PathBuf> {
+    for name in names {
+        let name = name?;
+        match std::fs::create_dir(&name) {
+            Ok(()) => return Ok(name),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        "no free name for a scratch folder in the temporary folder",
+    ))
 }
 
 impl Drop for ScratchDir {
@@ -316,6 +340,31 @@ pub fn file_name_of(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scratch_folder_never_takes_a_name_someone_made_first() {
+        let base = std::env::temp_dir().join(format!("koth-planted-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(base.join("elsewhere")).unwrap();
+        let names: Vec<PathBuf> = (0..4).map(|k| base.join(format!("scratch-{k}"))).collect();
+        // A link planted at the first name, a folder at the second.
+        std::os::unix::fs::symlink(base.join("elsewhere"), &names[0]).unwrap();
+        std::fs::create_dir(&names[1]).unwrap();
+        let got = super::create_first_free(names.iter().cloned().map(Ok)).unwrap();
+        assert_eq!(got, names[2]);
+        assert!(std::fs::symlink_metadata(&got).unwrap().is_dir());
+        // Every name taken: an error, not a folder someone else owns.
+        let e = super::create_first_free(names[..3].iter().cloned().map(Ok)).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        // Fresh scratch folders: real folders, each its own, gone when dropped.
+        let (a, b) = (ScratchDir::new("x").unwrap(), ScratchDir::new("x").unwrap());
+        assert_ne!(a.path(), b.path());
+        assert!(std::fs::symlink_metadata(a.path()).unwrap().is_dir());
+        let gone = a.path().to_path_buf();
+        drop(a);
+        assert!(!gone.exists());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
 
     #[test]
     fn copies_files_links_and_folders_and_refuses_itself() {
