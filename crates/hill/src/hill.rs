@@ -627,6 +627,14 @@ pub fn results_only(bots: &[BotEntry]) -> bool {
     bots.iter().all(|b| b.dir().is_none())
 }
 
+/// Block `id` of `blocks` (in order of their numbers, as the store lists them).
+fn block_of(blocks: &[Block], id: i64) -> Option<&Block> {
+    blocks
+        .binary_search_by_key(&id, |b| b.id)
+        .ok()
+        .map(|i| &blocks[i])
+}
+
 /// A record's line as a block of built-ins stores it: without its choices.
 fn results_line<C: Clone + serde::Serialize + koth_arena::code::ChoiceCode>(
     rec: &GameRecord<C>,
@@ -817,6 +825,7 @@ impl<G: BotKinds> Hill<G> {
         // memory. Those of built-ins kept as results wait for the end of their
         // block, to be played again together.
         let mut again: Vec<StoredGame> = Vec::new();
+        let mut rules: Option<(i64, G::Rules)> = None;
         let mut failed = None;
         self.store.each_batch(&mut |block, first, packed| {
             let mut step = || -> Result<()> {
@@ -825,7 +834,7 @@ impl<G: BotKinds> Hill<G> {
                 for g in games {
                     plans.add(&g)?;
                     audit.games += 1;
-                    self.audit_game(&blocks, g, &mut again, &mut audit)?;
+                    self.audit_game(&blocks, g, &mut again, &mut rules, &mut audit)?;
                 }
                 Ok(())
             };
@@ -847,13 +856,15 @@ impl<G: BotKinds> Hill<G> {
         Ok(audit)
     }
 
-    /// Replays game `g` from its choices, or, kept as results, keeps it in
-    /// `again` until its block's games are all there.
+    /// Replays game `g` from its choices under its block's rules (readied once
+    /// a block, kept in `rules`), or, kept as results, keeps it in `again`
+    /// until its block's games are all there.
     fn audit_game(
         &self,
         blocks: &[Block],
         g: StoredGame,
         again: &mut Vec<StoredGame>,
+        rules: &mut Option<(i64, G::Rules)>,
         audit: &mut Audit,
     ) -> Result<()> {
         let rec: GameRecord<G::Choice> = match serde_json::from_str(&g.record) {
@@ -874,15 +885,19 @@ impl<G: BotKinds> Hill<G> {
             again.push(g);
             return Ok(());
         }
-        let mut rules = self.rules.clone();
-        if let (Some(ready), Some(b)) = (&self.ready, blocks.iter().find(|b| b.id == g.block)) {
-            let schedule: Schedule =
-                serde_json::from_value(b.schedule.clone()).map_err(|e| HillError(e.to_string()))?;
-            let names: Vec<String> = b.versions.iter().map(|v| format!("v{v}")).collect();
-            let scratch = self.dir.join("blocks").join(b.id.to_string());
-            ready(&mut rules, &names, &schedule, b.seed, &scratch).map_err(HillError)?;
+        if rules.as_ref().is_none_or(|(id, _)| *id != g.block) {
+            let mut r = self.rules.clone();
+            if let (Some(ready), Some(b)) = (&self.ready, block_of(blocks, g.block)) {
+                let schedule: Schedule = serde_json::from_value(b.schedule.clone())
+                    .map_err(|e| HillError(e.to_string()))?;
+                let names: Vec<String> = b.versions.iter().map(|v| format!("v{v}")).collect();
+                let scratch = self.dir.join("blocks").join(b.id.to_string());
+                ready(&mut r, &names, &schedule, b.seed, &scratch).map_err(HillError)?;
+            }
+            *rules = Some((g.block, r));
         }
-        if let Err(e) = koth_arena::records::replay::<G>(&rules, &rec, |_| {}) {
+        let (_, rules) = rules.as_ref().expect("readied above");
+        if let Err(e) = koth_arena::records::replay::<G>(rules, &rec, |_| {}) {
             audit
                 .problems
                 .push(format!("block {} game {}: {e}", g.block, g.index));
@@ -894,7 +909,7 @@ impl<G: BotKinds> Hill<G> {
     /// block's seed and notes each whose stored results differ.
     fn audit_results(&self, blocks: &[Block], games: &[StoredGame], audit: &mut Audit) {
         let (first, last) = (&games[0], &games[games.len() - 1]);
-        let Some(block) = blocks.iter().find(|b| b.id == first.block) else {
+        let Some(block) = block_of(blocks, first.block) else {
             audit.problems.push(format!(
                 "block {} game {}: no such block",
                 first.block, first.index
