@@ -7,7 +7,10 @@
 #
 #   bench/hill-vs-run.sh [python|builtins] [GAMES] [ROUNDS]
 #
-# BLOCK=N makes the hill's blocks N games (koth hill init --block; default 1000).
+# BLOCK=N makes the hill's blocks N games (koth hill init --block; default 1000),
+# BUILTIN_BLOCK=N those of built-ins only (--builtin-block; default 20000). The
+# hill plays whole blocks, so it may store a few more games than asked: speeds
+# are games a second, each side's own count.
 # python: the SDK's Python example bot and three built-ins (default 8000 games);
 # builtins: honest, economist, random and counter (default 100000 games).
 # Build koth first: cargo build --release.
@@ -41,7 +44,8 @@ measure() {
 
 for r in $(seq "$rounds"); do
   hill="$work/hill-$r"
-  "$koth" hill init "$hill" --game coup --block "${BLOCK:-1000}" >/dev/null 2>&1
+  "$koth" hill init "$hill" --game coup --block "${BLOCK:-1000}" \
+    --builtin-block "${BUILTIN_BLOCK:-20000}" >/dev/null 2>&1
   if [ "$field" = python ]; then
     "$koth" hill add "$hill" py "python3 $here/sdk/python/example_bot.py" >/dev/null 2>&1
     bots=(honest economist random)
@@ -52,9 +56,12 @@ for r in $(seq "$rounds"); do
   fi
   for b in "${bots[@]}"; do "$koth" hill add "$hill" "$b" "builtin:$b" >/dev/null; done
   read -r hw hb hi <<<"$(measure "$koth" hill play "$hill" --games "$games" -q)"
+  hg="$("$koth" hill status "$hill" | sed -n 's/^\([0-9]*\) games stored.*/\1/p')"
   read -r rw rb ri <<<"$(measure "$koth" coup run "${run_field[@]}" --games "$games" \
     --table-size 4 --duplicate -q --out "$work/run-$r")"
-  awk -v r="$r" -v hw="$hw" -v hb="$hb" -v hi="$hi" -v rw="$rw" -v rb="$rb" -v ri="$ri" 'BEGIN {
-    printf "round %s: hill %.2f s (busy %.1f, idle %.1f)  run %.2f s (busy %.1f, idle %.1f)  hill/run speed %.0f%%\n",
-      r, hw, hb, hi, rw, rb, ri, 100 * rw / hw }'
+  rg="$(wc -l <"$work/run-$r/games.jsonl")"
+  awk -v r="$r" -v hw="$hw" -v hb="$hb" -v hi="$hi" -v rw="$rw" -v rb="$rb" -v ri="$ri" \
+    -v hg="$hg" -v rg="$rg" 'BEGIN {
+    printf "round %s: hill %d games %.2f s (busy %.1f, idle %.1f)  run %d games %.2f s (busy %.1f, idle %.1f)  hill/run speed %.0f%%\n",
+      r, hg, hw, hb, hi, rg, rw, rb, ri, 100 * (hg / hw) / (rg / rw) }'
 done

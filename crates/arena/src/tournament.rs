@@ -91,6 +91,12 @@ pub trait Observer<C> {
     fn stops_on_forfeit(&self) -> bool {
         false
     }
+    /// Whether the run keeps standings of its own (asked once, when a run
+    /// starts): an observer that counts every game itself says `false`, and
+    /// [`RunSummary::standings`] and [`Progress::standings`] stay empty.
+    fn wants_standings(&self) -> bool {
+        true
+    }
 }
 
 /// An observer that does nothing.
@@ -148,6 +154,8 @@ struct Chunk<C> {
     /// The worker that played it.
     slot: usize,
     standings: Standings,
+    /// Games played in it.
+    games: u64,
     records: Vec<GameRecord<C>>,
     stops: Vec<(u64, usize, String)>,
     /// The records as JSON lines, when the observer wants them.
@@ -228,6 +236,7 @@ impl<G: Game> Tournament<G> {
         // Records in memory, for an observer that reads them.
         let keep = observer.wants_records() && self.records != RecordLevel::None;
         let stop_on_forfeit = observer.stops_on_forfeit();
+        let tally = observer.wants_standings();
         // Takes the next chunk to play, unless the run is stopping or none is left.
         let claim = || -> Option<u64> {
             if stop.load(Ordering::Relaxed) {
@@ -261,6 +270,7 @@ impl<G: Game> Tournament<G> {
                 id,
                 slot,
                 standings: self.empty_standings(),
+                games: 0,
                 records,
                 stops: Vec::new(),
                 json: json_buf,
@@ -270,7 +280,10 @@ impl<G: Game> Tournament<G> {
         };
         // Adds game `index`'s record to its batch (games in index order).
         let add = |part: &mut Chunk<G::Choice>, index: u64, rec: GameRecord<G::Choice>| {
-            part.standings.add(&rec);
+            if tally {
+                part.standings.add(&rec);
+            }
+            part.games += 1;
             for n in rec.notices.iter().filter(|n| n.kind == NoticeKind::Stop) {
                 part.stops.push((index, n.entrant, n.text.clone()));
                 stop.store(true, Ordering::Relaxed);
@@ -344,7 +357,7 @@ impl<G: Game> Tournament<G> {
                 halted = !part.complete;
                 standings.merge(&part.standings);
                 stops.extend(part.stops.iter().cloned());
-                merged += part.standings.games;
+                merged += part.games;
                 if json {
                     observer.on_json(&part.json);
                     if !part.lines.is_empty() {

@@ -102,11 +102,15 @@ pub struct InitArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Games a block plays: the scheduler looks again after each (smaller is
-    /// more responsive, larger keeps every core busy; a field of built-ins only
-    /// wants 20000, as a block's start and end cost about 1.5 ms). A
-    /// candidate's blocks stop at what it still needs.
+    /// more responsive, larger keeps every core busy). A candidate's blocks
+    /// stop at what it still needs.
     #[arg(long, default_value_t = 1000)]
     pub block: u64,
+    /// Games a block plays when every bot at its tables is a built-in: their
+    /// games take microseconds, and a block's start and end cost about
+    /// 1.5 ms, so a block of 1000 would lose a quarter of the cores' time.
+    #[arg(long, default_value_t = 20000)]
+    pub builtin_block: u64,
     /// Games a new version plays against the field before the scheduler turns
     /// to the least certain ranks.
     #[arg(long, default_value_t = 240)]
@@ -279,8 +283,8 @@ impl front::Visit for Init<'_> {
                 );
             }
         }
-        if a.block == 0 || a.timeout_ms == 0 {
-            bail!("--block and --timeout-ms must be at least 1");
+        if a.block == 0 || a.builtin_block == 0 || a.timeout_ms == 0 {
+            bail!("--block, --builtin-block and --timeout-ms must be at least 1");
         }
         let settings = Settings {
             game: F::Game::NAME.to_string(),
@@ -289,6 +293,7 @@ impl front::Visit for Init<'_> {
             table,
             seed: a.seed.unwrap_or_else(crate::settings::fresh_seed),
             block: a.block,
+            builtin_block: a.builtin_block,
             candidate_games: a.candidate_games,
             duplicate: F::HIDDEN && table > 1,
             timeout_ms: a.timeout_ms,

@@ -59,7 +59,8 @@ fn db(dir: &Path) -> rusqlite::Connection {
     rusqlite::Connection::open(dir.join("hill.sqlite")).unwrap()
 }
 
-/// `koth hill init` of a Coup hill with this seed and, when given, block size,
+/// `koth hill init` of a Coup hill with this seed and, when given, block size
+/// (of built-ins too),
 /// candidate games and table size; what it printed.
 fn init_coup(
     dir: &str,
@@ -79,6 +80,7 @@ fn init_coup(
     ];
     for (flag, n) in [
         ("--block", block),
+        ("--builtin-block", block),
         ("--candidate-games", candidates),
         ("--table-size", table.map(|t| t as u64)),
     ] {

@@ -551,6 +551,38 @@ fn records_are_kept_in_memory_only_for_observers_that_read_them() {
     assert_eq!(lines[0], lines[1], "the file is the same either way");
 }
 
+/// An observer that counts every game itself (the hill's board) asks the run
+/// for no standings: it still sees every game, and the run still says which
+/// games it played.
+#[test]
+fn an_observer_that_keeps_its_own_standings_gets_every_game_and_none_counted_twice() {
+    struct Own {
+        seen: u64,
+        tally: bool,
+    }
+    impl koth_arena::Observer<koth_coup::Choice> for Own {
+        fn on_record(&mut self, _r: &koth_arena::GameRecord<koth_coup::Choice>) {
+            self.seen += 1;
+        }
+        fn wants_standings(&self) -> bool {
+            self.tally
+        }
+    }
+    let names = ["static", "honest", "random"];
+    for tally in [true, false] {
+        let mut t = tournament(&names, 3_000, 3, 12, 2);
+        t.records = RecordLevel::Results;
+        let mut own = Own { seen: 0, tally };
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let r = t.run_chunked(100..2_100, 7, 1, &mut own, &stop);
+        assert!(r.complete);
+        assert_eq!(r.played, 100..2_100);
+        assert_eq!(own.seen, 2_000);
+        let counted: u64 = r.standings.entrants.iter().map(|e| e.games()).sum();
+        assert_eq!(counted, if tally { 6_000 } else { 0 }, "tally {tally}");
+    }
+}
+
 /// A bot that says it reads no list is given none, and its answers are still
 /// checked against the rules: an illegal one forfeits as it would with a list.
 #[test]

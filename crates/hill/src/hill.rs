@@ -289,7 +289,9 @@ impl<G: BotKinds> Hill<G> {
             Some(b) => b,
             None => {
                 let planned = self.store.planned()?;
-                let Some(mut plan) = next_block(&self.settings, board, &planned) else {
+                let versions = self.store.versions()?;
+                let builtin = |v| is_builtin(&versions, v);
+                let Some(mut plan) = next_block(&self.settings, board, &planned, &builtin) else {
                     return Ok(None);
                 };
                 plan.after_event = seen;
@@ -586,6 +588,11 @@ impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
         true
     }
 
+    // The board counts every game: the run's own standings would be work twice.
+    fn wants_standings(&self) -> bool {
+        false
+    }
+
     fn on_json(&mut self, lines: &[u8]) {
         self.json.drain(..self.at);
         self.at = 0;
@@ -625,6 +632,13 @@ impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
 /// cost the hill a third of its speed).
 pub fn results_only(bots: &[BotEntry]) -> bool {
     bots.iter().all(|b| b.dir().is_none())
+}
+
+/// Whether version `v` of `versions` is a built-in.
+fn is_builtin(versions: &[crate::Version], v: i64) -> bool {
+    versions
+        .iter()
+        .any(|x| x.id == v && x.spec.get("builtin").is_some())
 }
 
 /// Block `id` of `blocks` (in order of their numbers, as the store lists them).
@@ -974,7 +988,8 @@ impl<G: BotKinds> Plans<'_, G> {
                 self.board = Some((b.after_event, self.board_before(b)?));
             }
             let (_, bd) = self.board.as_ref().expect("made above");
-            let again = next_block(&self.hill.settings, bd, &self.planned);
+            let builtin = |v| is_builtin(self.versions, v);
+            let again = next_block(&self.hill.settings, bd, &self.planned, &builtin);
             self.planned.add(b);
             audit.blocks += 1;
             let same = again.as_ref().is_some_and(|p| {
@@ -986,14 +1001,15 @@ impl<G: BotKinds> Plans<'_, G> {
             });
             if !same {
                 audit.problems.push(format!(
-                    "block {}: stored as {} of versions {:?} (seed {}), but the log plans {}",
+                    "block {}: stored as {} games of {} of versions {:?} (seed {}), but the log plans {}",
                     b.id,
+                    b.games,
                     b.kind,
                     b.versions,
                     b.seed,
                     again.map_or("nothing".to_string(), |p| format!(
-                        "{} of versions {:?} (seed {})",
-                        p.kind, p.versions, p.seed
+                        "{} games of {} of versions {:?} (seed {})",
+                        p.games, p.kind, p.versions, p.seed
                     ))
                 ));
             }

@@ -14,7 +14,8 @@
 //! let dir = std::env::temp_dir().join(format!("koth-doc-hill-{}", std::process::id()));
 //! let settings = Settings {
 //!     game: "coup".into(), rules_name: "standard".into(), rules: serde_json::Value::Null,
-//!     table: 3, seed: 7, block: 30, candidate_games: 60, duplicate: true, timeout_ms: 1000,
+//!     table: 3, seed: 7, block: 30, builtin_block: 30,
+//!     candidate_games: 60, duplicate: true, timeout_ms: 1000,
 //! };
 //! Hill::<koth_coup::State>::init(&dir, &settings).unwrap();
 //! let mut hill = Hill::<koth_coup::State>::open(&dir, koth_coup::Rules::standard(),

@@ -9,6 +9,9 @@
 //! 2. Otherwise the two neighbours in the ranking whose intervals overlap most
 //!    (or, when every rank is settled, lie closest) play a block together, with
 //!    the rest of a table drawn from the other active entrants.
+//!
+//! A block plays `block` games, or `builtin_block` when every version at its
+//! tables is a built-in.
 
 use crate::board::Board;
 pub use crate::store::Planned;
@@ -21,8 +24,15 @@ const CANDIDATE: u64 = 1;
 const UNCERTAIN: u64 = 2;
 
 /// The next block to play, or `None` when fewer than two entrants are active.
-/// `planned` summarises the blocks planned so far.
-pub fn next_block(settings: &Settings, board: &Board, planned: &Planned) -> Option<Block> {
+/// `planned` summarises the blocks planned so far; `builtin` says which
+/// versions are built-ins (a block of built-ins only plays
+/// [`Settings::builtin_block`] games).
+pub fn next_block(
+    settings: &Settings,
+    board: &Board,
+    planned: &Planned,
+    builtin: &dyn Fn(i64) -> bool,
+) -> Option<Block> {
     let active: Vec<usize> = (0..board.entrants.len())
         .filter(|&e| board.entrants[e].status == Status::Active)
         .collect();
@@ -32,6 +42,11 @@ pub fn next_block(settings: &Settings, board: &Board, planned: &Planned) -> Opti
     let table = settings.table.clamp(2, active.len());
     let version = |e: usize| board.entrants[e].version;
     let block_games = |schedule: &Schedule, n: usize| schedule.games(n, settings.duplicate);
+    // Games a block of `versions` plays.
+    let size = |versions: &[i64]| match settings.builtin_block {
+        n if n > 0 && versions.iter().all(|&v| builtin(v)) => n,
+        _ => settings.block,
+    };
     if let Some(&cand) = active
         .iter()
         .find(|&&e| board.games_of(version(e)) < settings.candidate_games)
@@ -41,8 +56,7 @@ pub fn next_block(settings: &Settings, board: &Board, planned: &Planned) -> Opti
         let mut versions = vec![v];
         versions.extend(active.iter().filter(|&&e| e != cand).map(|&e| version(e)));
         // What the candidate still needs, up to a block.
-        let games = settings
-            .block
+        let games = size(&versions)
             .min(settings.candidate_games - board.games_of(v))
             .max(1);
         let schedule = if versions.len() == 2 {
@@ -92,13 +106,14 @@ pub fn next_block(settings: &Settings, board: &Board, planned: &Planned) -> Opti
         let i = rng.index(rest.len());
         versions.push(version(rest.swap_remove(i)));
     }
+    let games = size(&versions);
     let schedule = if table == 2 {
         Schedule::RoundRobin {
-            games_per_pair: settings.block,
+            games_per_pair: games,
         }
     } else {
         Schedule::Balanced {
-            games: settings.block.div_ceil(table as u64) * table as u64,
+            games: games.div_ceil(table as u64) * table as u64,
             table,
         }
     };

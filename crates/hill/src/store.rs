@@ -36,6 +36,12 @@ pub struct Settings {
     pub seed: u64,
     /// Games a block plays (rounded up to whole deals under duplicate play).
     pub block: u64,
+    /// Games a block of built-ins only plays (0, as in hills made before it
+    /// was a setting: `block`). A built-in's game takes microseconds, a
+    /// program's milliseconds: blocks of the same length in games would cost
+    /// built-ins a quarter of their speed at every block's start and end.
+    #[serde(default)]
+    pub builtin_block: u64,
     /// Games a new version plays against the field before the scheduler looks
     /// elsewhere.
     pub candidate_games: u64,
@@ -1078,6 +1084,7 @@ mod tests {
             table: 2,
             seed: 1,
             block: 10,
+            builtin_block: 0,
             candidate_games: 10,
             duplicate: false,
             timeout_ms: 1000,

@@ -23,6 +23,7 @@ fn settings(seed: u64, table: usize, block: u64, candidate: u64) -> Settings {
         table,
         seed,
         block,
+        builtin_block: 0,
         candidate_games: candidate,
         duplicate: true,
         timeout_ms: 1000,
@@ -354,6 +355,72 @@ fn a_game_with_a_program_is_kept_whole_and_a_change_to_it_found() {
     let problems = h.audit().unwrap().problems;
     let at = format!("block {} game {}:", stored[2].block, stored[2].index);
     assert!(problems.iter().any(|p| p.starts_with(&at)), "{problems:?}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// A block of built-ins only plays `builtin_block` games, a block with a
+/// program at its tables `block`; the audit plans with the same rule, and a
+/// hill made before the setting existed plans as it did.
+#[test]
+fn blocks_of_built_ins_only_are_as_long_as_their_setting_says() {
+    let d = scratch("builtin-block");
+    let mut s = settings(31, 2, 10, 20);
+    s.builtin_block = 60;
+    Hill::<Coup>::init(&d, &s).unwrap();
+    let mut h = open(&d);
+    for b in ["honest", "bluffer", "economist"] {
+        add(&mut h, b, b);
+    }
+    play(&mut h, 400);
+    let blocks = h.store.blocks().unwrap();
+    let uncertain: Vec<u64> = blocks
+        .iter()
+        .filter(|b| b.kind == "uncertain")
+        .map(|b| b.games)
+        .collect();
+    assert!(uncertain.len() >= 3, "{uncertain:?}");
+    assert!(uncertain.iter().all(|&g| g == 60), "{uncertain:?}");
+    // A candidate block stops at what the candidate still needs.
+    assert!(blocks
+        .iter()
+        .filter(|b| b.kind == "candidate")
+        .all(|b| b.games <= 20));
+    assert!(h.audit().unwrap().problems.is_empty());
+    // Planned again under a hill's settings without the field (read as 0: every
+    // block as long as `block`), the stored blocks are not what the log plans.
+    let db = rusqlite::Connection::open(d.join(koth_hill::store::DATABASE)).unwrap();
+    let mut old = serde_json::to_value(&s).unwrap();
+    old.as_object_mut().unwrap().remove("builtin_block");
+    db.execute("UPDATE settings SET json = ?1", [old.to_string()])
+        .unwrap();
+    let h = open(&d);
+    assert_eq!(h.settings.builtin_block, 0);
+    let problems = h.audit().unwrap().problems;
+    let longer = problems
+        .iter()
+        .filter(|p| p.contains("stored as 60 games of uncertain") && p.contains("plans 10 games"))
+        .count();
+    assert_eq!(longer, uncertain.len(), "{problems:?}");
+    std::fs::remove_dir_all(&d).ok();
+
+    // With a program in the field (at every table of three), every block is
+    // `block` long.
+    let d = scratch("builtin-block-program");
+    let mut s = settings(32, 3, 10, 20);
+    s.builtin_block = 60;
+    Hill::<Coup>::init(&d, &s).unwrap();
+    let mut h = open(&d);
+    add(&mut h, "honest", "honest");
+    add(&mut h, "bluffer", "bluffer");
+    let sdk =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sdk/python/example_bot.py");
+    let bot = parse_bot(GameKind::Coup, &format!("python3 {}", sdk.display())).unwrap();
+    h.submit(Change::Add, "py", &bot).unwrap();
+    play(&mut h, 60);
+    let blocks = h.store.blocks().unwrap();
+    assert!(blocks.iter().any(|b| b.kind == "uncertain"));
+    assert!(blocks.iter().all(|b| b.games <= 12), "{blocks:?}");
+    assert!(h.audit().unwrap().problems.is_empty());
     std::fs::remove_dir_all(&d).ok();
 }
 
