@@ -157,7 +157,9 @@ impl Board {
 
     /// Counts every game of `store` that is one of the current field's, in order:
     /// `threads` threads unpack and read the batches, this one counts them (the
-    /// counting is sequential: each game moves the ratings).
+    /// counting is sequential: each game moves the ratings). Blocks that cannot
+    /// hold such a game (more of their versions gone than seats to spare) are
+    /// skipped unread.
     pub fn add_stored<C>(&mut self, store: &dyn Store, threads: usize) -> Result<(), String>
     where
         C: ChoiceCode + DeserializeOwned + Send,
@@ -206,8 +208,14 @@ impl Board {
                     k += 1;
                 }
             });
+            // A block none of whose tables can be all current versions holds no
+            // game that counts: its games are not read at all.
+            let could_count = |versions: &[i64], seats: usize| {
+                let gone = versions.iter().filter(|v| !current.contains(v)).count();
+                gone <= versions.len().saturating_sub(seats)
+            };
             let mut k = 0;
-            let read = store.each_batch(&mut |block, first, packed| {
+            let read = store.each_batch_of(&could_count, &mut |block, first, packed| {
                 k += 1;
                 to_readers[(k - 1) % threads]
                     .send((block, first, packed))

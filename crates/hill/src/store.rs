@@ -305,6 +305,25 @@ pub trait Store: Send {
     /// Visits every stored batch in order, packed as [`pack`] packs it: its
     /// block, its first game and its bytes. Stops when `visit` says `false`.
     fn each_batch(&self, visit: &mut dyn FnMut(i64, u64, Vec<u8>) -> bool) -> Result<()>;
+    /// Visits, in order, the stored batches of the blocks `keep` accepts, given
+    /// a block's versions and the seats at each of its tables; the batches of
+    /// the other blocks are not read (counting the standings again after an
+    /// update skips the history of the versions that left).
+    fn each_batch_of(
+        &self,
+        keep: &dyn Fn(&[i64], usize) -> bool,
+        visit: &mut dyn FnMut(i64, u64, Vec<u8>) -> bool,
+    ) -> Result<()> {
+        let wanted: std::collections::HashSet<i64> = self
+            .blocks()?
+            .iter()
+            .filter(|b| keep(&b.versions, seats_of(&b.schedule, b.versions.len())))
+            .map(|b| b.id)
+            .collect();
+        self.each_batch(&mut |block, first, packed| {
+            !wanted.contains(&block) || visit(block, first, packed)
+        })
+    }
     /// Visits every stored game, in order.
     fn each_game(&self, visit: &mut dyn FnMut(StoredGame)) -> Result<()> {
         let mut bad = None;
@@ -328,6 +347,13 @@ pub trait Store: Send {
     fn recent_games(&self, version: i64, n: usize) -> Result<Vec<StoredGame>>;
     /// Games stored in all.
     fn game_count(&self) -> Result<u64>;
+}
+
+/// The seats at each table of a block of `versions` versions with this
+/// schedule (all of them when the schedule is unreadable).
+fn seats_of(schedule: &serde_json::Value, versions: usize) -> usize {
+    serde_json::from_value::<koth_arena::Schedule>(schedule.clone())
+        .map_or(versions, |s| s.table(versions))
 }
 
 /// A round: the field frozen, a fixed number of games, a report.
@@ -1006,6 +1032,49 @@ impl Store for Sqlite {
         while let Some(r) = rows.next()? {
             if !visit(r.get(0)?, r.get::<_, i64>(1)? as u64, r.get(2)?) {
                 break;
+            }
+        }
+        Ok(())
+    }
+
+    fn each_batch_of(
+        &self,
+        keep: &dyn Fn(&[i64], usize) -> bool,
+        visit: &mut dyn FnMut(i64, u64, Vec<u8>) -> bool,
+    ) -> Result<()> {
+        // The blocks wanted, as runs of consecutive numbers: one range query
+        // each, so that no other block's games are read from the disk.
+        let mut runs: Vec<(i64, i64)> = Vec::new();
+        {
+            let mut q = self
+                .db
+                .prepare("SELECT id, versions, schedule FROM blocks ORDER BY id")?;
+            let mut rows = q.query([])?;
+            while let Some(r) = rows.next()? {
+                let id: i64 = r.get(0)?;
+                let versions = ids(r.get_ref(1)?.as_str().unwrap_or(""));
+                let schedule: serde_json::Value =
+                    serde_json::from_str(r.get_ref(2)?.as_str().unwrap_or(""))
+                        .unwrap_or(serde_json::Value::Null);
+                if !keep(&versions, seats_of(&schedule, versions.len())) {
+                    continue;
+                }
+                match runs.last_mut() {
+                    Some((_, last)) if *last + 1 == id => *last = id,
+                    _ => runs.push((id, id)),
+                }
+            }
+        }
+        let mut q = self.db.prepare(
+            "SELECT block, first, games FROM batches WHERE block >= ?1 AND block <= ?2
+             ORDER BY block, first",
+        )?;
+        for (lo, hi) in runs {
+            let mut rows = q.query([lo, hi])?;
+            while let Some(r) = rows.next()? {
+                if !visit(r.get(0)?, r.get::<_, i64>(1)? as u64, r.get(2)?) {
+                    return Ok(());
+                }
             }
         }
         Ok(())

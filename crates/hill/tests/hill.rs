@@ -3,7 +3,7 @@
 
 use koth_arena::{Quiet, RecordLevel, Schedule, Scoring, Tournament};
 use koth_entrants::{parse_bot, GameKind, Setup};
-use koth_hill::{Change, Hill, Settings, Status};
+use koth_hill::{entrants_at, Change, Hill, Settings, Status};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
@@ -111,6 +111,91 @@ fn a_new_version_is_a_candidate_against_the_field_with_the_seeds_every_candidate
     let audit = h.audit().unwrap();
     assert!(audit.problems.is_empty(), "{:?}", audit.problems);
     assert_eq!(audit.games, h.store.game_count().unwrap());
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// Counting the standings again after an update reads no block whose every
+/// table holds a version that left, and gives the board that counting every
+/// stored game one by one gives, to the last bit.
+#[test]
+fn counting_again_skips_the_blocks_of_versions_gone_and_agrees_with_every_game() {
+    let d = scratch("recount");
+    Hill::<Coup>::init(&d, &settings(42, 3, 30, 30)).unwrap();
+    let mut h = open(&d);
+    for b in ["honest", "bluffer", "economist", "counter"] {
+        add(&mut h, b, b);
+    }
+    play(&mut h, 300);
+    let bot = parse_bot(GameKind::Coup, "builtin:skeptic").unwrap();
+    h.submit(Change::Update, "counter", &bot).unwrap();
+    play(&mut h, 120);
+    let (board, seen) = h.board().unwrap();
+    // Every game, one by one, on a board of the same field.
+    let events = h.store.events(0).unwrap();
+    let versions = h.store.versions().unwrap();
+    let mut every = koth_hill::Board::new(&entrants_at(&events, &versions, seen), &versions);
+    h.store
+        .each_game(&mut |g| {
+            every.add::<koth_coup::Choice>(&g).unwrap();
+        })
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(board.rows()).unwrap(),
+        serde_json::to_value(every.rows()).unwrap()
+    );
+    assert_eq!(board.games, every.games);
+    // The old counter's blocks: those of three versions were skipped unread,
+    // the candidates' gauntlets of four (a table of three can miss it) were read.
+    let old = versions
+        .iter()
+        .find(|v| v.entrant == 4 && v.number == 1)
+        .unwrap()
+        .id;
+    let current: Vec<i64> = board.entrants.iter().map(|e| e.version).collect();
+    let mut read = std::collections::BTreeSet::new();
+    h.store
+        .each_batch_of(
+            &|vs, seats| {
+                let gone = vs.iter().filter(|v| !current.contains(v)).count();
+                gone <= vs.len() - seats
+            },
+            &mut |block, _, _| {
+                read.insert(block);
+                true
+            },
+        )
+        .unwrap();
+    let blocks = h.store.blocks().unwrap();
+    let with_old: Vec<_> = blocks
+        .iter()
+        .filter(|b| b.versions.contains(&old))
+        .collect();
+    assert!(with_old.iter().any(|b| b.versions.len() == 3));
+    assert!(with_old.iter().any(|b| b.versions.len() == 4));
+    for b in &with_old {
+        assert_eq!(
+            read.contains(&b.id),
+            b.versions.len() == 4,
+            "block {}",
+            b.id
+        );
+    }
+    assert!(blocks
+        .iter()
+        .filter(|b| !b.versions.contains(&old))
+        .all(|b| read.contains(&b.id)));
+    // Games of a block read for its other tables count: skipping that block
+    // would have been wrong.
+    let mut counted_beside_old = 0;
+    h.store
+        .each_game(&mut |g| {
+            let b = &blocks[g.block as usize - 1];
+            if b.versions.contains(&old) && g.seats.iter().all(|v| current.contains(v)) {
+                counted_beside_old += 1;
+            }
+        })
+        .unwrap();
+    assert!(counted_beside_old > 0);
     std::fs::remove_dir_all(&d).ok();
 }
 
