@@ -46,7 +46,8 @@ pub enum HillCmd {
     },
     /// Check the hill: every block planned again from the event log and the
     /// games before it, every game replayed from its record (a game of
-    /// built-ins, kept as results, played again from its block's seed).
+    /// built-ins, kept as results, played again from its block's seed), the
+    /// standings kept counted again.
     Audit {
         /// The hill's folder.
         dir: PathBuf,
@@ -447,6 +448,8 @@ fn keep_playing<F: Front>(
                 .map_or(0, |d| d.as_secs() as i64);
             hill.store
                 .add_history(now, stored, &koth_hill::web::history_point(&board))?;
+            // Opened again, the hill counts only the games after this.
+            hill.keep_standings(&board)?;
             noted = Some(std::time::Instant::now());
         }
         let played = hill.step(&mut board, seen, stop, &mut |b, games| {
@@ -460,6 +463,7 @@ fn keep_playing<F: Front>(
             std::thread::sleep(std::time::Duration::from_millis(300));
         }
     }
+    hill.keep_standings(&board)?;
     Ok(board)
 }
 

@@ -384,6 +384,12 @@ fn kill_9_in_the_middle_and_a_restart_equal_an_uninterrupted_hill() {
         sandbox(),
     ]);
     assert_eq!(contents(&cut), contents(&whole));
+    // The same standings, the restarted hill's from what it kept before the kill
+    // and the games after.
+    assert_eq!(
+        ok(&["hill", "status", h]),
+        ok(&["hill", "status", whole.to_str().unwrap()])
+    );
     let out = ok(&["hill", "audit", h]);
     assert!(out.contains("all as stored"), "{out}");
     std::fs::remove_dir_all(&whole).ok();

@@ -5,11 +5,11 @@
 //! a rank is settled.
 
 use crate::store::{Entrant, Status, Store, StoredGame, Version};
-use koth_arena::ratings::{Rater, Rating};
+use koth_arena::ratings::{Rater, RaterState, Rating};
 use koth_arena::records::{ForfeitRecord, NoticeRecord};
 use koth_arena::{ChoiceCode, GameRecord, Outcome, PerSeat, Standings};
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// A stored record without its choices.
@@ -67,6 +67,28 @@ pub struct Board {
     /// Games counted.
     pub games: u64,
 }
+
+/// The standings of a field counted up to a point of the store, kept in it so
+/// that opening a hill counts only the games stored since ([`Hill::board_at`]).
+///
+/// [`Hill::board_at`]: crate::Hill::board_at
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Kept {
+    /// The listed entrants' names and current versions, in order: the field
+    /// they count.
+    pub field: Vec<(String, i64)>,
+    /// Every stored game before this point (block, game of the block) is counted.
+    pub upto: (i64, u64),
+    /// Means, intervals, head-to-head.
+    pub standings: Standings,
+    /// The ratings, bit for bit.
+    pub rater: RaterState,
+    /// Games counted.
+    pub games: u64,
+}
+
+/// Where in the store a game is: its block and its number in the block.
+pub type Point = (i64, u64);
 
 /// One row of the leaderboard, as the page and `koth hill status` show it.
 #[derive(Clone, Debug, Serialize)]
@@ -138,6 +160,41 @@ impl Board {
         self.entrants.push(entrant);
     }
 
+    /// The listed entrants' names and current versions, in order.
+    pub fn field(&self) -> Vec<(String, i64)> {
+        self.entrants
+            .iter()
+            .map(|e| (e.name.clone(), e.version))
+            .collect()
+    }
+
+    /// What it has counted, to be kept: it must have counted every stored game
+    /// before `upto` and none after.
+    pub fn kept(&self, upto: Point) -> Kept {
+        Kept {
+            field: self.field(),
+            upto,
+            standings: self.standings.clone(),
+            rater: self.rater.state(),
+            games: self.games,
+        }
+    }
+
+    /// Takes up `kept` if this board has counted nothing and lists the field
+    /// `kept` counted; says whether it did.
+    pub fn take(&mut self, kept: &Kept) -> bool {
+        let fits = self.games == 0
+            && kept.field == self.field()
+            && kept.standings.entrants.len() == self.entrants.len()
+            && kept.rater.ratings.len() == self.entrants.len();
+        if fits {
+            self.standings = kept.standings.clone();
+            self.rater = Rater::from_state(&kept.rater);
+            self.games = kept.games;
+        }
+        fits
+    }
+
     /// Whether every seat of a game is a current version of a listed entrant.
     pub fn counts(&self, g: &StoredGame) -> bool {
         g.seats.iter().all(|v| self.slot.contains_key(v))
@@ -155,12 +212,19 @@ impl Board {
         Ok(self.add_played(&g.seats, &light::<C>(g)?))
     }
 
-    /// Counts every game of `store` that is one of the current field's, in order:
-    /// `threads` threads unpack and read the batches, this one counts them (the
-    /// counting is sequential: each game moves the ratings). Blocks that cannot
-    /// hold such a game (more of their versions gone than seats to spare) are
-    /// skipped unread.
-    pub fn add_stored<C>(&mut self, store: &dyn Store, threads: usize) -> Result<(), String>
+    /// Counts every game of `store` from point `from` on (up to `upto`, if
+    /// given) that is one of the current field's, in order: `threads` threads
+    /// unpack and read the batches, this one counts them (the counting is
+    /// sequential: each game moves the ratings). Blocks that cannot hold such a
+    /// game (more of their versions gone than seats to spare) are skipped
+    /// unread.
+    pub fn add_stored<C>(
+        &mut self,
+        store: &dyn Store,
+        threads: usize,
+        from: Point,
+        upto: Option<Point>,
+    ) -> Result<(), String>
     where
         C: ChoiceCode + DeserializeOwned + Send,
     {
@@ -215,7 +279,10 @@ impl Board {
                 gone <= versions.len().saturating_sub(seats)
             };
             let mut k = 0;
-            let read = store.each_batch_of(&could_count, &mut |block, first, packed| {
+            let read = store.each_batch_of(&could_count, from, &mut |block, first, packed| {
+                if upto.is_some_and(|u| (block, first) >= u) {
+                    return false;
+                }
                 k += 1;
                 to_readers[(k - 1) % threads]
                     .send((block, first, packed))

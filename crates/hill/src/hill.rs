@@ -215,17 +215,42 @@ impl<G: BotKinds> Hill<G> {
 
     /// The standings of the field as it stood after event `seen`, from every
     /// stored game (what the scheduler plans from: an event logged meanwhile is
-    /// seen at the next block).
+    /// seen at the next block). Standings kept of the same field
+    /// ([`Hill::keep_standings`]) are taken up, and only the games stored
+    /// since are counted.
     pub fn board_at(&self, seen: i64) -> Result<Board> {
         let events = self.store.events(0)?;
         let versions = self.store.versions()?;
         let entrants = entrants_at(&events, &versions, seen);
         let mut board = Board::new(&entrants, &versions);
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let from = match self.kept()? {
+            Some(kept) if board.take(&kept) => kept.upto,
+            _ => (0, 0),
+        };
         board
-            .add_stored::<G::Choice>(self.store.as_ref(), threads)
+            .add_stored::<G::Choice>(self.store.as_ref(), cores(), from, None)
             .map_err(HillError)?;
         Ok(board)
+    }
+
+    /// The standings kept, if any (unreadable ones are none: they are counted
+    /// again, and the audit says so).
+    fn kept(&self) -> Result<Option<crate::board::Kept>> {
+        Ok(self
+            .store
+            .kept()?
+            .and_then(|k| serde_json::from_str(&k).ok()))
+    }
+
+    /// Keeps `board` in the store, so that opening the hill again counts only
+    /// the games stored after this: `board` must have counted every stored
+    /// game of its field (as it has between two [`Hill::step`]s).
+    pub fn keep_standings(&mut self, board: &Board) -> Result<()> {
+        let kept = board.kept(self.store.end()?);
+        let json = serde_json::to_string(&kept)
+            .map_err(|e| HillError(format!("the standings cannot be kept: {e}")))?;
+        self.store.keep(&json)?;
+        Ok(())
     }
 
     /// The standings after the events `news`, logged after those `board`
@@ -634,6 +659,11 @@ pub fn results_only(bots: &[BotEntry]) -> bool {
     bots.iter().all(|b| b.dir().is_none())
 }
 
+/// The threads that count stored games.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Whether version `v` of `versions` is a built-in.
 fn is_builtin(versions: &[crate::Version], v: i64) -> bool {
     versions
@@ -867,7 +897,45 @@ impl<G: BotKinds> Hill<G> {
         if !again.is_empty() {
             self.audit_results(&blocks, &again, &mut audit);
         }
+        self.audit_kept(&versions, &mut audit)?;
         Ok(audit)
+    }
+
+    /// Counts the standings kept ([`Hill::keep_standings`]) again from the
+    /// stored games before their point: a hill opened takes them up.
+    fn audit_kept(&self, versions: &[crate::Version], audit: &mut Audit) -> Result<()> {
+        let Some(text) = self.store.kept()? else {
+            return Ok(());
+        };
+        let Ok(kept) = serde_json::from_str::<crate::board::Kept>(&text) else {
+            audit
+                .problems
+                .push("the standings kept are unreadable: they are counted again".into());
+            return Ok(());
+        };
+        let field: Vec<Entrant> = kept
+            .field
+            .iter()
+            .enumerate()
+            .map(|(i, (name, version))| Entrant {
+                id: i as i64 + 1,
+                name: name.clone(),
+                status: Status::Active,
+                version: *version,
+                owner: None,
+            })
+            .collect();
+        let mut again = Board::new(&field, versions);
+        again
+            .add_stored::<G::Choice>(self.store.as_ref(), cores(), (0, 0), Some(kept.upto))
+            .map_err(HillError)?;
+        if again.kept(kept.upto) != kept {
+            audit.problems.push(format!(
+                "the standings kept at block {} game {} are not what the games stored before that give ({} games counted, {} kept)",
+                kept.upto.0, kept.upto.1, again.games, kept.games
+            ));
+        }
+        Ok(())
     }
 
     /// Replays game `g` from its choices under its block's rules (readied once

@@ -3,6 +3,7 @@
 //! One interface ([`Store`]) so that another backend can take the place of the
 //! SQLite file ([`Sqlite`]) without the scheduler or the web layer knowing.
 
+use rusqlite::OptionalExtension;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::Path;
@@ -305,13 +306,15 @@ pub trait Store: Send {
     /// Visits every stored batch in order, packed as [`pack`] packs it: its
     /// block, its first game and its bytes. Stops when `visit` says `false`.
     fn each_batch(&self, visit: &mut dyn FnMut(i64, u64, Vec<u8>) -> bool) -> Result<()>;
-    /// Visits, in order, the stored batches of the blocks `keep` accepts, given
-    /// a block's versions and the seats at each of its tables; the batches of
-    /// the other blocks are not read (counting the standings again after an
-    /// update skips the history of the versions that left).
+    /// Visits, in order, the stored batches from point `from` (a block, a game
+    /// of it) on, of the blocks `keep` accepts, given a block's versions and the
+    /// seats at each of its tables; the batches of the other blocks are not read
+    /// (counting the standings again after an update skips the history of the
+    /// versions that left).
     fn each_batch_of(
         &self,
         keep: &dyn Fn(&[i64], usize) -> bool,
+        from: (i64, u64),
         visit: &mut dyn FnMut(i64, u64, Vec<u8>) -> bool,
     ) -> Result<()> {
         let wanted: std::collections::HashSet<i64> = self
@@ -321,9 +324,16 @@ pub trait Store: Send {
             .map(|b| b.id)
             .collect();
         self.each_batch(&mut |block, first, packed| {
-            !wanted.contains(&block) || visit(block, first, packed)
+            (block, first) < from || !wanted.contains(&block) || visit(block, first, packed)
         })
     }
+    /// Where the next game stored will be: after the last stored batch's last
+    /// game (`(0, 0)` when none is stored).
+    fn end(&self) -> Result<(i64, u64)>;
+    /// The standings kept, as [`keep`](Store::keep) stored them, if any.
+    fn kept(&self) -> Result<Option<String>>;
+    /// Keeps the standings (replacing those kept before).
+    fn keep(&mut self, kept: &str) -> Result<()>;
     /// Visits every stored game, in order.
     fn each_game(&self, visit: &mut dyn FnMut(StoredGame)) -> Result<()> {
         let mut bad = None;
@@ -435,6 +445,7 @@ CREATE TABLE IF NOT EXISTS blocks (
 CREATE TABLE IF NOT EXISTS batches (
     id INTEGER PRIMARY KEY, block INTEGER NOT NULL REFERENCES blocks(id), first INTEGER NOT NULL,
     count INTEGER NOT NULL, games BLOB NOT NULL, UNIQUE (block, first));
+CREATE TABLE IF NOT EXISTS kept (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS blocks_open ON blocks (id) WHERE done < games;
 CREATE INDEX IF NOT EXISTS blocks_candidate ON blocks (id) WHERE kind = 'candidate';
 ";
@@ -1040,6 +1051,7 @@ impl Store for Sqlite {
     fn each_batch_of(
         &self,
         keep: &dyn Fn(&[i64], usize) -> bool,
+        from: (i64, u64),
         visit: &mut dyn FnMut(i64, u64, Vec<u8>) -> bool,
     ) -> Result<()> {
         // The blocks wanted, as runs of consecutive numbers: one range query
@@ -1048,8 +1060,8 @@ impl Store for Sqlite {
         {
             let mut q = self
                 .db
-                .prepare("SELECT id, versions, schedule FROM blocks ORDER BY id")?;
-            let mut rows = q.query([])?;
+                .prepare("SELECT id, versions, schedule FROM blocks WHERE id >= ?1 ORDER BY id")?;
+            let mut rows = q.query([from.0])?;
             while let Some(r) = rows.next()? {
                 let id: i64 = r.get(0)?;
                 let versions = ids(r.get_ref(1)?.as_str().unwrap_or(""));
@@ -1067,16 +1079,43 @@ impl Store for Sqlite {
         }
         let mut q = self.db.prepare(
             "SELECT block, first, games FROM batches WHERE block >= ?1 AND block <= ?2
-             ORDER BY block, first",
+             AND (block > ?3 OR first >= ?4) ORDER BY block, first",
         )?;
         for (lo, hi) in runs {
-            let mut rows = q.query([lo, hi])?;
+            let mut rows = q.query([lo, hi, from.0, from.1 as i64])?;
             while let Some(r) = rows.next()? {
                 if !visit(r.get(0)?, r.get::<_, i64>(1)? as u64, r.get(2)?) {
                     return Ok(());
                 }
             }
         }
+        Ok(())
+    }
+
+    fn end(&self) -> Result<(i64, u64)> {
+        let end = self
+            .db
+            .query_row(
+                "SELECT block, first + count FROM batches ORDER BY block DESC, first DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)),
+            )
+            .optional()?;
+        Ok(end.unwrap_or((0, 0)))
+    }
+
+    fn kept(&self) -> Result<Option<String>> {
+        Ok(self
+            .db
+            .query_row("SELECT json FROM kept WHERE id = 1", [], |r| r.get(0))
+            .optional()?)
+    }
+
+    fn keep(&mut self, kept: &str) -> Result<()> {
+        self.db.execute(
+            "INSERT OR REPLACE INTO kept (id, json) VALUES (1, ?1)",
+            [kept],
+        )?;
         Ok(())
     }
 

@@ -114,6 +114,81 @@ fn a_new_version_is_a_candidate_against_the_field_with_the_seeds_every_candidate
     std::fs::remove_dir_all(&d).ok();
 }
 
+/// The board of the field after event `seen`, counting every stored game one by
+/// one.
+fn every_game(h: &Hill<Coup>, seen: i64) -> koth_hill::Board {
+    let events = h.store.events(0).unwrap();
+    let versions = h.store.versions().unwrap();
+    let mut every = koth_hill::Board::new(&entrants_at(&events, &versions, seen), &versions);
+    h.store
+        .each_game(&mut |g| {
+            every.add::<koth_coup::Choice>(&g).unwrap();
+        })
+        .unwrap();
+    every
+}
+
+/// Kept standings are taken up when the hill is opened again, and only the
+/// games stored after them counted; the audit counts them again; a changed
+/// field counts from the start.
+#[test]
+fn kept_standings_are_taken_up_and_counted_on_and_checked_by_the_audit() {
+    let d = scratch("kept");
+    Hill::<Coup>::init(&d, &settings(51, 3, 30, 30)).unwrap();
+    let mut h = open(&d);
+    for b in ["honest", "bluffer", "economist", "counter"] {
+        add(&mut h, b, b);
+    }
+    play(&mut h, 200);
+    let (board, seen) = h.board().unwrap();
+    h.keep_standings(&board).unwrap();
+    let kept_at = h.store.end().unwrap();
+    // `play` checks the live board against the board the hill opens, which
+    // now starts from the kept standings.
+    play(&mut h, 200);
+    let every = every_game(&h, seen);
+    let (opened, _) = h.board().unwrap();
+    assert_eq!(
+        serde_json::to_value(opened.rows()).unwrap(),
+        serde_json::to_value(every.rows()).unwrap()
+    );
+    assert_eq!(opened.games, every.games);
+    assert!(h.audit().unwrap().problems.is_empty());
+    // They are what the hill starts from: changed, the board shows it, and the
+    // audit finds it.
+    let text = h.store.kept().unwrap().unwrap();
+    let mut changed: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(changed["upto"], serde_json::json!([kept_at.0, kept_at.1]));
+    changed["games"] = serde_json::json!(changed["games"].as_u64().unwrap() + 1000);
+    h.store.keep(&changed.to_string()).unwrap();
+    assert_eq!(h.board().unwrap().0.games, every.games + 1000);
+    let problems = h.audit().unwrap().problems;
+    assert!(
+        problems.iter().any(|p| p.starts_with(&format!(
+            "the standings kept at block {} game {}",
+            kept_at.0, kept_at.1
+        ))),
+        "{problems:?}"
+    );
+    h.store.keep("not json").unwrap();
+    assert_eq!(h.board().unwrap().0.games, every.games);
+    assert!(h.audit().unwrap().problems[0].contains("unreadable"));
+    // Kept again, then the field changes: counted from the start.
+    let (board, _) = h.board().unwrap();
+    h.keep_standings(&board).unwrap();
+    let bot = parse_bot(GameKind::Coup, "builtin:skeptic").unwrap();
+    h.submit(Change::Update, "bluffer", &bot).unwrap();
+    play(&mut h, 60);
+    let (opened, seen) = h.board().unwrap();
+    let every = every_game(&h, seen);
+    assert_eq!(
+        serde_json::to_value(opened.rows()).unwrap(),
+        serde_json::to_value(every.rows()).unwrap()
+    );
+    assert!(h.audit().unwrap().problems.is_empty());
+    std::fs::remove_dir_all(&d).ok();
+}
+
 /// Counting the standings again after an update reads no block whose every
 /// table holds a version that left, and gives the board that counting every
 /// stored game one by one gives, to the last bit.
@@ -130,15 +205,8 @@ fn counting_again_skips_the_blocks_of_versions_gone_and_agrees_with_every_game()
     h.submit(Change::Update, "counter", &bot).unwrap();
     play(&mut h, 120);
     let (board, seen) = h.board().unwrap();
-    // Every game, one by one, on a board of the same field.
-    let events = h.store.events(0).unwrap();
+    let every = every_game(&h, seen);
     let versions = h.store.versions().unwrap();
-    let mut every = koth_hill::Board::new(&entrants_at(&events, &versions, seen), &versions);
-    h.store
-        .each_game(&mut |g| {
-            every.add::<koth_coup::Choice>(&g).unwrap();
-        })
-        .unwrap();
     assert_eq!(
         serde_json::to_value(board.rows()).unwrap(),
         serde_json::to_value(every.rows()).unwrap()
@@ -159,6 +227,7 @@ fn counting_again_skips_the_blocks_of_versions_gone_and_agrees_with_every_game()
                 let gone = vs.iter().filter(|v| !current.contains(v)).count();
                 gone <= vs.len() - seats
             },
+            (0, 0),
             &mut |block, _, _| {
                 read.insert(block);
                 true
