@@ -360,10 +360,11 @@ pub trait Store: Send {
 }
 
 /// The seats at each table of a block of `versions` versions with this
-/// schedule (all of them when the schedule is unreadable).
+/// schedule (two when the schedule is unreadable: the fewest, so that no block
+/// that may hold a counting game is skipped).
 fn seats_of(schedule: &serde_json::Value, versions: usize) -> usize {
     serde_json::from_value::<koth_arena::Schedule>(schedule.clone())
-        .map_or(versions, |s| s.table(versions))
+        .map_or(versions.min(2), |s| s.table(versions))
 }
 
 /// A round: the field frozen, a fixed number of games, a report.
