@@ -310,11 +310,11 @@ impl<G: BotKinds> Hill<G> {
         stop: &AtomicBool,
         on_games: &mut dyn FnMut(&Board, u64),
     ) -> Result<Option<Block>> {
+        let versions = self.store.versions()?;
         let block = match self.store.open_block()? {
             Some(b) => b,
             None => {
                 let planned = self.store.planned()?;
-                let versions = self.store.versions()?;
                 let builtin = |v| is_builtin(&versions, v);
                 let Some(mut plan) = next_block(&self.settings, board, &planned, &builtin) else {
                     return Ok(None);
@@ -323,7 +323,7 @@ impl<G: BotKinds> Hill<G> {
                 self.store.plan(&plan)?
             }
         };
-        self.play_block(&block, board, stop, on_games)?;
+        self.play_versions(&block, &versions, board, stop, on_games)?;
         Ok(Some(block))
     }
 
@@ -452,8 +452,21 @@ impl<G: BotKinds> Hill<G> {
         stop: &AtomicBool,
         on_games: &mut dyn FnMut(&Board, u64),
     ) -> Result<()> {
+        let versions = self.store.versions()?;
+        self.play_versions(block, &versions, board, stop, on_games)
+    }
+
+    /// [`Hill::play_block`], given the hill's versions.
+    fn play_versions(
+        &mut self,
+        block: &Block,
+        versions: &[crate::Version],
+        board: &mut Board,
+        stop: &AtomicBool,
+        on_games: &mut dyn FnMut(&Board, u64),
+    ) -> Result<()> {
         let entrants = self.store.entrants()?;
-        let bots = self.block_bots(block, &entrants, &self.store.versions()?)?;
+        let bots = self.block_bots(block, &entrants, versions)?;
         let scratch = self.dir.join("blocks").join(block.id.to_string());
         let (schedule, rules) = self.block_rules(block, &bots, &scratch)?;
         let copies = koth_process::Workspace::new(None)
