@@ -130,7 +130,7 @@ impl Schedule {
                 let p = pairs(entrants);
                 let k = index / p;
                 let (a, b) = nth_pair(entrants, index % p);
-                if k % 2 == 0 {
+                if k.is_multiple_of(2) {
                     out.extend([a, b]);
                 } else {
                     out.extend([b, a]);

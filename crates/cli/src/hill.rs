@@ -488,6 +488,7 @@ fn play<F: Front>(a: PlayArgs) -> Result<()> {
         bail!("--games must be at least 1");
     }
     let mut hill = open::<F>(&a.dir)?;
+    hill.claim_play()?;
     a.workers.apply(&mut hill);
     let stop = stop_flag();
     let quiet = a.quiet;
@@ -529,6 +530,7 @@ fn play<F: Front>(a: PlayArgs) -> Result<()> {
 
 fn serve<F: Front>(a: ServeArgs) -> Result<()> {
     let mut hill = open::<F>(&a.dir)?;
+    hill.claim_play()?;
     a.workers.apply(&mut hill);
     let stop = stop_flag();
     let (board, _) = hill.board()?;

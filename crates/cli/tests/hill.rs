@@ -360,6 +360,12 @@ fn kill_9_in_the_middle_and_a_restart_equal_an_uninterrupted_hill() {
         );
         std::thread::sleep(Duration::from_millis(5));
     }
+    // A second player is refused while the first plays, and stores nothing.
+    let refused = fails(&["hill", "play", h, "--games", "10", "-q"]);
+    assert!(
+        refused.contains(&format!("is being played by process {}", child.id())),
+        "{refused}"
+    );
     // SAFETY: a signal to our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
     child.wait().unwrap();
@@ -975,6 +981,12 @@ fn the_page_plays_a_game_of_built_ins_again_from_its_seed() {
     let g = &stored[5];
     assert!(!g.record.contains("\"choices\""), "{}", g.record);
     let (mut serve, addr) = serve(h, &[]);
+    // The page's process plays the hill: no second player while it is up.
+    let refused = fails(&["hill", "play", h, "--games", "30", "-q"]);
+    assert!(
+        refused.contains(&format!("is being played by process {}", serve.id())),
+        "{refused}"
+    );
     let path = format!("/api/game/{}/{}", g.block, g.index);
     let (code, body) = status_and_body(&http_get(&addr, &path));
     assert_eq!(code, 200, "{body}");

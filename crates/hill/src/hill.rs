@@ -63,6 +63,17 @@ pub struct Hill<G: BotKinds> {
     pools: crate::pool::Pools<G>,
     /// Seconds of a worker a game took in the last block played.
     pace: Option<f64>,
+    /// The hill's player lock, once this hill plays (see [`Hill::claim_play`]).
+    player: Option<std::fs::File>,
+}
+
+/// The file the process playing a hill holds locked (and names itself in).
+pub const PLAYER_LOCK: &str = "player.lock";
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 impl<G: BotKinds> Hill<G> {
@@ -97,7 +108,61 @@ impl<G: BotKinds> Hill<G> {
             ready: None,
             pools: Default::default(),
             pace: None,
+            player: None,
         })
+    }
+
+    /// Makes this the one process that plays the hill, until it is dropped
+    /// ([`Hill::step`] does so first): two players would plan and store the same
+    /// blocks. An error names the process already playing. The lock is the
+    /// operating system's, so a player killed outright leaves none behind.
+    ///
+    /// ```no_run
+    /// # fn f(mut hill: koth_hill::Hill<koth_coup::State>) -> koth_hill::hill::Result<()> {
+    /// hill.claim_play()?; // fails while `koth hill serve` plays this hill
+    /// # Ok(()) }
+    /// ```
+    pub fn claim_play(&mut self) -> Result<()> {
+        use std::io::{Read, Seek, Write};
+        if self.player.is_some() {
+            return Ok(());
+        }
+        let path = self.dir.join(PLAYER_LOCK);
+        let cannot = |e: std::io::Error| HillError(format!("cannot lock {}: {e}", path.display()));
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(cannot)?;
+        match file.try_lock() {
+            Ok(()) => {
+                let me = format!("{} {}\n", std::process::id(), unix_now());
+                file.set_len(0)
+                    .and_then(|_| file.rewind())
+                    .and_then(|_| file.write_all(me.as_bytes()))
+                    .map_err(cannot)?;
+                self.player = Some(file);
+                Ok(())
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut who = String::new();
+                let _ = file.take(100).read_to_string(&mut who);
+                let who = match who.split_whitespace().collect::<Vec<_>>()[..] {
+                    [pid, since] => match since.parse::<u64>() {
+                        Ok(t) => format!("process {pid} (for {} s)", unix_now().saturating_sub(t)),
+                        Err(_) => format!("process {pid}"),
+                    },
+                    _ => "another process".to_string(),
+                };
+                Err(HillError(format!(
+                    "{} is being played by {who}: one process plays a hill at a time\n  fix: stop that one first (koth hill add, update, remove, pause and resume work while it plays)",
+                    self.dir.display()
+                )))
+            }
+            Err(std::fs::TryLockError::Error(e)) => Err(cannot(e)),
+        }
     }
 
     /// Enters `bot` as `name` (`Change::Add`) or as `name`'s new version
@@ -310,6 +375,7 @@ impl<G: BotKinds> Hill<G> {
         stop: &AtomicBool,
         on_games: &mut dyn FnMut(&Board, u64),
     ) -> Result<Option<Block>> {
+        self.claim_play()?;
         let versions = self.store.versions()?;
         let block = match self.store.open_block()? {
             Some(b) => b,
@@ -452,6 +518,7 @@ impl<G: BotKinds> Hill<G> {
         stop: &AtomicBool,
         on_games: &mut dyn FnMut(&Board, u64),
     ) -> Result<()> {
+        self.claim_play()?;
         let versions = self.store.versions()?;
         self.play_versions(block, &versions, board, stop, on_games)
     }

@@ -826,3 +826,40 @@ fn a_damaged_batch_or_record_is_an_error_when_the_standings_are_counted() {
     );
     std::fs::remove_dir_all(&d).ok();
 }
+
+#[test]
+fn one_process_plays_a_hill_at_a_time_and_the_other_is_told_which() {
+    let d = scratch("player");
+    Hill::<Coup>::init(&d, &settings(3, 3, 30, 60)).unwrap();
+    let mut first = open(&d);
+    for b in ["honest", "economist", "counter"] {
+        add(&mut first, b, b);
+    }
+    play(&mut first, 60);
+    let stored = first.store.game_count().unwrap();
+    // A second player of the same folder is refused before it plans or stores
+    // anything, and names the one playing.
+    let mut second = open(&d);
+    let (mut board, seen) = second.board().unwrap();
+    let err = second
+        .step(&mut board, seen, &AtomicBool::new(false), &mut |_, _| {})
+        .unwrap_err();
+    assert!(
+        err.0.contains(&format!(
+            "is being played by process {}",
+            std::process::id()
+        )),
+        "{err}"
+    );
+    assert!(second.claim_play().is_err());
+    assert_eq!(second.store.game_count().unwrap(), stored);
+    assert!(second.store.open_block().unwrap().is_none());
+    // Adding entrants is not playing: it goes on while the first plays.
+    add(&mut second, "bluffer", "bluffer");
+    // Once the first is gone, the second plays on from where it stopped.
+    drop(first);
+    play(&mut second, 60);
+    assert!(second.store.game_count().unwrap() >= stored + 60);
+    assert!(second.audit().unwrap().problems.is_empty());
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -198,7 +198,7 @@ pub fn exchange_due(text: &str) -> bool {
     };
     let h: Vec<char> = line.chars().collect();
     let last = *h.last().unwrap_or(&'\n');
-    last != '\n' && h[0] == 'E' && h.len() % 2 == 0 && "p_'<=0".contains(last)
+    last != '\n' && h[0] == 'E' && h.len().is_multiple_of(2) && "p_'<=0".contains(last)
 }
 
 /// Whether `determine_turn_effects` credits an Exchange on this finished line: the
