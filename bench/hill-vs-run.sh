@@ -10,7 +10,10 @@
 # BLOCK=N makes the hill's blocks N games (koth hill init --block; default 1000),
 # BUILTIN_BLOCK=N those of built-ins only (--builtin-block; default 20000). The
 # hill plays whole blocks, so it may store a few more games than asked: speeds
-# are games a second, each side's own count.
+# are games a second, each side's own count. Games differ in length (a game of
+# Coup takes from a few dozen decisions to the turn cap's thousands, and the two
+# sides play different deals), so each round also gives the ratio of decisions a
+# second, the work both sides did: the fairer figure of the two.
 # python: the SDK's Python example bot and three built-ins (default 8000 games);
 # builtins: honest, economist, random and counter (default 100000 games).
 # Build koth first: cargo build --release.
@@ -42,6 +45,9 @@ measure() {
     printf "%.2f %.1f %.1f\n", t1 - t0, (y[1] - x[1]) / 100, (y[2] - x[2]) / 100 }'
 }
 
+# The decisions of every game record on standard input.
+decisions() { grep -o '"decisions":[0-9]*' | awk -F: '{ n += $2 } END { print n + 0 }'; }
+
 for r in $(seq "$rounds"); do
   hill="$work/hill-$r"
   "$koth" hill init "$hill" --game coup --block "${BLOCK:-1000}" \
@@ -57,11 +63,13 @@ for r in $(seq "$rounds"); do
   for b in "${bots[@]}"; do "$koth" hill add "$hill" "$b" "builtin:$b" >/dev/null; done
   read -r hw hb hi <<<"$(measure "$koth" hill play "$hill" --games "$games" -q)"
   hg="$("$koth" hill status "$hill" | sed -n 's/^\([0-9]*\) games stored.*/\1/p')"
+  hd="$("$koth" hill games "$hill" | decisions)"
   read -r rw rb ri <<<"$(measure "$koth" coup run "${run_field[@]}" --games "$games" \
     --table-size 4 --duplicate -q --out "$work/run-$r")"
   rg="$(wc -l <"$work/run-$r/games.jsonl")"
+  rd="$(decisions <"$work/run-$r/games.jsonl")"
   awk -v r="$r" -v hw="$hw" -v hb="$hb" -v hi="$hi" -v rw="$rw" -v rb="$rb" -v ri="$ri" \
-    -v hg="$hg" -v rg="$rg" 'BEGIN {
-    printf "round %s: hill %d games %.2f s (busy %.1f, idle %.1f)  run %d games %.2f s (busy %.1f, idle %.1f)  hill/run speed %.0f%%\n",
-      r, hg, hw, hb, hi, rg, rw, rb, ri, 100 * (hg / hw) / (rg / rw) }'
+    -v hg="$hg" -v rg="$rg" -v hd="$hd" -v rd="$rd" 'BEGIN {
+    printf "round %s: hill %d games (%.0f decisions each) %.2f s (busy %.1f, idle %.1f)  run %d games (%.0f) %.2f s (busy %.1f, idle %.1f)  hill/run games/s %.0f%%, decisions/s %.0f%%\n",
+      r, hg, hd / hg, hw, hb, hi, rg, rd / rg, rw, rb, ri, 100 * (hg / hw) / (rg / rw), 100 * (hd / hw) / (rd / rw) }'
 done

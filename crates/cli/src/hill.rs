@@ -52,6 +52,10 @@ pub enum HillCmd {
         /// The hill's folder.
         dir: PathBuf,
     },
+    /// Every stored game, oldest first, as a JSON line: its block, its number in
+    /// the block, each seat's entrant and version, and its record as a run's
+    /// games.jsonl holds it (games of built-ins only are kept as results).
+    Games(GamesArgs),
     /// Tokens for submitting from the page: an author's adds entrants and
     /// updates or removes its own; an organiser's (--admin) does everything.
     #[command(subcommand)]
@@ -83,6 +87,19 @@ pub enum TokenCmd {
         /// Its name.
         name: String,
     },
+}
+
+/// `koth hill games`.
+#[derive(Args, Debug)]
+pub struct GamesArgs {
+    /// The hill's folder.
+    pub dir: PathBuf,
+    /// Only the games this entrant (any of its versions) played.
+    #[arg(long)]
+    pub entrant: Option<String>,
+    /// Write the lines to FILE (default: standard output).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 /// `koth hill init`.
@@ -155,6 +172,10 @@ pub struct PlayArgs {
     /// Games to play at least (whole blocks).
     #[arg(long, default_value_t = 1000)]
     pub games: u64,
+    /// Stop early once every active entrant's rank is settled (its interval
+    /// clears its neighbours') and no candidate waits.
+    #[arg(long)]
+    pub rest_when_settled: bool,
     #[command(flatten)]
     pub workers: Workers,
     /// No progress lines.
@@ -209,6 +230,11 @@ pub struct ServeArgs {
     /// Stop after this many more games (for scripts and tests; default: never).
     #[arg(long)]
     pub games: Option<u64>,
+    /// Play nothing while every active entrant's rank is settled (its interval
+    /// clears its neighbours'), until a change brings a candidate or unsettles a
+    /// rank: no cores and disk spent on an order that stands.
+    #[arg(long)]
+    pub rest_when_settled: bool,
 }
 
 /// Runs `koth hill ...`.
@@ -223,6 +249,7 @@ pub fn run(cmd: HillCmd) -> Result<()> {
     }
     let dir = match &cmd {
         HillCmd::Init(a) => &a.dir,
+        HillCmd::Games(a) => &a.dir,
         HillCmd::Add(a) | HillCmd::Update(a) => &a.dir,
         HillCmd::Remove(a) | HillCmd::Pause(a) | HillCmd::Resume(a) => &a.dir,
         HillCmd::Play(a) => &a.dir,
@@ -340,6 +367,7 @@ impl front::Visit for On {
             HillCmd::Serve(a) => serve::<F>(a),
             HillCmd::Audit { dir } => audit::<F>(&dir),
             HillCmd::Token(t) => token::<F>(t),
+            HillCmd::Games(a) => export_games(&a),
         }
     }
 }
@@ -421,6 +449,89 @@ fn set<F: Front>(change: Change, a: NameArgs) -> Result<()> {
 /// Plays blocks until `limit` games are stored since the start (for ever
 /// without one), rebuilding the board when the field changes; `idle` is called
 /// when there is nothing to play, and says whether to wait for a change.
+/// `koth hill games`: every stored game as a JSON line.
+fn export_games(a: &GamesArgs) -> Result<()> {
+    use std::io::Write as _;
+    let store = Sqlite::open(&a.dir)?;
+    let entrants = store.entrants()?;
+    let versions = store.versions()?;
+    let only = match &a.entrant {
+        Some(name) => Some(
+            entrants
+                .iter()
+                .find(|e| &e.name == name)
+                .map(|e| e.id)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = entrants.iter().map(|e| e.name.as_str()).collect();
+                    anyhow::anyhow!(
+                        "{} has no entrant {name:?}\n  fix: one of {}",
+                        a.dir.display(),
+                        names.join(", ")
+                    )
+                })?,
+        ),
+        None => None,
+    };
+    // Each version's entrant: its number and its name.
+    let of = |v: i64| {
+        let entrant = versions.iter().find(|x| x.id == v).map(|x| x.entrant);
+        let name = entrant
+            .and_then(|id| entrants.iter().find(|e| e.id == id))
+            .map_or_else(|| format!("v{v}"), |e| e.name.clone());
+        (entrant, name)
+    };
+    let sink: Box<dyn std::io::Write> = match &a.out {
+        Some(path) => Box::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot write {}", path.display()))?,
+        ),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let mut out = std::io::BufWriter::new(sink);
+    let mut failed: Option<anyhow::Error> = None;
+    store.each_game(&mut |g| {
+        if failed.is_some() {
+            return;
+        }
+        let seats: Vec<(Option<i64>, String)> = g.seats.iter().map(|&v| of(v)).collect();
+        if only.is_some_and(|id| seats.iter().all(|(e, _)| *e != Some(id))) {
+            return;
+        }
+        let record: serde_json::Value = match serde_json::from_str(&g.record) {
+            Ok(r) => r,
+            Err(e) => {
+                failed = Some(anyhow::anyhow!(
+                    "game {} of block {}: unreadable record: {e}\n  fix: koth hill audit {} says what else is damaged",
+                    g.index,
+                    g.block,
+                    a.dir.display()
+                ));
+                return;
+            }
+        };
+        let line = serde_json::json!({
+            "block": g.block,
+            "game": g.index,
+            "entrants": seats.iter().map(|(_, n)| n).collect::<Vec<_>>(),
+            "versions": g.seats,
+            "record": record,
+        });
+        if let Err(e) = writeln!(out, "{line}") {
+            failed = Some(e.into());
+        }
+    })?;
+    if let Some(e) = failed.or_else(|| out.flush().err().map(Into::into)) {
+        // A reader that stopped early (`| head`) is not a failure.
+        if e.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+        {
+            return Ok(());
+        }
+        return Err(e);
+    }
+    Ok(())
+}
+
 fn keep_playing<F: Front>(
     hill: &mut Hill<F::Game>,
     stop: &AtomicBool,
@@ -434,6 +545,8 @@ fn keep_playing<F: Front>(
     on_games(&board, stored);
     // A point of the standings' history now and then, and at every change.
     let mut noted: Option<std::time::Instant> = None;
+    // The games stored when the history last took a point: a resting hill adds none.
+    let mut noted_at = None;
     while !stop.load(Ordering::Relaxed) && limit.is_none_or(|l| stored - start < l) {
         let news = hill.store.events(seen)?;
         if let Some(last) = news.last() {
@@ -441,8 +554,13 @@ fn keep_playing<F: Front>(
             board = hill.board_after(board, &news, seen)?;
             on_games(&board, stored);
             noted = None;
+            noted_at = None;
         }
-        if noted.is_none_or(|t| t.elapsed() >= HISTORY_EVERY) && board.games > 0 {
+        if noted.is_none_or(|t| t.elapsed() >= HISTORY_EVERY)
+            && board.games > 0
+            && noted_at != Some(stored)
+        {
+            noted_at = Some(stored);
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs() as i64);
@@ -490,6 +608,7 @@ fn play<F: Front>(a: PlayArgs) -> Result<()> {
     let mut hill = open::<F>(&a.dir)?;
     hill.claim_play()?;
     a.workers.apply(&mut hill);
+    hill.rest_when_settled = a.rest_when_settled;
     let stop = stop_flag();
     let quiet = a.quiet;
     let mut last = std::time::Instant::now();
@@ -512,7 +631,11 @@ fn play<F: Front>(a: PlayArgs) -> Result<()> {
         &|| false,
     )?;
     let played = hill.store.game_count()? - first;
-    if played == 0 {
+    let settled = hill.rest_when_settled
+        && board.settled()
+        && played < a.games
+        && !stop.load(Ordering::Relaxed);
+    if played == 0 && !settled {
         bail!(
             "nothing to play: a hill needs two active entrants\n  fix: koth hill add {} NAME BOT",
             a.dir.display()
@@ -520,6 +643,9 @@ fn play<F: Front>(a: PlayArgs) -> Result<()> {
     }
     if !quiet {
         eprintln!("{played} games in {:.1} s", start.elapsed().as_secs_f64());
+    }
+    if settled {
+        eprintln!("every rank is settled: resting (a change to the field brings more games)");
     }
     print_board(&board, hill.store.game_count()?);
     if stop.load(Ordering::Relaxed) {
@@ -532,6 +658,7 @@ fn serve<F: Front>(a: ServeArgs) -> Result<()> {
     let mut hill = open::<F>(&a.dir)?;
     hill.claim_play()?;
     a.workers.apply(&mut hill);
+    hill.rest_when_settled = a.rest_when_settled;
     let stop = stop_flag();
     let (board, _) = hill.board()?;
     let stored = hill.store.game_count()?;

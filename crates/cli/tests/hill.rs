@@ -173,6 +173,38 @@ fn a_hill_from_the_command_line() {
     ok(&["hill", "play", h, "--games", "100", "-q"]);
     let out = ok(&["hill", "audit", h]);
     assert!(out.contains("games replayed: all as stored"), "{out}");
+
+    // Every stored game as a JSON line, oldest first, naming each seat's entrant
+    // and version; the record is the stored one.
+    let stored = games(&d);
+    let lines: Vec<serde_json::Value> = ok(&["hill", "games", h])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), stored.len());
+    for (line, g) in lines.iter().zip(&stored) {
+        assert_eq!(line["block"], g.block, "{line}");
+        assert_eq!(line["game"], g.index, "{line}");
+        assert_eq!(line["versions"], serde_json::json!(g.seats), "{line}");
+        let record: serde_json::Value = serde_json::from_str(&g.record).unwrap();
+        assert_eq!(line["record"], record, "{line}");
+    }
+    // bluffer's first version is version 2 of the hill, its second version 4.
+    let names = |l: &serde_json::Value| -> Vec<String> {
+        serde_json::from_value(l["entrants"].clone()).unwrap()
+    };
+    assert_eq!(names(&lines[0]).len(), 3);
+    let mut seen_skeptic = 0;
+    for l in &lines {
+        let versions: Vec<i64> = serde_json::from_value(l["versions"].clone()).unwrap();
+        for (seat, v) in versions.iter().enumerate() {
+            if *v == 4 {
+                seen_skeptic += 1;
+                assert_eq!(names(l)[seat], "bluffer", "{l}");
+            }
+        }
+    }
+    assert!(seen_skeptic > 0);
     ok(&["hill", "pause", h, "honest"]);
     let out = ok(&["hill", "status", h]);
     assert!(out.contains("honest (paused)"), "{out}");
@@ -180,6 +212,38 @@ fn a_hill_from_the_command_line() {
     // Two entrants left, one paused: nothing to play, said so.
     let e = fails(&["hill", "play", h, "--games", "10"]);
     assert!(e.contains("a hill needs two active entrants"), "{e}");
+
+    // Only one entrant's games, to a file: economist is gone, so the games after
+    // a newcomer entered are not its.
+    ok(&["hill", "add", h, "random", "builtin:random"]);
+    ok(&["hill", "resume", h, "honest"]);
+    ok(&["hill", "play", h, "--games", "60", "-q"]);
+    let lines: Vec<serde_json::Value> = ok(&["hill", "games", h])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let file = d.join("economist.jsonl");
+    ok(&[
+        "hill",
+        "games",
+        h,
+        "--entrant",
+        "economist",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    let mine = std::fs::read_to_string(&file).unwrap();
+    let expected = lines
+        .iter()
+        .filter(|l| names(l).contains(&"economist".to_string()))
+        .count();
+    assert!(expected > 0 && expected < lines.len(), "{expected}");
+    assert_eq!(mine.lines().count(), expected);
+    let e = fails(&["hill", "games", h, "--entrant", "nobody"]);
+    assert!(
+        e.contains("no entrant \"nobody\"") && e.contains("fix: one of honest, bluffer, economist"),
+        "{e}"
+    );
 
     // Bad input: named, with the fix.
     let e = fails(&["hill", "init", h, "--game", "coup"]);
@@ -1138,5 +1202,36 @@ fn without_isolation_the_page_takes_no_uploads_unless_told_to_trust() {
     assert_eq!(code, 200, "{body}");
     serve.kill().ok();
     serve.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn play_rests_when_every_rank_is_settled_if_asked() {
+    let d = scratch("rest");
+    let h = d.to_str().unwrap();
+    init_coup(h, 5, Some(40), Some(80), Some(2));
+    ok(&["hill", "add", h, "honest", "builtin:honest"]);
+    ok(&["hill", "add", h, "random", "builtin:random"]);
+    let (code, out, err) = koth_all(&[
+        "hill",
+        "play",
+        h,
+        "--games",
+        "1000000",
+        "--rest-when-settled",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(err.contains("every rank is settled: resting"), "{err}");
+    assert!(out.contains("1 ✓") && out.contains("2 ✓"), "{out}");
+    let stored = game_count(&d);
+    assert!((80..1000).contains(&stored), "{stored}");
+    // Again: nothing to play, said so, and not an error.
+    let (code, _, err) = koth_all(&["hill", "play", h, "--rest-when-settled"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("0 games") && err.contains("resting"), "{err}");
+    assert_eq!(game_count(&d), stored);
+    // Without it, the hill plays on.
+    ok(&["hill", "play", h, "--games", "100", "-q"]);
+    assert!(game_count(&d) >= stored + 100);
     std::fs::remove_dir_all(&d).ok();
 }

@@ -353,6 +353,16 @@ impl Board {
         self.rater.ratings(&names)
     }
 
+    /// Whether every active entrant's rank is settled (its interval clears its
+    /// neighbours'): more games of the same field would hardly change the order.
+    /// False with fewer than two active entrants.
+    pub fn settled(&self) -> bool {
+        let active = Status::Active.name();
+        let rows = self.rows();
+        rows.iter().filter(|r| r.status == active).count() >= 2
+            && rows.iter().all(|r| r.status != active || r.settled)
+    }
+
     /// The leaderboard, best first.
     pub fn rows(&self) -> Vec<Row> {
         let ranking = self.standings.ranking();

@@ -57,6 +57,9 @@ pub struct Hill<G: BotKinds> {
     pub threads: usize,
     /// How its programs are isolated.
     pub sandbox: Sandbox,
+    /// Rest when every active rank is settled ([`Board::settled`]): [`Hill::step`]
+    /// then plays nothing until a change brings a candidate or unsettles a rank.
+    pub rest_when_settled: bool,
     /// Readies a block's rules, for a game that needs it.
     pub ready: Option<Ready<G>>,
     /// Programs kept from one block to the next.
@@ -105,6 +108,7 @@ impl<G: BotKinds> Hill<G> {
             scoring,
             threads: 1,
             sandbox: Sandbox::Auto,
+            rest_when_settled: false,
             ready: None,
             pools: Default::default(),
             pace: None,
@@ -367,7 +371,8 @@ impl<G: BotKinds> Hill<G> {
     /// Plays one block: the unfinished one a crash left, or else the one the
     /// scheduler plans next. Games are stored batch by batch and counted on
     /// `board`; `seen` is the last event `board` reflects. `None` when there is
-    /// nothing to play (fewer than two active entrants).
+    /// nothing to play (fewer than two active entrants, or, resting when
+    /// settled, every rank settled and no candidate).
     pub fn step(
         &mut self,
         board: &mut Board,
@@ -385,6 +390,10 @@ impl<G: BotKinds> Hill<G> {
                 let Some(mut plan) = next_block(&self.settings, board, &planned, &builtin) else {
                     return Ok(None);
                 };
+                // A candidate always plays; the rest only sharpens a settled order.
+                if self.rest_when_settled && plan.kind != "candidate" && board.settled() {
+                    return Ok(None);
+                }
                 plan.after_event = seen;
                 self.store.plan(&plan)?
             }

@@ -863,3 +863,61 @@ fn one_process_plays_a_hill_at_a_time_and_the_other_is_told_which() {
     assert!(second.audit().unwrap().problems.is_empty());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_hill_resting_when_settled_plays_only_for_candidates_and_unsettled_ranks() {
+    let d = scratch("rest");
+    Hill::<Coup>::init(&d, &settings(5, 2, 40, 400)).unwrap();
+    let mut h = open(&d);
+    h.rest_when_settled = true;
+    add(&mut h, "honest", "honest");
+    add(&mut h, "random", "random");
+    let step = |h: &mut Hill<Coup>| {
+        let (mut board, seen) = h.board().unwrap();
+        let b = h
+            .step(&mut board, seen, &AtomicBool::new(false), &mut |_, _| {})
+            .unwrap();
+        (b, board)
+    };
+    // Plays until the order stands, then rests: nothing planned, nothing stored.
+    let mut blocks = 0;
+    let board = loop {
+        match step(&mut h) {
+            (Some(_), _) => blocks += 1,
+            (None, board) => break board,
+        }
+        assert!(blocks < 100, "never settled");
+    };
+    assert!(board.settled(), "{:?}", board.rows());
+    // Settled long before: a candidate's games are played all the same.
+    assert!(
+        board.rows().iter().all(|r| r.games >= 400),
+        "{:?}",
+        board.rows()
+    );
+    assert!(blocks >= 10);
+    let (stored, planned) = (h.store.game_count().unwrap(), h.store.planned().unwrap());
+    assert!(step(&mut h).0.is_none());
+    assert_eq!(h.store.game_count().unwrap(), stored);
+    assert_eq!(h.store.planned().unwrap().blocks, planned.blocks);
+    // Not resting, the same hill plays on where it is least sure.
+    h.rest_when_settled = false;
+    assert_eq!(step(&mut h).0.unwrap().kind, "uncertain");
+    // A newcomer is a candidate, played even on a settled hill; then the hill
+    // plays until the new order stands too.
+    h.rest_when_settled = true;
+    add(&mut h, "economist", "economist");
+    assert_eq!(step(&mut h).0.unwrap().kind, "candidate");
+    let mut more = 0;
+    while step(&mut h).0.is_some() {
+        more += 1;
+        assert!(more < 2000, "never settled again");
+    }
+    let (board, _) = h.board().unwrap();
+    assert!(board.settled() && board.rows().len() == 3);
+    // Resting changes how many blocks are played, never which: the audit plans
+    // each stored block again.
+    let audit = h.audit().unwrap();
+    assert!(audit.problems.is_empty(), "{:?}", audit.problems);
+    let _ = std::fs::remove_dir_all(&d);
+}
