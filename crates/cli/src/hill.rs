@@ -53,8 +53,9 @@ pub enum HillCmd {
         dir: PathBuf,
     },
     /// Every stored game, oldest first, as a JSON line: its block, its number in
-    /// the block, each seat's entrant and version, and its record as a run's
-    /// games.jsonl holds it (games of built-ins only are kept as results).
+    /// the block, each seat's entrant, version (1, 2...) and the hill's id of
+    /// that version, and its record as a run's games.jsonl holds it (games of
+    /// built-ins only are kept as results).
     Games(GamesArgs),
     /// Tokens for submitting from the page: an author's adds entrants and
     /// updates or removes its own; an organiser's (--admin) does everything.
@@ -446,9 +447,6 @@ fn set<F: Front>(change: Change, a: NameArgs) -> Result<()> {
     Ok(())
 }
 
-/// Plays blocks until `limit` games are stored since the start (for ever
-/// without one), rebuilding the board when the field changes; `idle` is called
-/// when there is nothing to play, and says whether to wait for a change.
 /// `koth hill games`: every stored game as a JSON line.
 fn export_games(a: &GamesArgs) -> Result<()> {
     use std::io::Write as _;
@@ -472,13 +470,15 @@ fn export_games(a: &GamesArgs) -> Result<()> {
         ),
         None => None,
     };
-    // Each version's entrant: its number and its name.
+    // A version's entrant (its id and name) and its number among the entrant's
+    // versions (1, 2...: the leaderboard's "ver").
     let of = |v: i64| {
-        let entrant = versions.iter().find(|x| x.id == v).map(|x| x.entrant);
+        let version = versions.iter().find(|x| x.id == v);
+        let entrant = version.map(|x| x.entrant);
         let name = entrant
             .and_then(|id| entrants.iter().find(|e| e.id == id))
-            .map_or_else(|| format!("v{v}"), |e| e.name.clone());
-        (entrant, name)
+            .map_or_else(|| format!("#{v}"), |e| e.name.clone());
+        (entrant, name, version.map_or(0, |x| x.number))
     };
     let sink: Box<dyn std::io::Write> = match &a.out {
         Some(path) => Box::new(
@@ -493,8 +493,8 @@ fn export_games(a: &GamesArgs) -> Result<()> {
         if failed.is_some() {
             return;
         }
-        let seats: Vec<(Option<i64>, String)> = g.seats.iter().map(|&v| of(v)).collect();
-        if only.is_some_and(|id| seats.iter().all(|(e, _)| *e != Some(id))) {
+        let seats: Vec<(Option<i64>, String, i64)> = g.seats.iter().map(|&v| of(v)).collect();
+        if only.is_some_and(|id| seats.iter().all(|(e, _, _)| *e != Some(id))) {
             return;
         }
         let record: serde_json::Value = match serde_json::from_str(&g.record) {
@@ -512,8 +512,9 @@ fn export_games(a: &GamesArgs) -> Result<()> {
         let line = serde_json::json!({
             "block": g.block,
             "game": g.index,
-            "entrants": seats.iter().map(|(_, n)| n).collect::<Vec<_>>(),
-            "versions": g.seats,
+            "entrants": seats.iter().map(|(_, n, _)| n).collect::<Vec<_>>(),
+            "versions": seats.iter().map(|(_, _, k)| k).collect::<Vec<_>>(),
+            "version_ids": g.seats,
             "record": record,
         });
         if let Err(e) = writeln!(out, "{line}") {
@@ -532,6 +533,9 @@ fn export_games(a: &GamesArgs) -> Result<()> {
     Ok(())
 }
 
+/// Plays blocks until `limit` games are stored since the start (for ever
+/// without one), rebuilding the board when the field changes; `idle` is called
+/// when there is nothing to play, and says whether to wait for a change.
 fn keep_playing<F: Front>(
     hill: &mut Hill<F::Game>,
     stop: &AtomicBool,

@@ -185,26 +185,34 @@ fn a_hill_from_the_command_line() {
     for (line, g) in lines.iter().zip(&stored) {
         assert_eq!(line["block"], g.block, "{line}");
         assert_eq!(line["game"], g.index, "{line}");
-        assert_eq!(line["versions"], serde_json::json!(g.seats), "{line}");
+        assert_eq!(line["version_ids"], serde_json::json!(g.seats), "{line}");
         let record: serde_json::Value = serde_json::from_str(&g.record).unwrap();
         assert_eq!(line["record"], record, "{line}");
     }
-    // bluffer's first version is version 2 of the hill, its second version 4.
+    // bluffer's first version is version 2 of the hill, its second version 4:
+    // bluffer's versions 1 and 2.
     let names = |l: &serde_json::Value| -> Vec<String> {
         serde_json::from_value(l["entrants"].clone()).unwrap()
     };
+    let numbers = |l: &serde_json::Value, key: &str| -> Vec<i64> {
+        serde_json::from_value(l[key].clone()).unwrap()
+    };
     assert_eq!(names(&lines[0]).len(), 3);
-    let mut seen_skeptic = 0;
+    let mut seen = [0, 0];
     for l in &lines {
-        let versions: Vec<i64> = serde_json::from_value(l["versions"].clone()).unwrap();
-        for (seat, v) in versions.iter().enumerate() {
-            if *v == 4 {
-                seen_skeptic += 1;
-                assert_eq!(names(l)[seat], "bluffer", "{l}");
+        for (seat, id) in numbers(l, "version_ids").into_iter().enumerate() {
+            let number = numbers(l, "versions")[seat];
+            match id {
+                2 | 4 => {
+                    assert_eq!(names(l)[seat], "bluffer", "{l}");
+                    assert_eq!(number, if id == 2 { 1 } else { 2 }, "{l}");
+                    seen[(id / 4) as usize] += 1;
+                }
+                _ => assert_eq!(number, 1, "{l}"),
             }
         }
     }
-    assert!(seen_skeptic > 0);
+    assert!(seen[0] > 0 && seen[1] > 0, "{seen:?}");
     ok(&["hill", "pause", h, "honest"]);
     let out = ok(&["hill", "status", h]);
     assert!(out.contains("honest (paused)"), "{out}");
