@@ -73,12 +73,6 @@ pub struct Hill<G: BotKinds> {
 /// The file the process playing a hill holds locked (and names itself in).
 pub const PLAYER_LOCK: &str = "player.lock";
 
-fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
 impl<G: BotKinds> Hill<G> {
     /// Makes a new hill in `dir` (created if need be).
     pub fn init(dir: &Path, settings: &Settings) -> Result<()> {
@@ -128,6 +122,7 @@ impl<G: BotKinds> Hill<G> {
     /// ```
     pub fn claim_play(&mut self) -> Result<()> {
         use std::io::{Read, Seek, Write};
+        use std::os::unix::fs::OpenOptionsExt;
         if self.player.is_some() {
             return Ok(());
         }
@@ -138,11 +133,13 @@ impl<G: BotKinds> Hill<G> {
             .write(true)
             .create(true)
             .truncate(false)
+            // Never through a link: the file is truncated and written.
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&path)
             .map_err(cannot)?;
         match file.try_lock() {
             Ok(()) => {
-                let me = format!("{} {}\n", std::process::id(), unix_now());
+                let me = format!("{} {}\n", std::process::id(), crate::store::now());
                 file.set_len(0)
                     .and_then(|_| file.rewind())
                     .and_then(|_| file.write_all(me.as_bytes()))
@@ -154,8 +151,10 @@ impl<G: BotKinds> Hill<G> {
                 let mut who = String::new();
                 let _ = file.take(100).read_to_string(&mut who);
                 let who = match who.split_whitespace().collect::<Vec<_>>()[..] {
-                    [pid, since] => match since.parse::<u64>() {
-                        Ok(t) => format!("process {pid} (for {} s)", unix_now().saturating_sub(t)),
+                    [pid, since] => match since.parse::<i64>() {
+                        Ok(t) => {
+                            format!("process {pid} (for {} s)", (crate::store::now() - t).max(0))
+                        }
                         Err(_) => format!("process {pid}"),
                     },
                     _ => "another process".to_string(),

@@ -861,6 +861,16 @@ fn one_process_plays_a_hill_at_a_time_and_the_other_is_told_which() {
     play(&mut second, 60);
     assert!(second.store.game_count().unwrap() >= stored + 60);
     assert!(second.audit().unwrap().problems.is_empty());
+    // The lock file is truncated and written: never through a link planted there.
+    drop(second);
+    let lock = d.join(koth_hill::hill::PLAYER_LOCK);
+    let target = d.join("precious");
+    std::fs::write(&target, "keep").unwrap();
+    std::fs::remove_file(&lock).unwrap();
+    std::os::unix::fs::symlink(&target, &lock).unwrap();
+    let err = open(&d).claim_play().unwrap_err();
+    assert!(err.0.contains("cannot lock"), "{err}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
     let _ = std::fs::remove_dir_all(&d);
 }
 
