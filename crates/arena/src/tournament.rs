@@ -300,10 +300,24 @@ impl<G: Game> Tournament<G> {
             }
         };
         let multi = self.entrants.iter().any(|e| e.multi.is_some());
+        // The batches open among the workers that keep several games going.
+        let pool = Mutex::new(Pool {
+            opened: Vec::new(),
+            deals: BTreeMap::new(),
+            claiming: true,
+            active: 0,
+        });
         // One worker's loop: plays chunks until none is left, handing each to `sink`.
         let work = |slot: usize, sink: &mut dyn FnMut(Chunk<G::Choice>) -> bool| {
             if multi {
-                return self.work_multi(slot, &claim, &bounds, &open, &add, sink, stop);
+                let batches = Batches {
+                    claim: &claim,
+                    bounds: &bounds,
+                    open: &open,
+                    add: &add,
+                    pool: &pool,
+                };
+                return self.work_multi(slot, &batches, sink, stop);
             }
             // Under duplicate play, a set of agents per rotation (slot numbers
             // `slot * k + r`): no program sees two rotations of one deal.
@@ -438,18 +452,25 @@ impl<G: Game> Tournament<G> {
     /// [`MAX_TABLES`] games going (as many as every such entrant takes), asks all
     /// their pending decisions, sends each agent its requests at once and then
     /// takes the answers. Games are independent, so each one plays as it would
-    /// alone; batches are handed on, whole, as their last game ends.
-    #[allow(clippy::too_many_arguments)] // the worker's closures, passed as run_range made them
+    /// alone. The open batches are the workers' [`Pool`]: a free table of any
+    /// worker takes the first game not begun that it may play, and whoever ends
+    /// a batch's last game hands the batch on, whole.
     fn work_multi(
         &self,
         slot: usize,
-        claim: &dyn Fn() -> Option<u64>,
-        bounds: &dyn Fn(u64) -> (u64, u64),
-        open: &dyn Fn(usize, u64, usize) -> Chunk<G::Choice>,
-        add: &AddRecord<'_, G::Choice>,
+        batches: &Batches<'_, G::Choice>,
         sink: &mut dyn FnMut(Chunk<G::Choice>) -> bool,
         stop: &AtomicBool,
     ) {
+        let Batches {
+            claim,
+            bounds,
+            open,
+            add,
+            pool,
+        } = *batches;
+        let lock = || pool.lock().unwrap_or_else(|e| e.into_inner());
+        lock().active += 1;
         // Under duplicate play, each rotation of a deal is played at its own table,
         // by agents of that table only (a process per rotation): no program sees two
         // rotations of one deal, so none can carry a seat's cards from one into the
@@ -488,13 +509,12 @@ impl<G: Game> Tournament<G> {
         };
         // Which entrants' programs log: only they are asked for lines.
         let logging: Vec<bool> = agents.iter_mut().map(|a| a.logs()).collect();
-        // The games table `t` may take: under duplicate play, its rotation's.
-        let fits = |t: usize, index: u64| rotations.is_none_or(|k| index % k as u64 == t as u64);
         let mut games: Vec<Option<G>> = (0..tables).map(|_| None).collect();
         let mut seated: Vec<Option<Seated<G::Choice>>> = (0..tables).map(|_| None).collect();
-        let mut opened: Vec<OpenChunk<G::Choice>> = Vec::new();
-        let mut claiming = true;
         let mut json_len = 0;
+        // The games ended this round: batch, index, record.
+        let mut ended: Vec<(u64, u64, GameRecord<G::Choice>)> = Vec::new();
+        let mut done: Vec<OpenChunk<G::Choice>> = Vec::new();
         // The tables asked this round, with the seat asked.
         let mut asked: Vec<(usize, Seat)> = Vec::with_capacity(tables);
         loop {
@@ -505,50 +525,7 @@ impl<G: Game> Tournament<G> {
                 if seated[t].is_some() || stopping {
                     continue;
                 }
-                let found = loop {
-                    let pick = opened.iter_mut().find_map(|o| {
-                        let p = (o.first..o.started.len())
-                            .find(|&p| !o.started[p] && fits(t, o.lo + p as u64))?;
-                        Some((o, p))
-                    });
-                    if let Some((o, p)) = pick {
-                        o.started[p] = true;
-                        while o.first < o.started.len() && o.started[o.first] {
-                            o.first += 1;
-                        }
-                        break Some((o.lo + p as u64, o.id));
-                    }
-                    // A table that ran ahead waits rather than claim more while
-                    // games of the others' rotations pile up: what is left
-                    // unstarted here when the batches run out is played by the
-                    // slow table alone, at the end, with the other worker idle.
-                    let waiting: usize = opened
-                        .iter()
-                        .map(|o| o.started[o.first..].iter().filter(|s| !**s).count())
-                        .sum();
-                    if waiting >= 2 * tables {
-                        break None;
-                    }
-                    let claimed = if claiming { claim() } else { None };
-                    match claimed {
-                        Some(id) => {
-                            let (lo, hi) = bounds(id);
-                            opened.push(OpenChunk {
-                                id,
-                                lo,
-                                first: 0,
-                                started: vec![false; (hi - lo) as usize],
-                                left: hi - lo,
-                                recs: (lo..hi).map(|_| None).collect(),
-                            });
-                        }
-                        None => {
-                            claiming = false;
-                            break None;
-                        }
-                    }
-                };
-                // Another table may still have games of its rotation.
+                let found = lock().pick(slot, t, tables, rotations, claim, bounds);
                 let Some((index, chunk)) = found else {
                     continue;
                 };
@@ -611,10 +588,10 @@ impl<G: Game> Tournament<G> {
                 let rec = s
                     .sheet
                     .record(game, &s.seating, s.index, s.deal, self.scoring);
-                if let Some(o) = opened.iter_mut().find(|o| o.id == s.chunk) {
-                    o.recs[(s.index - o.lo) as usize] = Some(rec);
-                    o.left -= 1;
-                }
+                ended.push((s.chunk, s.index, rec));
+            }
+            if !ended.is_empty() {
+                lock().end(&mut ended, &mut done);
             }
             for agent in agents.iter_mut() {
                 agent.flush();
@@ -644,11 +621,7 @@ impl<G: Game> Tournament<G> {
                     .settle(game, seat, &s.seating, &mut s.legal, true, answer, stop);
             }
             // Batches whose games have all ended are handed on.
-            while let Some(pos) = opened
-                .iter()
-                .position(|o| o.left == 0 && o.first == o.started.len())
-            {
-                let o = opened.remove(pos);
+            for o in done.drain(..) {
                 let mut part = open(slot, o.id, json_len);
                 for (k, rec) in o.recs.into_iter().enumerate() {
                     if let Some(rec) = rec {
@@ -657,6 +630,9 @@ impl<G: Game> Tournament<G> {
                 }
                 json_len = part.json.len();
                 if !sink(part) {
+                    let mut pool = lock();
+                    pool.claiming = false;
+                    pool.active -= 1;
                     return;
                 }
             }
@@ -664,8 +640,17 @@ impl<G: Game> Tournament<G> {
         for agent in agents.iter_mut() {
             agent.flush();
         }
-        // Stopped: of the first batch left open, the games played from its start on,
-        // cut short (later ones are left for a resume).
+        // Stopped: the last worker to leave hands on, of the first batch left
+        // open, the games played from its start on, cut short (later ones are
+        // left for a resume).
+        let mut opened = {
+            let mut pool = lock();
+            pool.active -= 1;
+            if pool.active > 0 {
+                return;
+            }
+            std::mem::take(&mut pool.opened)
+        };
         opened.sort_by_key(|o| o.id);
         if let Some(o) = opened.into_iter().next() {
             let mut part = open(slot, o.id, json_len);
@@ -763,7 +748,7 @@ impl<G: Game> Tournament<G> {
 pub const MAX_TABLES: usize = 64;
 
 /// Adds a game's record (its index given) to its batch.
-type AddRecord<'a, C> = dyn Fn(&mut Chunk<C>, u64, GameRecord<C>) + 'a;
+type AddRecord<'a, C> = dyn Fn(&mut Chunk<C>, u64, GameRecord<C>) + Sync + 'a;
 
 /// An agent's answer, or the panic it raised.
 type Answer<C> = std::thread::Result<Result<C, Fault>>;
@@ -780,9 +765,161 @@ struct Seated<C> {
     legal: Vec<C>,
 }
 
-/// A batch being played by a worker that keeps several games going.
+/// What a worker that keeps several games going is given to take and hand on
+/// batches with: [`Tournament::run_chunked`]'s closures and the shared pool.
+struct Batches<'a, C> {
+    claim: &'a (dyn Fn() -> Option<u64> + Sync),
+    bounds: &'a (dyn Fn(u64) -> (u64, u64) + Sync),
+    open: &'a (dyn Fn(usize, u64, usize) -> Chunk<C> + Sync),
+    add: &'a AddRecord<'a, C>,
+    pool: &'a Mutex<Pool<C>>,
+}
+
+impl<C> Clone for Batches<'_, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<C> Copy for Batches<'_, C> {}
+
+/// The batches open among the workers that keep several games going. Any
+/// worker's free table takes the first game not begun that it may play, so no
+/// table waits while another worker holds games it could play (with batches
+/// per worker, a block's last games left up to half the tables idle).
+struct Pool<C> {
+    /// In the order claimed.
+    opened: Vec<OpenChunk<C>>,
+    /// Under duplicate play, the tables (worker × tables + table) that began a
+    /// game of each deal whose rotations have not all begun: a table plays at
+    /// most one rotation of a deal, so no program sees a deal twice.
+    deals: BTreeMap<u64, SmallVec<[usize; MAX_SEATS]>>,
+    /// Batches may still be claimed.
+    claiming: bool,
+    /// Workers in the loop: the last to leave hands on what a stop cut short.
+    active: usize,
+}
+
+impl<C> Pool<C> {
+    /// The game table `t` of worker `slot` (of `tables` each) plays next, with
+    /// its batch, marked begun; claims batches as needed. Under duplicate play
+    /// (`rotations` a deal) a table never plays two rotations of one deal.
+    ///
+    /// It takes from its worker's own batches the first game of its rotation,
+    /// so a worker's tables play a deal's rotations side by side: a program,
+    /// seated once per deal, is then asked at one table at a time (tables out
+    /// of step cost the programs about 15% more CPU a decision on two cores,
+    /// as their processes crowd each other). Once no batch is left to claim, it
+    /// takes any game it may play from any worker's batches, so that the
+    /// range's last games are shared out rather than left to one worker.
+    fn pick(
+        &mut self,
+        slot: usize,
+        t: usize,
+        tables: usize,
+        rotations: Option<usize>,
+        claim: &dyn Fn() -> Option<u64>,
+        bounds: &dyn Fn(u64) -> (u64, u64),
+    ) -> Option<(u64, u64)> {
+        let table = slot * tables + t;
+        let own = |o: &OpenChunk<C>, index: u64| {
+            o.owner == slot && rotations.is_none_or(|k| index % k as u64 == t as u64)
+        };
+        while self.claiming {
+            if let Some(found) = self.take(table, rotations, own) {
+                return Some(found);
+            }
+            // A table that ran ahead waits rather than claim more while games
+            // of the others' rotations pile up here.
+            let waiting: usize = self
+                .opened
+                .iter()
+                .filter(|o| o.owner == slot)
+                .map(|o| o.started[o.first..].iter().filter(|s| !**s).count())
+                .sum();
+            if waiting >= 2 * tables {
+                return None;
+            }
+            let Some(id) = claim() else {
+                self.claiming = false;
+                break;
+            };
+            let (lo, hi) = bounds(id);
+            self.opened.push(OpenChunk {
+                id,
+                owner: slot,
+                lo,
+                first: 0,
+                started: vec![false; (hi - lo) as usize],
+                left: hi - lo,
+                recs: (lo..hi).map(|_| None).collect(),
+            });
+        }
+        self.take(table, rotations, own)
+            .or_else(|| self.take(table, rotations, |_, _| true))
+    }
+
+    /// Marks begun the first game not begun that `wanted` accepts and that
+    /// `table` may play (under duplicate play: of a deal it has not played).
+    fn take(
+        &mut self,
+        table: usize,
+        rotations: Option<usize>,
+        wanted: impl Fn(&OpenChunk<C>, u64) -> bool,
+    ) -> Option<(u64, u64)> {
+        let Pool { opened, deals, .. } = self;
+        for o in opened.iter_mut() {
+            let free = (o.first..o.started.len()).find(|&p| {
+                let index = o.lo + p as u64;
+                !o.started[p]
+                    && wanted(o, index)
+                    && rotations.is_none_or(|k| {
+                        let deal = index / k as u64;
+                        deals.get(&deal).is_none_or(|by| !by.contains(&table))
+                    })
+            });
+            let Some(p) = free else { continue };
+            o.started[p] = true;
+            while o.first < o.started.len() && o.started[o.first] {
+                o.first += 1;
+            }
+            let index = o.lo + p as u64;
+            if let Some(k) = rotations {
+                let deal = index / k as u64;
+                let by = deals.entry(deal).or_default();
+                by.push(table);
+                if by.len() >= k {
+                    deals.remove(&deal);
+                }
+            }
+            return Some((index, o.id));
+        }
+        None
+    }
+
+    /// Files the `ended` games' records in their batches, and moves the
+    /// batches whose games have all ended to `done`.
+    fn end(&mut self, ended: &mut Vec<(u64, u64, GameRecord<C>)>, done: &mut Vec<OpenChunk<C>>) {
+        for (chunk, index, rec) in ended.drain(..) {
+            if let Some(o) = self.opened.iter_mut().find(|o| o.id == chunk) {
+                o.recs[(index - o.lo) as usize] = Some(rec);
+                o.left -= 1;
+            }
+        }
+        while let Some(pos) = self
+            .opened
+            .iter()
+            .position(|o| o.left == 0 && o.first == o.started.len())
+        {
+            done.push(self.opened.remove(pos));
+        }
+    }
+}
+
+/// A batch being played by the workers that keep several games going.
 struct OpenChunk<C> {
     id: u64,
+    /// The worker that claimed it.
+    owner: usize,
     lo: u64,
     /// Which of its games have begun, and the first that has not.
     started: Vec<bool>,
@@ -938,7 +1075,51 @@ impl<C: Serialize + ChoiceCode, O: Observer<C> + ?Sized> Observer<C> for RecordW
 
 #[cfg(test)]
 mod tests {
-    use super::chunk_starts;
+    use super::{chunk_starts, Pool};
+    use std::collections::BTreeMap;
+
+    /// Under duplicate play (four rotations a deal) each table takes its own
+    /// rotation from its worker's batches; once nothing is left to claim, a
+    /// free table of any worker takes what is not begun, but never a second
+    /// rotation of a deal it has played.
+    #[test]
+    fn the_last_games_are_shared_out_and_no_table_plays_a_deal_twice() {
+        let claimed = std::cell::Cell::new(0u64);
+        // One batch of two deals: games 0-3 are deal 0, 4-7 deal 1.
+        let claim = || {
+            let id = claimed.get();
+            claimed.set(id + 1);
+            (id < 1).then_some(id)
+        };
+        let bounds = |_| (0, 8);
+        let mut pool = Pool::<u8> {
+            opened: Vec::new(),
+            deals: BTreeMap::new(),
+            claiming: true,
+            active: 0,
+        };
+        let mut pick = |slot, t| pool.pick(slot, t, 4, Some(4), &claim, &bounds);
+        // Worker 0 claims the batch; its tables 0-2 take their rotations of deal 0.
+        assert_eq!(pick(0, 0), Some((0, 0)));
+        assert_eq!(pick(0, 1), Some((1, 0)));
+        assert_eq!(pick(0, 2), Some((2, 0)));
+        // Table 0 again: its rotation of deal 1.
+        assert_eq!(pick(0, 0), Some((4, 0)));
+        // Worker 1 finds nothing to claim and takes worker 0's games not begun...
+        assert_eq!(pick(1, 0), Some((3, 0)));
+        // ...while worker 0's table 0, nothing of its rotation left, may take
+        // nothing: it has played both deals.
+        assert_eq!(pick(0, 0), None);
+        assert_eq!(
+            pick(1, 0),
+            Some((5, 0)),
+            "table 0 of worker 1 played deal 0"
+        );
+        assert_eq!(pick(1, 1), Some((6, 0)));
+        assert_eq!(pick(0, 3), Some((7, 0)));
+        assert_eq!(pick(0, 3), None, "every game has begun");
+        assert_eq!(claimed.get(), 2, "a claim came back empty, and none after");
+    }
 
     #[test]
     fn batches_cover_every_game_once_and_shrink_towards_the_end() {

@@ -408,6 +408,71 @@ fn entrants_playing_many_games_at_once_play_each_game_as_alone() {
     }
 }
 
+/// Under duplicate play with an entrant that plays many games at once, the
+/// workers share their open batches (the last games of a range go to whichever
+/// table is free). A run stopped part-way still keeps exactly its first games,
+/// in order, and playing the rest afterwards gives the uninterrupted run's games.
+#[test]
+fn a_stopped_duplicate_run_with_tables_keeps_its_first_games_and_resumes_to_the_same() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    /// Keeps the records; stops the run once it has seen `after`.
+    struct StopAfter<'a> {
+        recs: Vec<koth_arena::GameRecord<koth_coup::Choice>>,
+        after: usize,
+        stop: &'a AtomicBool,
+    }
+    impl koth_arena::Observer<koth_coup::Choice> for StopAfter<'_> {
+        fn on_record(&mut self, r: &koth_arena::GameRecord<koth_coup::Choice>) {
+            self.recs.push(r.clone());
+            if self.recs.len() >= self.after {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+    let make = |threads| Tournament {
+        rules: Rules::standard(),
+        entrants: vec![
+            Batched::entrant("honest", 6, None),
+            builtin_entrant("random", "random").unwrap(),
+            builtin_entrant("counter", "counter").unwrap(),
+            builtin_entrant("bluffer", "bluffer").unwrap(),
+        ],
+        schedule: Schedule::RandomTables {
+            games: 2_000,
+            table: 4,
+        },
+        scoring: Scoring::ZeroSum,
+        seed: 5,
+        threads,
+        records: RecordLevel::Full,
+        duplicate: true,
+    };
+    let mut whole = Records::default();
+    assert!(make(1).run(&mut whole).complete);
+    for threads in [2, 3] {
+        let t = make(threads);
+        let total = t.total_games();
+        let stop = AtomicBool::new(false);
+        let mut first = StopAfter {
+            recs: Vec::new(),
+            after: 300,
+            stop: &stop,
+        };
+        let part = t.run_range(0..total, &mut first, &stop);
+        assert!(!part.complete, "{threads} threads");
+        let n = part.played.end;
+        assert_eq!(part.played.start, 0);
+        assert!((300..total).contains(&n), "{n} games of {total}");
+        assert_eq!(first.recs.len() as u64, n, "every game counted was seen");
+        let mut rest = Records::default();
+        let tail = t.run_range(n..total, &mut rest, &AtomicBool::new(false));
+        assert!(tail.complete);
+        let mut all = first.recs;
+        all.extend(rest.0);
+        assert!(all == whole.0, "{threads} threads: the games differ");
+    }
+}
+
 #[test]
 fn a_panic_in_an_agent_playing_many_games_forfeits_that_game_only() {
     let entrants = vec![
