@@ -448,6 +448,17 @@ fn set<F: Front>(change: Change, a: NameArgs) -> Result<()> {
 }
 
 /// `koth hill games`: every stored game as a JSON line.
+/// A line of `koth hill games`, its keys in this order.
+#[derive(serde::Serialize)]
+struct GameLine<'a> {
+    block: i64,
+    game: u64,
+    entrants: Vec<&'a str>,
+    versions: Vec<i64>,
+    version_ids: &'a [i64],
+    record: &'a serde_json::value::RawValue,
+}
+
 fn export_games(a: &GamesArgs) -> Result<()> {
     use std::io::Write as _;
     let store = Sqlite::open(&a.dir)?;
@@ -497,7 +508,8 @@ fn export_games(a: &GamesArgs) -> Result<()> {
         if only.is_some_and(|id| seats.iter().all(|(e, _, _)| *e != Some(id))) {
             return;
         }
-        let record: serde_json::Value = match serde_json::from_str(&g.record) {
+        // The record as stored, key for key (a run's games.jsonl line).
+        let record: &serde_json::value::RawValue = match serde_json::from_str(&g.record) {
             Ok(r) => r,
             Err(e) => {
                 failed = Some(anyhow::anyhow!(
@@ -509,15 +521,19 @@ fn export_games(a: &GamesArgs) -> Result<()> {
                 return;
             }
         };
-        let line = serde_json::json!({
-            "block": g.block,
-            "game": g.index,
-            "entrants": seats.iter().map(|(_, n, _)| n).collect::<Vec<_>>(),
-            "versions": seats.iter().map(|(_, _, k)| k).collect::<Vec<_>>(),
-            "version_ids": g.seats,
-            "record": record,
-        });
-        if let Err(e) = writeln!(out, "{line}") {
+        let line = GameLine {
+            block: g.block,
+            game: g.index,
+            entrants: seats.iter().map(|(_, n, _)| n.as_str()).collect(),
+            versions: seats.iter().map(|(_, _, k)| *k).collect(),
+            version_ids: &g.seats,
+            record,
+        };
+        // As an io::Error, so that a closed pipe is seen as one below.
+        let written = serde_json::to_writer(&mut out, &line)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n"));
+        if let Err(e) = written {
             failed = Some(e.into());
         }
     })?;
@@ -565,11 +581,11 @@ fn keep_playing<F: Front>(
             && noted_at != Some(stored)
         {
             noted_at = Some(stored);
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs() as i64);
-            hill.store
-                .add_history(now, stored, &koth_hill::web::history_point(&board))?;
+            hill.store.add_history(
+                koth_hill::store::now(),
+                stored,
+                &koth_hill::web::history_point(&board),
+            )?;
             // Opened again, the hill counts only the games after this.
             hill.keep_standings(&board)?;
             noted = Some(std::time::Instant::now());
@@ -947,12 +963,9 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
         .flatten()
         .map(|r| serde_json::json!({ "name": r["name"], "mean": r["mean"], "low": r["mean_low"], "high": r["mean_high"], "games": r["games"] }))
         .collect();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
     hill.store.add_round(&koth_hill::Round {
         id: n,
-        at: now,
+        at: koth_hill::store::now(),
         games: summary["games"].as_u64().unwrap_or(a.games),
         entrants: serde_json::json!(entrants),
         standings: serde_json::json!(standings),

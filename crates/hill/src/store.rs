@@ -543,8 +543,8 @@ pub fn unpack(block: i64, first: u64, packed: &[u8]) -> Result<Vec<StoredGame>> 
         .collect()
 }
 
-/// Seconds since 1970, as the store keeps times.
-pub(crate) fn now() -> i64 {
+/// Seconds since 1970, as the store keeps times (events, history, rounds).
+pub fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
