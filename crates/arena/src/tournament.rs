@@ -452,9 +452,9 @@ impl<G: Game> Tournament<G> {
     /// [`MAX_TABLES`] games going (as many as every such entrant takes), asks all
     /// their pending decisions, sends each agent its requests at once and then
     /// takes the answers. Games are independent, so each one plays as it would
-    /// alone. The open batches are the workers' [`Pool`]: a free table of any
-    /// worker takes the first game not begun that it may play, and whoever ends
-    /// a batch's last game hands the batch on, whole.
+    /// alone. The open batches are the workers' [`Pool`] (see [`Pool::pick`]
+    /// for which game a free table takes), and whoever ends a batch's last game
+    /// hands the batch on, whole.
     fn work_multi(
         &self,
         slot: usize,
@@ -782,10 +782,9 @@ impl<C> Clone for Batches<'_, C> {
 }
 impl<C> Copy for Batches<'_, C> {}
 
-/// The batches open among the workers that keep several games going. Any
-/// worker's free table takes the first game not begun that it may play, so no
-/// table waits while another worker holds games it could play (with batches
-/// per worker, a block's last games left up to half the tables idle).
+/// The batches open among the workers that keep several games going, shared so
+/// that the last games of a range go to whichever table is free (with batches
+/// kept per worker, a block's last games left up to half the tables idle).
 struct Pool<C> {
     /// In the order claimed.
     opened: Vec<OpenChunk<C>>,
