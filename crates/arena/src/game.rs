@@ -12,7 +12,7 @@ pub type Seat = usize;
 /// The most seats any game in the arena has.
 pub const MAX_SEATS: usize = 8;
 
-/// One value a seat, kept inline up to [`MAX_SEATS`](MAX_SEATS) seats (a
+/// One value a seat, kept inline up to [`MAX_SEATS`] seats (a
 /// record costs no allocation for them); it derefs to a slice, and serialises as a
 /// JSON list.
 pub type PerSeat<T> = SmallVec<[T; MAX_SEATS]>;

@@ -1,7 +1,7 @@
 //! The arena's randomness: where every random number of a run comes from, and why
 //! a bot cannot compute what it must not see.
 //!
-//! * [`derive`] and [`GameSeeds`]: every seed below the master seed is a BLAKE3
+//! * [`derive()`] and [`GameSeeds`](crate::seeds::GameSeeds): every seed below the master seed is a BLAKE3
 //!   keyed hash of its parent (the parent is the key), so a seed a bot is given
 //!   says nothing it can compute about the game's deal, the master seed or any
 //!   other seat's stream.
@@ -36,7 +36,7 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 pub enum Stream {
     /// A sub-stream by number (a game of a test battery, a seat of a duel).
     Index = 0,
-    /// The seeds of one game of a run ([`GameSeeds`]).
+    /// The seeds of one game of a run ([`GameSeeds`](crate::seeds::GameSeeds)).
     Game = 1,
     /// The seating of one game of a random-tables schedule.
     Tables = 2,
@@ -84,7 +84,7 @@ pub fn derive(parent: u64, stream: Stream, index: u64) -> u64 {
     u64::from_le_bytes(out.as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
-/// [`derive`] for plain sub-streams ([`Stream::Index`]).
+/// [`derive()`] for plain sub-streams ([`Stream::Index`]).
 ///
 /// ```
 /// use koth_arena::rng::derive_seed;

@@ -17,7 +17,7 @@ use std::time::Duration;
 /// Options of `koth <game> run`.
 #[derive(Args, Debug)]
 pub struct RunArgs<F: Front> {
-    /// A tournament file (FILE.toml: [tournament] settings and [[bot]] entries of
+    /// A tournament file (FILE.toml: `[tournament]` settings and `[[bot]]` entries of
     /// any kind), or for a game with one, a list of programs of its original
     /// challenge (one a line, the name then the command; each runs in the folder
     /// of its name beside the list).

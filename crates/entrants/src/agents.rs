@@ -100,7 +100,7 @@ impl Setup {
 pub trait BotKinds: Game + Sized {
     /// The game as tournament files and `--bot` arguments know it.
     const KIND: GameKind;
-    /// The game JSON-lines programs play (greeted in [`crate::preflight`]).
+    /// The game JSON-lines programs play (greeted in [`crate::preflight()`]).
     type Wire: WireGame;
     /// The entrant `bot` names.
     fn entrant(bot: &BotEntry, setup: &Setup) -> Result<Entrant<Self>, ConfigError>;

@@ -2,11 +2,11 @@
 //! files, program lists of the original challenges and `--bot` arguments.
 //!
 //! * [`kind`]: the bot kinds ([`BotEntry`], [`BotSource`], [`Protocol`]);
-//! * [`file`]: tournament files (`koth coup run FILE.toml`);
+//! * [`file`](mod@file): tournament files (`koth coup run FILE.toml`);
 //! * [`arg`]: `--bot NAME=KIND`, bare names and commands, program lists;
 //! * [`game`]: what each game knows of bots (built-ins, presets, protocols);
 //! * [`agents`]: each kind becomes an entrant of a game ([`BotKinds`], [`entrants`]);
-//! * [`preflight`]: every program started and greeted before the first game;
+//! * [`preflight`](mod@preflight): every program started and greeted before the first game;
 //! * [`coup_cli`]: the bundled adapter that runs coup-cli bot folders.
 #![warn(missing_docs)]
 

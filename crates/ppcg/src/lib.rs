@@ -8,7 +8,7 @@
 //!   decision, in the arbiter's order, with its 200-invocation cap;
 //! * [`PpcgAgent`]: one seat played by an external program; [`Lifted`]: one seat
 //!   played by a built-in or Rust bot;
-//! * [`entrants`], [`tournament`]: a mixed field, every game archived;
+//! * [`entrants`], [`tournament()`]: a mixed field, every game archived;
 //! * [`check`]: one program through every kind of decision, before a contest.
 #![warn(missing_docs)]
 

@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-/// Bytes of stderr kept by [`InvokeResult::stderr_tail`] and [`BotProcess::stderr_tail`].
+/// Bytes of stderr kept in [`InvokeResult::stderr_tail`](crate::InvokeResult::stderr_tail)
+/// and by [`BotProcess::stderr_tail`](crate::BotProcess::stderr_tail).
 pub const STDERR_TAIL: usize = 4096;
 
 /// Per-process resource limits, applied with `setrlimit` (soft = hard) in the child before
@@ -78,7 +79,7 @@ pub struct Command {
     /// Working directory of the bot (the only place it may write when sandboxed).
     pub cwd: PathBuf,
     /// The program's own environment variables, added to the few it inherits from the
-    /// arena ([`passed_to_bots`]: `PATH`, `HOME`, `USER`, `LOGNAME`, the locale, `TZ`,
+    /// arena ([`passed_to_bots`](crate::passed_to_bots): `PATH`, `HOME`, `USER`, `LOGNAME`, the locale, `TZ`,
     /// `TERM`); nothing else of the arena's environment reaches it.
     pub env: Vec<(String, String)>,
     pub limits: Limits,
