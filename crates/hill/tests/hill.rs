@@ -41,6 +41,16 @@ fn add(h: &mut Hill<Coup>, name: &str, builtin: &str) {
     h.submit(Change::Add, name, &bot).unwrap();
 }
 
+/// A new hill in `d` with `builtins` entered, each under its own name.
+fn hill_of(d: &std::path::Path, settings: &Settings, builtins: &[&str]) -> Hill<Coup> {
+    Hill::<Coup>::init(d, settings).unwrap();
+    let mut h = open(d);
+    for b in builtins {
+        add(&mut h, b, b);
+    }
+    h
+}
+
 /// Plays whole blocks until at least `games` more are stored.
 fn play(h: &mut Hill<Coup>, games: u64) {
     let start = h.store.game_count().unwrap();
@@ -78,11 +88,11 @@ fn kendall_tau(a: &[String], b: &[String]) -> f64 {
 #[test]
 fn a_new_version_is_a_candidate_against_the_field_with_the_seeds_every_candidate_gets() {
     let d = scratch("candidate");
-    Hill::<Coup>::init(&d, &settings(11, 3, 30, 60)).unwrap();
-    let mut h = open(&d);
-    for b in ["honest", "bluffer", "economist"] {
-        add(&mut h, b, b);
-    }
+    let mut h = hill_of(
+        &d,
+        &settings(11, 3, 30, 60),
+        &["honest", "bluffer", "economist"],
+    );
     play(&mut h, 400);
     add(&mut h, "late", "counter");
     play(&mut h, 60);
@@ -134,11 +144,11 @@ fn every_game(h: &Hill<Coup>, seen: i64) -> koth_hill::Board {
 #[test]
 fn kept_standings_are_taken_up_and_counted_on_and_checked_by_the_audit() {
     let d = scratch("kept");
-    Hill::<Coup>::init(&d, &settings(51, 3, 30, 30)).unwrap();
-    let mut h = open(&d);
-    for b in ["honest", "bluffer", "economist", "counter"] {
-        add(&mut h, b, b);
-    }
+    let mut h = hill_of(
+        &d,
+        &settings(51, 3, 30, 30),
+        &["honest", "bluffer", "economist", "counter"],
+    );
     play(&mut h, 200);
     let (board, seen) = h.board().unwrap();
     h.keep_standings(&board).unwrap();
@@ -195,11 +205,11 @@ fn kept_standings_are_taken_up_and_counted_on_and_checked_by_the_audit() {
 #[test]
 fn counting_again_skips_the_blocks_of_versions_gone_and_agrees_with_every_game() {
     let d = scratch("recount");
-    Hill::<Coup>::init(&d, &settings(42, 3, 30, 30)).unwrap();
-    let mut h = open(&d);
-    for b in ["honest", "bluffer", "economist", "counter"] {
-        add(&mut h, b, b);
-    }
+    let mut h = hill_of(
+        &d,
+        &settings(42, 3, 30, 30),
+        &["honest", "bluffer", "economist", "counter"],
+    );
     play(&mut h, 300);
     let bot = parse_bot(GameKind::Coup, "builtin:skeptic").unwrap();
     h.submit(Change::Update, "counter", &bot).unwrap();
@@ -271,11 +281,11 @@ fn counting_again_skips_the_blocks_of_versions_gone_and_agrees_with_every_game()
 #[test]
 fn updates_pauses_and_removals_change_what_is_ranked_and_scheduled_but_keep_the_history() {
     let d = scratch("changes");
-    Hill::<Coup>::init(&d, &settings(3, 3, 30, 30)).unwrap();
-    let mut h = open(&d);
-    for b in ["honest", "bluffer", "economist", "counter"] {
-        add(&mut h, b, b);
-    }
+    let mut h = hill_of(
+        &d,
+        &settings(3, 3, 30, 30),
+        &["honest", "bluffer", "economist", "counter"],
+    );
     play(&mut h, 300);
     let before = h.store.game_count().unwrap();
     let bot = parse_bot(GameKind::Coup, "builtin:skeptic").unwrap();
@@ -352,11 +362,11 @@ fn updates_pauses_and_removals_change_what_is_ranked_and_scheduled_but_keep_the_
 #[test]
 fn the_audit_finds_a_tampered_game_and_a_tampered_block() {
     let d = scratch("tamper");
-    Hill::<Coup>::init(&d, &settings(5, 3, 30, 30)).unwrap();
-    let mut h = open(&d);
-    for b in ["honest", "bluffer", "economist"] {
-        add(&mut h, b, b);
-    }
+    let mut h = hill_of(
+        &d,
+        &settings(5, 3, 30, 30),
+        &["honest", "bluffer", "economist"],
+    );
     play(&mut h, 150);
     assert!(h.audit().unwrap().problems.is_empty());
     // A game of built-ins is kept as its results: one whose winner was changed
@@ -413,11 +423,11 @@ fn change_winner(d: &std::path::Path, block: i64, index: u64) -> koth_hill::Stor
 #[test]
 fn a_game_of_built_ins_is_kept_as_results_and_played_again_whole() {
     let d = scratch("results");
-    Hill::<Coup>::init(&d, &settings(11, 3, 40, 40)).unwrap();
-    let mut h = open(&d);
-    for b in ["honest", "bluffer", "economist"] {
-        add(&mut h, b, b);
-    }
+    let mut h = hill_of(
+        &d,
+        &settings(11, 3, 40, 40),
+        &["honest", "bluffer", "economist"],
+    );
     play(&mut h, 120);
     let mut stored = Vec::new();
     h.store.each_game(&mut |g| stored.push(g)).unwrap();
@@ -520,11 +530,7 @@ fn blocks_of_built_ins_only_are_as_long_as_their_setting_says() {
     let d = scratch("builtin-block");
     let mut s = settings(31, 2, 10, 20);
     s.builtin_block = 60;
-    Hill::<Coup>::init(&d, &s).unwrap();
-    let mut h = open(&d);
-    for b in ["honest", "bluffer", "economist"] {
-        add(&mut h, b, b);
-    }
+    let mut h = hill_of(&d, &s, &["honest", "bluffer", "economist"]);
     play(&mut h, 400);
     let blocks = h.store.blocks().unwrap();
     let uncertain: Vec<u64> = blocks
@@ -707,11 +713,11 @@ fn an_incremental_hill_of_twelve_agrees_with_a_full_round_robin() {
 #[test]
 fn the_board_kept_across_changes_is_the_board_built_again() {
     let d = scratch("kept-board");
-    Hill::<Coup>::init(&d, &settings(5, 3, 60, 60)).unwrap();
-    let mut h = open(&d);
-    for b in ["honest", "bluffer", "economist"] {
-        add(&mut h, b, b);
-    }
+    let mut h = hill_of(
+        &d,
+        &settings(5, 3, 60, 60),
+        &["honest", "bluffer", "economist"],
+    );
     play(&mut h, 300);
     let rows = |b: &koth_hill::Board| serde_json::to_value(b.rows()).unwrap();
     let (mut board, mut seen) = h.board().unwrap();
@@ -781,11 +787,11 @@ fn the_board_kept_across_changes_is_the_board_built_again() {
 #[test]
 fn a_damaged_batch_or_record_is_an_error_when_the_standings_are_counted() {
     let d = scratch("damaged");
-    Hill::<Coup>::init(&d, &settings(8, 3, 30, 30)).unwrap();
-    let mut h = open(&d);
-    for b in ["honest", "bluffer", "economist"] {
-        add(&mut h, b, b);
-    }
+    let mut h = hill_of(
+        &d,
+        &settings(8, 3, 30, 30),
+        &["honest", "bluffer", "economist"],
+    );
     play(&mut h, 400);
     let db = rusqlite::Connection::open(d.join("hill.sqlite")).unwrap();
     let batches: i64 = db
@@ -830,11 +836,11 @@ fn a_damaged_batch_or_record_is_an_error_when_the_standings_are_counted() {
 #[test]
 fn one_process_plays_a_hill_at_a_time_and_the_other_is_told_which() {
     let d = scratch("player");
-    Hill::<Coup>::init(&d, &settings(3, 3, 30, 60)).unwrap();
-    let mut first = open(&d);
-    for b in ["honest", "economist", "counter"] {
-        add(&mut first, b, b);
-    }
+    let mut first = hill_of(
+        &d,
+        &settings(3, 3, 30, 60),
+        &["honest", "economist", "counter"],
+    );
     play(&mut first, 60);
     let stored = first.store.game_count().unwrap();
     // A second player of the same folder is refused before it plans or stores
