@@ -52,6 +52,10 @@ pub struct CheckArgs<F: Front> {
     /// The name the report gives the bot (a hill's check gives the entrant's).
     #[arg(long, hide = true)]
     pub name: Option<String>,
+    /// The hill in DIR runs BOT, a version as it stores it (JSON): checked
+    /// exactly as the hill's games run it, the hill's folder out of its sight.
+    #[arg(long, hide = true, value_name = "DIR")]
+    pub hill: Option<PathBuf>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -110,9 +114,21 @@ pub fn check<F: Front>(a: CheckArgs<F>) -> Result<Verdict> {
         anyhow::bail!("--games must be at least 1");
     }
     let (rules, rules_name) = F::rules(&a.options, None)?;
-    let (entry, mut timeouts) = match &a.file {
-        Some(file) => bot_of_file::<F>(file, &a.bot)?,
-        None => {
+    let (entry, mut timeouts) = match (&a.hill, &a.file) {
+        (Some(hill), _) => {
+            let spec: serde_json::Value = serde_json::from_str(&a.bot)
+                .map_err(|e| anyhow!("--hill takes a version as the hill stores it: {e}"))?;
+            let name = a.name.as_deref().unwrap_or("upload");
+            let e =
+                koth_hill::spec_bot::<F::Game>(hill, name, &spec, a.sandbox.unwrap_or_default())?;
+            let t = Timeouts {
+                decision: Duration::from_millis(F::TIMEOUT_MS),
+                ..Timeouts::default()
+            };
+            (e, t)
+        }
+        (None, Some(file)) => bot_of_file::<F>(file, &a.bot)?,
+        (None, None) => {
             let mut e = koth_entrants::parse_bot(F::Game::KIND, &a.bot)?;
             crate::play::bare::<F>(&mut e, &a.bot);
             let t = Timeouts {
@@ -152,7 +168,12 @@ pub fn check<F: Front>(a: CheckArgs<F>) -> Result<Verdict> {
         Setup {
             timeouts,
             copies: Some(copies),
-            hidden: a.file.iter().map(|f| koth_process::absolute(f)).collect(),
+            hidden: a
+                .file
+                .iter()
+                .chain(&a.hill)
+                .map(|f| koth_process::absolute(f))
+                .collect(),
             // A line printed in a start or end hook is found there.
             hook_grace: Duration::from_millis(30),
             ..Setup::default()
@@ -235,7 +256,20 @@ const RECHECKS: usize = 12;
 
 /// The command that narrates one check game, with the flags that shaped it.
 fn repro<F: Front>(a: &CheckArgs<F>) -> String {
-    let mut cmd = format!("koth {} check {}", F::WORD, shell_word(&a.bot));
+    // A hill's version: its command, as its author runs it in its folder.
+    let bot = match (&a.hill, serde_json::from_str::<serde_json::Value>(&a.bot)) {
+        (Some(_), Ok(spec)) => spec["command"]
+            .as_array()
+            .map(|w| {
+                w.iter()
+                    .filter_map(|x| x.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default(),
+        _ => a.bot.clone(),
+    };
+    let mut cmd = format!("koth {} check {}", F::WORD, shell_word(&bot));
     if let Some(f) = &a.file {
         cmd += &format!(" --file {}", shell_word(&f.display().to_string()));
     }

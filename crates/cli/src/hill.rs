@@ -137,6 +137,15 @@ pub struct InitArgs {
     /// A decision's time limit for programs, in milliseconds.
     #[arg(long, default_value_t = 1000)]
     pub timeout_ms: u64,
+    /// A runtime an uploaded bot's command may start (repeat it: --runtime
+    /// python3 --runtime node). Default: python3, pypy3, node, ruby, perl,
+    /// php, lua, java, bash and sh. A program of the upload's own (./bot)
+    /// needs none.
+    #[arg(long = "runtime", value_name = "NAME")]
+    pub runtimes: Vec<String>,
+    /// The longest an upload's check may take, in seconds.
+    #[arg(long, default_value_t = koth_hill::store::DEFAULT_CHECK_SECONDS)]
+    pub check_seconds: u64,
 }
 
 /// `koth hill add` and `update`.
@@ -326,7 +335,20 @@ impl front::Visit for Init<'_> {
             candidate_games: a.candidate_games,
             duplicate: F::HIDDEN && table > 1,
             timeout_ms: a.timeout_ms,
+            runtimes: a.runtimes.clone(),
+            own_candidate_seeds: true,
+            check_seconds: a.check_seconds,
         };
+        if let Some(r) = a
+            .runtimes
+            .iter()
+            .find(|r| r.is_empty() || r.contains(['/', '\0']) || r.contains(char::is_whitespace))
+        {
+            bail!("--runtime {r:?}: a runtime is a program's name on PATH, such as python3 (an upload's own program is named ./bot and needs no --runtime)");
+        }
+        if a.check_seconds == 0 {
+            bail!("--check-seconds must be at least 1");
+        }
         if a.seed.is_some() && F::HIDDEN {
             eprintln!(
                 "note: seed {} was chosen by hand, and every block and round of the hill derives from it: a program that guesses it can rebuild the deals. For a public hill, leave --seed out.",
@@ -378,8 +400,9 @@ fn open<F: Front>(dir: &Path) -> Result<Hill<F::Game>> {
     let settings = Sqlite::open(dir)?.settings()?;
     let rules = F::recorded_rules(&settings.rules)?;
     let mut hill = Hill::<F::Game>::open(dir, rules, F::SCORING)?;
-    hill.ready = Some(Box::new(|rules, names, schedule, seed, folder| {
-        F::ready(rules, names, schedule, seed, Some(folder)).map_err(|e| format!("{e:#}"))
+    // No folder: the hill keeps every game in its database.
+    hill.ready = Some(Box::new(|rules, names, schedule, seed| {
+        F::ready(rules, names, schedule, seed, None).map_err(|e| format!("{e:#}"))
     }));
     Ok(hill)
 }
@@ -390,13 +413,17 @@ fn submit<F: Front>(change: Change, a: SubmitArgs) -> Result<()> {
     let mut bot = koth_entrants::parse_bot(F::Game::KIND, &a.bot)?;
     crate::play::bare::<F>(&mut bot, &a.bot);
     bot.name = a.name.clone();
+    // What the hill stores and runs: a program's folder copied in first, so
+    // that the check plays exactly what its games will.
+    let spec = hill.spec_of(&bot)?;
+    hill.may_enter(&a.name, &spec, None)?;
     if bot.dir().is_some() {
         // A program enters only if it passes the check, at the hill's rules.
         let options = options_for::<F>(Some(&hill.settings.rules_name))
             .or_else(|_| options_for::<F>(None))?;
         eprintln!("checking {} before it enters the hill...", a.name);
         let verdict = crate::check::check::<F>(crate::check::CheckArgs {
-            bot: a.bot.clone(),
+            bot: spec.to_string(),
             file: None,
             options,
             games: a.check_games,
@@ -406,18 +433,27 @@ fn submit<F: Front>(change: Change, a: SubmitArgs) -> Result<()> {
             game: None,
             accept_unreached: true,
             name: Some(a.name.clone()),
+            hill: Some(a.dir.clone()),
             quiet: true,
-        })?;
-        if verdict.status() != 0 {
-            bail!(
-                "{} did not enter the hill: its check found what is above\n  fix: mend the bot, check it with koth {} check '{}', and submit it again",
-                a.name,
-                F::WORD,
-                a.bot
-            );
+        });
+        match verdict {
+            Ok(v) if v.status() == 0 => {}
+            Ok(_) => {
+                hill.forget_spec(&spec)?;
+                bail!(
+                    "{} did not enter the hill: its check found what is above\n  fix: mend the bot, check it with koth {} check '{}', and submit it again",
+                    a.name,
+                    F::WORD,
+                    a.bot
+                );
+            }
+            Err(e) => {
+                hill.forget_spec(&spec)?;
+                return Err(e);
+            }
         }
     }
-    let ev = hill.submit(change, &a.name, &bot)?;
+    let ev = hill.enter(change, &a.name, spec, None)?;
     let version = hill
         .store
         .versions()?
@@ -567,6 +603,7 @@ fn keep_playing<F: Front>(
     let mut noted: Option<std::time::Instant> = None;
     // The games stored when the history last took a point: a resting hill adds none.
     let mut noted_at = None;
+    let mut low_disk_said = false;
     while !stop.load(Ordering::Relaxed) && limit.is_none_or(|l| stored - start < l) {
         let news = hill.store.events(seen)?;
         if let Some(last) = news.last() {
@@ -589,6 +626,27 @@ fn keep_playing<F: Front>(
             // Opened again, the hill counts only the games after this.
             hill.keep_standings(&board)?;
             noted = Some(std::time::Instant::now());
+        }
+        // A full disk would fail a batch mid-block: wait, saying why, until
+        // there is room again.
+        if let Some(free) = koth_hill::hill::disk_low(&hill.dir) {
+            if !low_disk_said {
+                eprintln!(
+                    "the disk of {} has {} MiB free, under the {} MiB the hill keeps free: no games until there is more (free some space; the hill goes on by itself)",
+                    hill.dir.display(),
+                    free >> 20,
+                    koth_hill::hill::DISK_RESERVE >> 20
+                );
+                low_disk_said = true;
+            }
+            std::thread::sleep(std::time::Duration::from_secs(2));
+            continue;
+        } else if low_disk_said {
+            eprintln!(
+                "the disk of {} has room again: playing on",
+                hill.dir.display()
+            );
+            low_disk_said = false;
         }
         let played = hill.step(&mut board, seen, stop, &mut |b, games| {
             stored += games;
@@ -677,6 +735,11 @@ fn play<F: Front>(a: PlayArgs) -> Result<()> {
 fn serve<F: Front>(a: ServeArgs) -> Result<()> {
     let mut hill = open::<F>(&a.dir)?;
     hill.claim_play()?;
+    // What a serve killed mid-check left behind.
+    let swept = hill.sweep()?;
+    if !swept.is_empty() {
+        eprintln!("cleared what a stopped serve left: {}", swept.join(", "));
+    }
     a.workers.apply(&mut hill);
     hill.rest_when_settled = a.rest_when_settled;
     let stop = stop_flag();
@@ -721,6 +784,8 @@ fn serve<F: Front>(a: ServeArgs) -> Result<()> {
         view: Some(view),
         submit,
         limits: koth_hill::upload::Limits::default(),
+        // Most descriptors stay the bots': the page takes a quarter at most.
+        server: koth_hill::conn::ServerLimits::for_descriptors(koth_process::raise_open_files()),
     };
     let addr = koth_hill::web::serve(a.listen, site)
         .with_context(|| format!("cannot serve the page on {}", a.listen))?;
@@ -762,8 +827,11 @@ fn token<F: Front>(t: TokenCmd) -> Result<()> {
     Ok(())
 }
 
-/// Checks an uploaded bot with `koth <game> check` run in its folder (a process
-/// of its own, sandboxed as the hill's programs are), then enters it.
+/// Checks an uploaded bot and enters it. Its command is refused at once if it
+/// names anything outside its folder or a runtime the hill does not allow; its
+/// folder is then kept in the hill, and `koth <game> check --hill` (a process of
+/// its own, ended with `serve` and after the hill's check time) runs exactly the
+/// version the hill would store, in the sandbox of the hill's games.
 fn submitter<F: Front>(
     dir: PathBuf,
     sandbox: koth_process::Sandbox,
@@ -772,41 +840,99 @@ fn submitter<F: Front>(
     let settings = Sqlite::open(&dir)?.settings()?;
     let rules_flag = options_for::<F>(Some(&settings.rules_name)).is_ok();
     Ok(Box::new(move |s: &koth_hill::web::Submission| {
-        let mut cmd = std::process::Command::new(&exe);
-        cmd.current_dir(&s.folder)
-            .args([F::WORD, "check", &s.command, "-q", "--accept-unreached"])
-            .args(["--name", &s.name])
-            .args(["--timeout-ms", &settings.timeout_ms.to_string()])
-            .args([
+        use koth_hill::web::Refused;
+        let before = |why: String| Refused {
+            why,
+            checked: false,
+        };
+        let hill = open::<F>(&dir).map_err(|e| before(format!("{e:#}")))?;
+        let refused = |e: String| before(format!("{e}\n{} did not enter the hill", s.name));
+        hill.may_enter(&s.name, &serde_json::Value::Null, Some(&s.author))
+            .map_err(|e| refused(e.0))?;
+        let spec = hill
+            .upload_spec(&s.command, &s.folder, F::BARE)
+            .map_err(|e| refused(e.0))?;
+        if let Err(e) = hill.may_enter(&s.name, &spec, Some(&s.author)) {
+            hill.forget_spec(&spec).ok();
+            return Err(refused(e.0));
+        }
+        let mut words: Vec<String> = vec![exe.display().to_string(), F::WORD.to_string()];
+        words.extend(
+            [
+                "check",
+                &spec.to_string(),
+                "--hill",
+                &dir.display().to_string(),
+                "-q",
+                "--accept-unreached",
+                "--name",
+                &s.name,
+                "--timeout-ms",
+                &settings.timeout_ms.to_string(),
                 "--sandbox",
                 if sandbox == koth_process::Sandbox::Off {
                     "off"
                 } else {
                     "auto"
                 },
-            ])
-            .env("NO_COLOR", "1");
+            ]
+            .map(str::to_string),
+        );
         if rules_flag {
-            cmd.args(["--rules", &settings.rules_name]);
+            words.extend(["--rules".to_string(), settings.rules_name.clone()]);
         }
-        let out = cmd
-            .output()
-            .map_err(|e| format!("cannot run the check: {e}"))?;
-        let mut report = String::from_utf8_lossy(&out.stdout).into_owned();
-        report += &String::from_utf8_lossy(&out.stderr);
-        if !out.status.success() {
-            return Err(format!("{report}\n{} did not enter the hill: mend what the check found and upload it again", s.name));
+        // koth itself, trusted: it sandboxes the bot. It dies with serve.
+        let mut cmd = koth_process::Command::new(words, &dir)
+            .with_sandbox(koth_process::Sandbox::Off)
+            .with_limits(koth_process::Limits::none())
+            .with_env("NO_COLOR", "1");
+        for (k, v) in std::env::vars() {
+            if k.starts_with("KOTH_") {
+                cmd = cmd.with_env(k, v);
+            }
         }
-        let mut hill = open::<F>(&dir).map_err(|e| format!("{e:#}"))?;
-        let bot =
-            uploaded_bot::<F>(&s.command, &s.folder, &s.name).map_err(|e| format!("{e:#}"))?;
-        let ev = hill
-            .submit_by(s.change, &s.name, &bot, Some(&s.author))
-            .map_err(|e| e.0)?;
+        let limit = settings.check_time();
+        let r = koth_process::invoke(&cmd, &[], limit, 1 << 20);
+        let mut report = r.stdout_lossy();
+        report += &r.stderr_tail;
+        // The bot's folder as its author knows it, and no path of the server's.
+        let folder = spec["folder"].as_str().unwrap_or_default();
+        let report = report.replace(&dir.join(folder).display().to_string(), "its folder");
+        let report = koth_hill::web::scrub(&report, &dir);
+        let passed = r.exit == koth_process::Exit::Code(0);
+        if !passed {
+            hill.forget_spec(&spec).ok();
+            let why = if r.exit == koth_process::Exit::TimedOut {
+                format!(
+                    "\nthe check took longer than the hill allows ({} s): make the bot faster",
+                    limit.as_secs()
+                )
+            } else {
+                String::new()
+            };
+            return Err(Refused {
+                why: format!("{report}{why}\n{} did not enter the hill: mend what the check found and upload it again", s.name),
+                checked: true,
+            });
+        }
+        let mut hill = hill;
+        let ev = match hill.enter(s.change, &s.name, spec.clone(), Some(&s.author)) {
+            Ok(ev) => ev,
+            Err(e) => {
+                hill.forget_spec(&spec).ok();
+                return Err(Refused {
+                    why: e.0,
+                    checked: true,
+                });
+            }
+        };
         let number = hill
             .store
             .versions()
-            .map_err(|e| e.0)?
+            .map_err(|e| Refused {
+                why: e.0,
+                checked: true,
+            })?
             .into_iter()
             .find(|v| Some(v.id) == ev.version)
             .map_or(0, |v| v.number);
@@ -817,32 +943,40 @@ fn submitter<F: Front>(
     }))
 }
 
-/// The bot an uploaded command names, its program file found inside `folder`.
-fn uploaded_bot<F: Front>(
-    command: &str,
-    folder: &Path,
-    name: &str,
-) -> Result<koth_entrants::BotEntry> {
-    let mut words: Vec<String> = command.split_whitespace().map(str::to_string).collect();
-    if let Some(w) = words
-        .iter_mut()
-        .find(|w| !w.starts_with('-') && folder.join(w.as_str()).is_file())
-    {
-        *w = folder.join(w.as_str()).display().to_string();
-    }
-    let joined = words.join(" ");
-    let mut bot = koth_entrants::parse_bot(F::Game::KIND, &joined)?;
-    crate::play::bare::<F>(&mut bot, &joined);
-    match bot.dir() {
-        Some(d) if koth_process::absolute(d).starts_with(koth_process::absolute(folder)) => {}
-        _ => bail!("the command names no program file inside the upload (such as python3 bot.py)"),
-    }
-    bot.name = name.to_string();
-    Ok(bot)
+/// A round's tournament file, as `koth <game> run` reads it.
+#[derive(serde::Serialize)]
+struct RoundFile {
+    tournament: RoundHead,
+    bot: Vec<RoundBot>,
+}
+
+/// Its `[tournament]` table.
+#[derive(serde::Serialize)]
+struct RoundHead {
+    decision_timeout_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    game: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rules: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    table_size: Option<usize>,
+}
+
+/// One of its `[[bot]]` tables.
+#[derive(serde::Serialize)]
+struct RoundBot {
+    name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    builtin: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dir: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    protocol: Option<&'static str>,
 }
 
 fn round<F: Front>(a: RoundArgs) -> Result<()> {
-    use std::fmt::Write as _;
     if a.games == 0 {
         bail!("--games must be at least 1");
     }
@@ -869,16 +1003,16 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
     // The round as a tournament file of the current versions, played by `run`.
     let seed = koth_arena::rng::derive_seed(hill.settings.seed, 1_000_000 + n as u64);
     let s = &hill.settings;
-    let mut toml = format!(
-        "# Round {n} of the hill in {} (seed {seed}): the active entrants' current versions.\n[tournament]\ndecision_timeout_ms = {}\n",
-        a.dir.display(),
-        s.timeout_ms
-    );
-    if F::Game::KIND == koth_entrants::GameKind::Samurai {
-        toml += "game = \"samurai\"\n";
-    } else {
-        writeln!(toml, "rules = {:?}\ntable_size = {}", s.rules_name, s.table)?;
-    }
+    let samurai = F::Game::KIND == koth_entrants::GameKind::Samurai;
+    let mut round_file = RoundFile {
+        tournament: RoundHead {
+            decision_timeout_ms: s.timeout_ms,
+            game: samurai.then_some("samurai"),
+            rules: (!samurai).then(|| s.rules_name.clone()),
+            table_size: (!samurai).then_some(s.table),
+        },
+        bot: Vec::new(),
+    };
     let mut entrants = Vec::new();
     for e in &field {
         let v = versions
@@ -886,17 +1020,23 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
             .find(|v| v.id == e.version)
             .context("an entrant without its version")?;
         entrants.push(serde_json::json!([e.name, v.number]));
-        writeln!(toml, "\n[[bot]]\nname = {:?}", e.name)?;
+        let mut bot = RoundBot {
+            name: e.name.clone(),
+            builtin: None,
+            command: None,
+            dir: None,
+            protocol: None,
+        };
         match v.spec.get("builtin").and_then(|b| b.as_str()) {
-            Some(b) => writeln!(toml, "builtin = {b:?}")?,
+            Some(b) => bot.builtin = Some(b.to_string()),
             None => {
-                let bot = hill.bot_of(&e.name, &v.spec)?;
+                let entry = hill.bot_of(&e.name, &v.spec)?;
                 let koth_entrants::BotSource::Program {
                     command,
                     dir,
                     protocol,
                     ..
-                } = &bot.source
+                } = &entry.source
                 else {
                     continue;
                 };
@@ -906,16 +1046,18 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
                 } else {
                     *protocol
                 };
-                writeln!(
-                    toml,
-                    "command = {}\ndir = {:?}\nprotocol = {:?}",
-                    serde_json::to_string(command)?,
-                    koth_process::absolute(dir).display().to_string(),
-                    protocol.name()
-                )?;
+                bot.command = Some(command.clone());
+                bot.dir = Some(koth_process::absolute(dir));
+                bot.protocol = Some(protocol.name());
             }
         }
+        round_file.bot.push(bot);
     }
+    // Written by the serializer: a path of any characters stays one TOML string.
+    let toml = format!(
+        "# Round {n} of the hill (seed {seed}): the active entrants' current versions.\n{}",
+        toml::to_string(&round_file).context("cannot write the round's tournament file")?
+    );
     std::fs::write(&file, toml).with_context(|| format!("cannot write {}", file.display()))?;
     let exe = std::env::current_exe().context("cannot find koth's own program")?;
     let mut run = std::process::Command::new(&exe);
@@ -947,9 +1089,11 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
     if !status.success() {
         bail!("round {n} did not finish (its run is in {})", out.display());
     }
+    // Published on the hill's page: no bot's stderr (its author reads that there).
     let report = std::process::Command::new(&exe)
         .arg("report")
         .arg(&out)
+        .arg("--public")
         .stdout(std::process::Stdio::null())
         .status()?;
     if !report.success() {

@@ -91,6 +91,10 @@ enum Cmd {
         /// later forfeits, within a few MB). Any other game replays with `koth replay`.
         #[arg(long, default_value = "auto", value_name = "N|all|forfeits|auto")]
         replays: report::Replays,
+        /// For publishing: leave out what the bots wrote to stderr (a hill's
+        /// rounds are reported so; their authors read it on the hill's page).
+        #[arg(long)]
+        public: bool,
     },
     /// Measure koth against the `coup` crate on this machine: games/s, decisions/s,
     /// scaling by thread count, memory, what records cost, external decisions.
@@ -174,12 +178,13 @@ fn game<F: Front>(c: GameCmd<F>) -> anyhow::Result<()> {
 }
 
 /// `koth report DIR`: the page of a run, made with the front of its game.
-fn report_page(dir: &std::path::Path, want: report::Replays) -> anyhow::Result<()> {
+fn report_page(dir: &std::path::Path, want: report::Replays, public: bool) -> anyhow::Result<()> {
     let info = report::run_info(dir)?;
     let page = Page {
         info: &info,
         dir,
         want,
+        public,
     };
     let data = front::visit(&info.game, page).unwrap_or_else(|| {
         Err(anyhow::anyhow!(
@@ -195,15 +200,17 @@ struct Page<'a> {
     info: &'a koth_arena::records::RunInfo,
     dir: &'a std::path::Path,
     want: report::Replays,
+    public: bool,
 }
 
 impl front::Visit for Page<'_> {
     type Out = anyhow::Result<serde_json::Value>;
     fn visit<F: Front>(self) -> Self::Out {
         let rules = F::recorded_rules(&self.info.rules)?;
-        let mut data = report::build::<F::Game>(self.info, self.dir, self.want, |r, names| {
-            F::page_steps(&rules, r, names)
-        })?;
+        let mut data =
+            report::build::<F::Game>(self.info, self.dir, self.want, self.public, |r, names| {
+                F::page_steps(&rules, r, names)
+            })?;
         if let serde_json::Value::Object(m) = &mut data {
             m.extend(F::page_facts());
         }
@@ -227,7 +234,11 @@ fn main() {
         Cmd::Hill(c) => hill::run(c),
         Cmd::Bench(a) => bench::bench::<Coup>(a),
         Cmd::FirstLegalBot { games } => bench::first_legal_bot(games),
-        Cmd::Report { dir, replays } => report_page(&dir, replays),
+        Cmd::Report {
+            dir,
+            replays,
+            public,
+        } => report_page(&dir, replays, public),
         Cmd::Merge { dirs, out } => merge::merge(&dirs, &out),
         Cmd::Replay { dir, game } => replay::show(&dir, game),
     };

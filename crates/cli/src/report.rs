@@ -180,10 +180,13 @@ fn count_records(dir: &Path) -> Result<u64> {
 
 /// The page data of a run, reading its records once, one at a time: memory grows
 /// with what the page embeds (replays, listed games), not with the run.
+/// `public` leaves out what the bots wrote to stderr (forfeits' tails and the
+/// lines logged at their steps).
 pub fn build<G: Game>(
     info: &RunInfo,
     dir: &Path,
     want: Replays,
+    public: bool,
     replay_one: impl Fn(&GameRecord<G::Choice>, &[String]) -> Result<Vec<Step>, String>,
 ) -> Result<Value> {
     let names = &info.entrants;
@@ -211,10 +214,19 @@ pub fn build<G: Game>(
     let mut k = 0usize;
     let mut seen = 0usize;
     // What the programs logged, shown in the replays at their steps.
-    let mut logged = records::read_logs(dir);
+    let mut logged = if public {
+        Default::default()
+    } else {
+        records::read_logs(dir)
+    };
     records::for_each_record::<G::Choice>(dir, info, |mut r| {
         seen += 1;
         r.log = logged.remove(&r.index).map(Box::new);
+        if public {
+            for f in &mut r.forfeits {
+                f.fault.stderr_tail = None;
+            }
+        }
         if r.seats.iter().any(|&e| e >= n) {
             return Err(format!(
                 "game {} seats an entrant that run.json does not name",

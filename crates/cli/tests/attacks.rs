@@ -237,6 +237,11 @@ for line in sys.stdin:
         if s:
             print("SAW " + " | ".join(s), file=sys.stderr, flush=True)
             sys.exit(7)
+        # What it must see (so that the test reached what it judges).
+        for p in filter(None, os.environ.get("KOTH_TEST_MUST", "").split(":")):
+            if not os.path.exists(p):
+                print("MISSING " + p, file=sys.stderr, flush=True)
+                sys.exit(8)
     elif m["type"] == "decide":
         print(json.dumps({"index": 0}), flush=True)
 "#;
@@ -318,6 +323,65 @@ fn tools_beside_the_runs_and_credentials_stay_out_of_sight() {
         line.contains("isolated") && !line.contains(&d.display().to_string()),
         "{line}"
     );
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// A bot whose command names credentials and the run's folder, by plain and
+/// by dotted spellings, sees none of them; a home folder its organiser lists for
+/// it as `HOME/../NAME` still has its credentials covered.
+#[test]
+fn paths_a_command_names_are_not_shown_and_credentials_stay_covered_by_any_spelling() {
+    if !isolated() {
+        return;
+    }
+    let d = scratch("spelling");
+    let home = d.join("home");
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::write(home.join(".ssh/id_rsa"), "SECRET\n").unwrap();
+    std::fs::create_dir_all(home.join(".aws")).unwrap();
+    std::fs::write(home.join(".aws/credentials"), "SECRET\n").unwrap();
+    std::fs::write(home.join("notes.txt"), "open\n").unwrap();
+    let out = d.join("runs/seed-1");
+    let spy = d.join("bots/spy");
+    std::fs::create_dir_all(&spy).unwrap();
+    std::fs::write(spy.join("spy.py"), SPY).unwrap();
+    let dotted = d.join("home/..").join("home");
+    let watched = [
+        home.join(".ssh/id_rsa"),
+        dotted.join(".ssh/id_rsa"),
+        dotted.join(".aws/credentials"),
+        home.join(".aws/credentials"),
+        d.join("runs"),
+        d.join("runs/../runs/seed-1"),
+        d.join("tournament.toml"),
+    ];
+    let paths: Vec<String> = watched.iter().map(|p| p.display().to_string()).collect();
+    std::fs::write(
+        d.join("tournament.toml"),
+        format!(
+            "[tournament]\ngames = 6\nseed = 1\n\n[[bot]]\nname = \"spy\"\ncommand = [\"python3\", \"spy.py\", {:?}, {:?}, {:?}]\ndir = \"bots/spy\"\nread = [{:?}]\nenv = {{ KOTH_TEST_PATHS = {:?}, KOTH_TEST_MUST = {:?} }}\n\n[[bot]]\nname = \"honest\"\nbuiltin = \"honest\"\n",
+            dotted.join(".ssh/id_rsa").display().to_string(),
+            d.join("runs/../runs").display().to_string(),
+            d.display().to_string(),
+            format!("{}/../home", home.display()),
+            paths.join(":"),
+            home.join("notes.txt").display().to_string()
+        ),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = koth_env(
+        &[
+            "coup",
+            "run",
+            d.join("tournament.toml").to_str().unwrap(),
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[("HOME", home.display().to_string())],
+    );
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("forfeits: none"), "{stdout}{stderr}");
     std::fs::remove_dir_all(&d).ok();
 }
 

@@ -63,12 +63,13 @@ pub fn parse_bot_arg_for(game: GameKind, arg: &str) -> Result<BotEntry, ConfigEr
         }
         let dir = program_folder(&mut command);
         Ok(BotSource::Program {
+            // What the command names outside its folder (the operator's words).
+            read_only: koth_process::operator_paths(&command, &dir),
             command,
             dir,
             env: Vec::new(),
             limits: Limits::standard(),
             sandbox: Sandbox::Auto,
-            read_only: Vec::new(),
             protocol,
         })
     };
@@ -107,13 +108,15 @@ pub fn parse_bot_arg_for(game: GameKind, arg: &str) -> Result<BotEntry, ConfigEr
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
         let rel = folder.strip_prefix(&root).unwrap_or(folder);
+        let command = coup_cli_command(&rel.display().to_string())?;
         BotSource::Program {
-            command: coup_cli_command(&rel.display().to_string())?,
+            // koth's adapter and its helpers.
+            read_only: koth_process::operator_paths(&command, &root),
+            command,
             dir: root,
             env: Vec::new(),
             limits: Limits::standard(),
             sandbox: Sandbox::Auto,
-            read_only: Vec::new(),
             protocol: Protocol::CoupCli,
         }
     } else {
@@ -282,12 +285,13 @@ pub fn load_list(
         .map(|p| BotEntry {
             name: p.name,
             source: BotSource::Program {
+                // What its line names outside its folder (the operator's list).
+                read_only: koth_process::operator_paths(&p.command, &p.dir),
                 command: p.command,
                 dir: p.dir,
                 env: Vec::new(),
                 limits: Limits::standard(),
                 sandbox,
-                read_only: Vec::new(),
                 protocol,
             },
             list_line: Some(p.line),

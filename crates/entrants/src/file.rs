@@ -394,13 +394,21 @@ impl TournamentFile {
                             format!("bot {bot_name:?} is a program of the two-player challenge, which plays under its rules\n  fix: add rules = \"ppcg\" to [tournament]"),
                         ));
                     }
+                    // What `read` lists, and what the command names outside the
+                    // folder (the operator's own words).
+                    let read_only = b
+                        .read
+                        .iter()
+                        .map(|r| base.join(r))
+                        .chain(koth_process::operator_paths(&command, &dir))
+                        .collect();
                     BotSource::Program {
                         command,
                         dir,
                         env: b.env.into_iter().collect(),
                         limits,
                         sandbox,
-                        read_only: b.read.iter().map(|r| base.join(r)).collect(),
+                        read_only,
                         protocol,
                     }
                 }

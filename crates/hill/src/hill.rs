@@ -10,7 +10,7 @@ use koth_arena::{
     Game, GameRecord, Observer, Progress, RecordLevel, Schedule, Scoring, Tournament,
 };
 use koth_entrants::{BotEntry, BotKinds, BotSource, Protocol, Setup, Timeouts};
-use koth_process::{Limits, Sandbox};
+use koth_process::Sandbox;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -30,12 +30,10 @@ impl From<crate::store::StoreError> for HillError {
 pub type Result<T, E = HillError> = std::result::Result<T, E>;
 
 /// Readies a block's rules before it is played, given its entrants' names, its
-/// schedule, its seed and a folder of its own (seed 000's edition files every game
-/// there).
+/// schedule and its seed. A hill keeps every game in its database: a game that
+/// files its games elsewhere (seed 000's edition) files nothing in a hill.
 pub type Ready<G> = Box<
-    dyn Fn(&mut <G as Game>::Rules, &[String], &Schedule, u64, &Path) -> Result<(), String>
-        + Send
-        + Sync,
+    dyn Fn(&mut <G as Game>::Rules, &[String], &Schedule, u64) -> Result<(), String> + Send + Sync,
 >;
 
 /// Where every submitted version's folder is kept, by content hash, in a hill.
@@ -184,7 +182,15 @@ impl<G: BotKinds> Hill<G> {
         by: Option<&Author>,
     ) -> Result<Event> {
         check_name(name)?;
-        let spec = match &bot.source {
+        let spec = self.spec_of(bot)?;
+        self.enter(change, name, spec, by)
+    }
+
+    /// What the hill stores of `bot`: a built-in's name, or a program's command,
+    /// protocol and folder (copied into the hill first, under its content hash).
+    /// [`Hill::bot_of`] makes from it the bot every game and the check run.
+    pub fn spec_of(&self, bot: &BotEntry) -> Result<serde_json::Value> {
+        Ok(match &bot.source {
             BotSource::Builtin(b) => serde_json::json!({ "builtin": b }),
             BotSource::Program {
                 command,
@@ -195,8 +201,144 @@ impl<G: BotKinds> Hill<G> {
                 let folder = keep_folder(&self.dir, dir)?;
                 serde_json::json!({ "command": command, "protocol": protocol.name(), "folder": folder })
             }
-        };
+        })
+    }
+
+    /// The spec of an uploaded program, once its command names nothing of the
+    /// host (see [`crate::program::command_words`]): its folder is kept in the
+    /// hill under its content hash, and the bot [`Hill::bot_of`] makes of the
+    /// spec is what the upload's check and every game run.
+    pub fn upload_spec(
+        &self,
+        command: &str,
+        folder: &Path,
+        protocol: Protocol,
+    ) -> Result<serde_json::Value> {
+        let words = crate::program::command_words(command, folder, &self.settings.runtimes())
+            .map_err(|e| HillError(e.0))?;
+        let kept = keep_folder(&self.dir, folder)?;
+        Ok(serde_json::json!({ "command": words, "protocol": protocol.name(), "folder": kept }))
+    }
+
+    /// Enters `spec` (made by [`Hill::spec_of`] or [`Hill::upload_spec`]) as
+    /// `name` or as its new version, for `by` (an author from the page) or the
+    /// organiser at the command line. An author may not take a name that looks
+    /// like another entrant's ([`look_alike`]) nor enter an exact copy of
+    /// another author's current version.
+    pub fn enter(
+        &mut self,
+        change: Change,
+        name: &str,
+        spec: serde_json::Value,
+        by: Option<&Author>,
+    ) -> Result<Event> {
+        self.may_enter(name, &spec, by)?;
         Ok(self.store.change(change, name, Some(spec), by)?)
+    }
+
+    /// Whether `by` may enter `spec` as `name` (see [`Hill::enter`]): asked
+    /// before an upload's check too, so that a refusal costs no check.
+    pub fn may_enter(
+        &self,
+        name: &str,
+        spec: &serde_json::Value,
+        by: Option<&Author>,
+    ) -> Result<()> {
+        check_name(name)?;
+        if let Some(author) = by.filter(|a| !a.admin) {
+            let entrants = self.store.entrants()?;
+            if let Some(other) = entrants
+                .iter()
+                .find(|e| e.name != name && look_alike(&e.name, name))
+            {
+                return Err(HillError(format!(
+                    "{name:?} looks too much like {:?}, an entrant of the hill\n  fix: choose a name that is plainly your own",
+                    other.name
+                )));
+            }
+            if let Some(folder) = spec.get("folder").and_then(|f| f.as_str()) {
+                let versions = self.store.versions()?;
+                let copied = entrants.iter().find(|e| {
+                    e.status != Status::Removed
+                        && e.owner.as_deref() != Some(author.name.as_str())
+                        && versions.iter().any(|v| {
+                            v.id == e.version
+                                && v.spec.get("folder").and_then(|f| f.as_str()) == Some(folder)
+                        })
+                });
+                if let Some(e) = copied {
+                    return Err(HillError(format!(
+                        "this upload is an exact copy of {:?}'s current version, another author's\n  fix: enter a bot of your own",
+                        e.name
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Clears what a process that played this hill and was killed may have
+    /// left: uploads being checked, folders half copied, and version folders
+    /// no stored version plays from (an upload whose check was cut short).
+    /// Called by the player, which alone holds the hill (see
+    /// [`Hill::claim_play`]); gives what it removed, in words.
+    pub fn sweep(&mut self) -> Result<Vec<String>> {
+        self.claim_play()?;
+        let mut gone = Vec::new();
+        let uploads = self.dir.join("uploads");
+        if let Ok(entries) = std::fs::read_dir(&uploads) {
+            for e in entries.flatten() {
+                // remove_dir_all removes a link, never what it points to.
+                if std::fs::remove_dir_all(e.path())
+                    .or_else(|_| std::fs::remove_file(e.path()))
+                    .is_ok()
+                {
+                    gone.push(format!("uploads/{}", e.file_name().to_string_lossy()));
+                }
+            }
+        }
+        let used: std::collections::HashSet<String> = self
+            .store
+            .versions()?
+            .iter()
+            .filter_map(|v| {
+                v.spec
+                    .get("folder")
+                    .and_then(|f| f.as_str())
+                    .map(str::to_string)
+            })
+            .collect();
+        if let Ok(entries) = std::fs::read_dir(self.dir.join(VERSIONS)) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let rel = format!("{VERSIONS}/{name}");
+                let half = name.starts_with(".new-");
+                if (half || is_version_folder(&rel))
+                    && !used.contains(&rel)
+                    && std::fs::remove_dir_all(e.path()).is_ok()
+                {
+                    gone.push(rel);
+                }
+            }
+        }
+        Ok(gone)
+    }
+
+    /// Removes the folder `spec` kept (an upload whose check failed) unless a
+    /// stored version plays from it.
+    pub fn forget_spec(&self, spec: &serde_json::Value) -> Result<()> {
+        let Some(folder) = spec.get("folder").and_then(|f| f.as_str()) else {
+            return Ok(());
+        };
+        let used = self
+            .store
+            .versions()?
+            .iter()
+            .any(|v| v.spec.get("folder").and_then(|f| f.as_str()) == Some(folder));
+        if !used && is_version_folder(folder) {
+            let _ = std::fs::remove_dir_all(self.dir.join(folder));
+        }
+        Ok(())
     }
 
     /// Removes, pauses or resumes `name`.
@@ -216,48 +358,10 @@ impl<G: BotKinds> Hill<G> {
         Ok(token)
     }
 
-    /// The bot of a stored version, named `name`.
+    /// The bot of a stored version, named `name`: what its games and its check
+    /// run (see [`spec_bot`]).
     pub fn bot_of(&self, name: &str, spec: &serde_json::Value) -> Result<BotEntry> {
-        if let Some(b) = spec.get("builtin").and_then(|b| b.as_str()) {
-            return Ok(BotEntry::new(name, BotSource::Builtin(b.to_string())));
-        }
-        let bad = || {
-            HillError(format!(
-                "the hill's version of {name:?} is unreadable: {spec}"
-            ))
-        };
-        let command: Vec<String> = spec
-            .get("command")
-            .and_then(|c| serde_json::from_value(c.clone()).ok())
-            .ok_or_else(bad)?;
-        let folder = spec
-            .get("folder")
-            .and_then(|f| f.as_str())
-            .ok_or_else(bad)?;
-        let protocol = spec
-            .get("protocol")
-            .and_then(|p| p.as_str())
-            .map_or(Ok(Protocol::Json), |p| G::KIND.protocol(p))
-            .map_err(HillError)?;
-        // Only a folder the hill made: a hash, inside its versions folder.
-        if !folder
-            .strip_prefix("versions/")
-            .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
-        {
-            return Err(bad());
-        }
-        Ok(BotEntry::new(
-            name,
-            BotSource::Program {
-                command,
-                dir: self.dir.join(folder),
-                env: Vec::new(),
-                limits: Limits::standard(),
-                sandbox: self.sandbox,
-                read_only: Vec::new(),
-                protocol,
-            },
-        ))
+        spec_bot::<G>(&self.dir, name, spec, self.sandbox)
     }
 
     /// The bot of every listed entrant's current version, in entrant order.
@@ -422,20 +526,14 @@ impl<G: BotKinds> Hill<G> {
         Ok(bots)
     }
 
-    /// `block`'s schedule, and its rules readied (a game that keeps files of its
-    /// own puts them under `scratch`).
-    fn block_rules(
-        &self,
-        block: &Block,
-        bots: &[BotEntry],
-        scratch: &Path,
-    ) -> Result<(Schedule, G::Rules)> {
+    /// `block`'s schedule, and its rules readied.
+    fn block_rules(&self, block: &Block, bots: &[BotEntry]) -> Result<(Schedule, G::Rules)> {
         let schedule: Schedule = serde_json::from_value(block.schedule.clone())
             .map_err(|e| HillError(format!("block {}: unreadable schedule: {e}", block.id)))?;
         let mut rules = self.rules.clone();
         let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
         if let Some(ready) = &self.ready {
-            ready(&mut rules, &names, &schedule, block.seed, scratch).map_err(HillError)?;
+            ready(&mut rules, &names, &schedule, block.seed).map_err(HillError)?;
         }
         Ok((schedule, rules))
     }
@@ -457,10 +555,7 @@ impl<G: BotKinds> Hill<G> {
                 block.id
             )));
         }
-        // Files a game keeps of its own go to a scratch folder, not the hill's.
-        let scratch = koth_process::ScratchDir::new("replay")
-            .map_err(|e| HillError(format!("cannot make a scratch folder: {e}")))?;
-        let (schedule, rules) = self.block_rules(block, &bots, scratch.path())?;
+        let (schedule, rules) = self.block_rules(block, &bots)?;
         let setup = Setup::default();
         let mut entrants = Vec::new();
         for b in &bots {
@@ -542,8 +637,7 @@ impl<G: BotKinds> Hill<G> {
     ) -> Result<()> {
         let entrants = self.store.entrants()?;
         let bots = self.block_bots(block, &entrants, versions)?;
-        let scratch = self.dir.join("blocks").join(block.id.to_string());
-        let (schedule, rules) = self.block_rules(block, &bots, &scratch)?;
+        let (schedule, rules) = self.block_rules(block, &bots)?;
         let copies = koth_process::Workspace::new(None)
             .map_err(|e| HillError(format!("cannot make the bots' working folders: {e}")))?;
         let setup = Setup {
@@ -781,6 +875,103 @@ fn results_line<C: Clone + serde::Serialize + koth_arena::code::ChoiceCode>(
     }
     line.truncate(line.trim_ascii_end().len());
     line
+}
+
+/// The bot of a stored version `spec` of the hill in `hill`, named `name`: a
+/// built-in, or a program run as [`crate::program::program_bot`] says, exactly
+/// its stored words in the hill's copy of its folder.
+pub fn spec_bot<G: BotKinds>(
+    hill: &Path,
+    name: &str,
+    spec: &serde_json::Value,
+    sandbox: Sandbox,
+) -> Result<BotEntry> {
+    if let Some(b) = spec.get("builtin").and_then(|b| b.as_str()) {
+        return Ok(BotEntry::new(name, BotSource::Builtin(b.to_string())));
+    }
+    let bad = || {
+        HillError(format!(
+            "the hill's version of {name:?} is unreadable: {spec}"
+        ))
+    };
+    let command: Vec<String> = spec
+        .get("command")
+        .and_then(|c| serde_json::from_value(c.clone()).ok())
+        .filter(|c: &Vec<String>| !c.is_empty())
+        .ok_or_else(bad)?;
+    let folder = spec
+        .get("folder")
+        .and_then(|f| f.as_str())
+        .ok_or_else(bad)?;
+    let protocol = spec
+        .get("protocol")
+        .and_then(|p| p.as_str())
+        .map_or(Ok(Protocol::Json), |p| G::KIND.protocol(p))
+        .map_err(HillError)?;
+    // Only a folder the hill made: a hash, inside its versions folder.
+    if !is_version_folder(folder) {
+        return Err(bad());
+    }
+    Ok(crate::program::program_bot(
+        name,
+        command,
+        &hill.join(folder),
+        protocol,
+        sandbox,
+    ))
+}
+
+/// Whether `folder` is one the hill makes: `versions/` and a hash.
+fn is_version_folder(folder: &str) -> bool {
+    folder
+        .strip_prefix("versions/")
+        .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Whether two entrants' names would be taken for one another: the same once
+/// case is folded, `-`, `_` and `.` are dropped and the letters and digits that
+/// look alike are taken as one (`0` and `o`; `1`, `i` and `l`; `5` and `s`;
+/// `rn` and `m`; `vv` and `w`).
+///
+/// ```
+/// use koth_hill::hill::look_alike;
+/// for name in ["Victim", "VICTIM", "victim.", "vict1m", "vic-tim", "v1ct1m"] {
+///     assert!(look_alike("victim", name), "{name}");
+/// }
+/// assert!(!look_alike("victim", "victor"));
+/// ```
+pub fn look_alike(a: &str, b: &str) -> bool {
+    fn skeleton(s: &str) -> String {
+        let folded: String = s
+            .chars()
+            .filter(|c| !matches!(c, '-' | '_' | '.'))
+            .map(|c| match c.to_ascii_lowercase() {
+                '0' => 'o',
+                '1' | 'i' | '|' => 'l',
+                '5' => 's',
+                c => c,
+            })
+            .collect();
+        folded.replace("rn", "m").replace("vv", "w")
+    }
+    skeleton(a) == skeleton(b)
+}
+
+/// Bytes a hill keeps free on its disk: below them it plays no games (a batch
+/// that cannot be written would end the block with an error).
+pub const DISK_RESERVE: u64 = 512 << 20;
+
+/// The bytes free on the disk of `dir` when they are fewer than
+/// [`DISK_RESERVE`] (or the `KOTH_HILL_DISK_RESERVE_MB` this process was given,
+/// for tests), else `None`; `None` too when the disk cannot be asked.
+pub fn disk_low(dir: &Path) -> Option<u64> {
+    let reserve = std::env::var("KOTH_HILL_DISK_RESERVE_MB")
+        .ok()
+        .and_then(|m| m.parse::<u64>().ok())
+        .map_or(DISK_RESERVE, |m| m << 20);
+    let st = rustix::fs::statvfs(dir).ok()?;
+    let free = st.f_bavail.saturating_mul(st.f_frsize);
+    (free < reserve).then_some(free)
 }
 
 /// How a token is kept: its BLAKE3 hash (tokens are 192 random bits, so a
@@ -1061,8 +1252,7 @@ impl<G: BotKinds> Hill<G> {
                 let schedule: Schedule = serde_json::from_value(b.schedule.clone())
                     .map_err(|e| HillError(e.to_string()))?;
                 let names: Vec<String> = b.versions.iter().map(|v| format!("v{v}")).collect();
-                let scratch = self.dir.join("blocks").join(b.id.to_string());
-                ready(&mut r, &names, &schedule, b.seed, &scratch).map_err(HillError)?;
+                ready(&mut r, &names, &schedule, b.seed).map_err(HillError)?;
             }
             *rules = Some((g.block, r));
         }

@@ -16,6 +16,7 @@
 //!     game: "coup".into(), rules_name: "standard".into(), rules: serde_json::Value::Null,
 //!     table: 3, seed: 7, block: 30, builtin_block: 30,
 //!     candidate_games: 60, duplicate: true, timeout_ms: 1000,
+//!     own_candidate_seeds: true, ..Settings::default()
 //! };
 //! Hill::<koth_coup::State>::init(&dir, &settings).unwrap();
 //! let mut hill = Hill::<koth_coup::State>::open(&dir, koth_coup::Rules::standard(),
@@ -32,15 +33,20 @@
 //! ```
 
 pub mod board;
+pub mod conn;
 pub mod hill;
 pub mod plan;
 mod pool;
+pub mod program;
 pub mod store;
 pub mod upload;
 pub mod web;
 
 pub use board::{Board, Row};
-pub use hill::{entrants_at, hash_folder, keep_folder, token_hash, Audit, Hill, HillError, Ready};
+pub use hill::{
+    entrants_at, hash_folder, keep_folder, look_alike, spec_bot, token_hash, Audit, Hill,
+    HillError, Ready,
+};
 pub use store::{
     Author, Batch, Block, Change, Entrant, Event, Round, Settings, Sqlite, Status, Store,
     StoredGame, TokenInfo, Version,

@@ -4,8 +4,8 @@
 //!
 //! 1. A current version with fewer than `candidate_games` games against the
 //!    current field is a candidate: it plays a gauntlet against the other active
-//!    entrants. Its k-th candidate block has the same seed as every other
-//!    candidate's k-th, so candidates meet the same deals.
+//!    entrants. Its blocks are dealt from seeds of its own version (see
+//!    `candidate_seed`): a deal shown on the page is never dealt again.
 //! 2. Otherwise the two neighbours in the ranking whose intervals overlap most
 //!    (or, when every rank is settled, lie closest) play a block together, with
 //!    the rest of a table drawn from the other active entrants.
@@ -70,7 +70,7 @@ pub fn next_block(
             "candidate",
             versions,
             schedule,
-            derive_seed(derive_seed(settings.seed, CANDIDATE), k),
+            candidate_seed(settings, v, k),
             block_games,
         ));
     }
@@ -118,6 +118,21 @@ pub fn next_block(
         }
     };
     Some(block("uncertain", versions, schedule, seed, block_games))
+}
+
+/// The seed of version `v`'s `k`-th candidate block. Of its own version: a
+/// candidate's games are on the page as soon as they are played, hidden cards
+/// and all, and a later candidate dealt the same would know its opponents'
+/// hands before it sat down. Luck is still cancelled within the block, where
+/// each deal is played once per rotation of the seats. (Hills made before
+/// this share one seed per `k`; they keep it, so their audit still holds.)
+fn candidate_seed(settings: &Settings, v: i64, k: u64) -> u64 {
+    let stream = derive_seed(settings.seed, CANDIDATE);
+    if settings.own_candidate_seeds {
+        derive_seed(derive_seed(stream, v as u64), k)
+    } else {
+        derive_seed(stream, k)
+    }
 }
 
 fn block(

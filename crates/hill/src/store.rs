@@ -23,7 +23,7 @@ impl From<rusqlite::Error> for StoreError {
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// The settings a hill was made with; they never change.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
     /// The game (`coup`, `samurai`, `ppcg`).
     pub game: String,
@@ -51,6 +51,45 @@ pub struct Settings {
     pub duplicate: bool,
     /// A decision's time limit for programs, in milliseconds.
     pub timeout_ms: u64,
+    /// The runtimes an upload's command may start (`python3`, `node`); a
+    /// program of the upload's own (`./bot`) needs none. Empty (as in hills made
+    /// before it was a setting): [`crate::program::DEFAULT_RUNTIMES`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runtimes: Vec<String>,
+    /// Each candidate's blocks are dealt from seeds of its own version, so that
+    /// no game shown on the page deals what a later candidate will be dealt
+    /// (false in hills made before: every candidate's k-th block shares a seed).
+    #[serde(default)]
+    pub own_candidate_seeds: bool,
+    /// The longest an upload's check may take, in seconds (0, as in hills made
+    /// before it was a setting: [`DEFAULT_CHECK_SECONDS`]).
+    #[serde(default)]
+    pub check_seconds: u64,
+}
+
+/// How long an upload's check may take when the hill does not say.
+pub const DEFAULT_CHECK_SECONDS: u64 = 600;
+
+impl Settings {
+    /// The runtimes an upload may name (the hill's, or the default list).
+    pub fn runtimes(&self) -> Vec<String> {
+        if self.runtimes.is_empty() {
+            crate::program::DEFAULT_RUNTIMES
+                .iter()
+                .map(|s| s.to_string())
+                .collect()
+        } else {
+            self.runtimes.clone()
+        }
+    }
+
+    /// The longest an upload's check may take.
+    pub fn check_time(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(match self.check_seconds {
+            0 => DEFAULT_CHECK_SECONDS,
+            s => s,
+        })
+    }
 }
 
 /// Where an entrant stands.
@@ -1198,6 +1237,7 @@ mod tests {
             candidate_games: 10,
             duplicate: false,
             timeout_ms: 1000,
+            ..Settings::default()
         };
         let s = Sqlite::create(&d, &settings).unwrap();
         (d, s)

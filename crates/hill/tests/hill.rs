@@ -27,6 +27,8 @@ fn settings(seed: u64, table: usize, block: u64, candidate: u64) -> Settings {
         candidate_games: candidate,
         duplicate: true,
         timeout_ms: 1000,
+        own_candidate_seeds: true,
+        ..Settings::default()
     }
 }
 
@@ -86,42 +88,57 @@ fn kendall_tau(a: &[String], b: &[String]) -> f64 {
 }
 
 #[test]
-fn a_new_version_is_a_candidate_against_the_field_with_the_seeds_every_candidate_gets() {
-    let d = scratch("candidate");
-    let mut h = hill_of(
-        &d,
-        &settings(11, 3, 30, 60),
-        &["honest", "bluffer", "economist"],
-    );
-    play(&mut h, 400);
-    add(&mut h, "late", "counter");
-    play(&mut h, 60);
-    let blocks = h.store.blocks().unwrap();
-    let versions = h.store.versions().unwrap();
-    let late = versions
-        .iter()
-        .find(|v| v.number == 1 && v.entrant == 4)
-        .unwrap()
-        .id;
-    let cands: Vec<_> = blocks.iter().filter(|b| b.kind == "candidate").collect();
-    // The first three were candidates in turn, then the late one: twice (60 games
-    // of 30), in a gauntlet against the whole field.
-    let of_late: Vec<_> = cands.iter().filter(|b| b.versions[0] == late).collect();
-    assert_eq!(of_late.len(), 2, "{blocks:#?}");
-    assert_eq!(of_late[0].versions.len(), 4);
-    assert!(of_late[0].schedule["kind"] == "gauntlet");
-    // Its k-th candidate block has the seed of the first entrant's k-th.
-    let first = versions[0].id;
-    let of_first: Vec<_> = cands.iter().filter(|b| b.versions[0] == first).collect();
-    assert_eq!(of_first[0].seed, of_late[0].seed);
-    assert_eq!(of_first[1].seed, of_late[1].seed);
-    assert_ne!(of_late[0].seed, of_late[1].seed);
-    // Between the candidates, the scheduler played the least certain pair.
-    assert!(blocks.iter().any(|b| b.kind == "uncertain"));
-    let audit = h.audit().unwrap();
-    assert!(audit.problems.is_empty(), "{:?}", audit.problems);
-    assert_eq!(audit.games, h.store.game_count().unwrap());
-    std::fs::remove_dir_all(&d).ok();
+fn a_new_version_is_a_candidate_against_the_field_dealt_from_seeds_of_its_own() {
+    for own in [true, false] {
+        let d = scratch("candidate");
+        let mut h = hill_of(
+            &d,
+            &Settings {
+                own_candidate_seeds: own,
+                ..settings(11, 3, 30, 60)
+            },
+            &["honest", "bluffer", "economist"],
+        );
+        play(&mut h, 400);
+        add(&mut h, "late", "counter");
+        play(&mut h, 60);
+        let blocks = h.store.blocks().unwrap();
+        let versions = h.store.versions().unwrap();
+        let late = versions
+            .iter()
+            .find(|v| v.number == 1 && v.entrant == 4)
+            .unwrap()
+            .id;
+        let cands: Vec<_> = blocks.iter().filter(|b| b.kind == "candidate").collect();
+        // The first three were candidates in turn, then the late one: twice (60 games
+        // of 30), in a gauntlet against the whole field.
+        let of_late: Vec<_> = cands.iter().filter(|b| b.versions[0] == late).collect();
+        assert_eq!(of_late.len(), 2, "{blocks:#?}");
+        assert_eq!(of_late[0].versions.len(), 4);
+        assert!(of_late[0].schedule["kind"] == "gauntlet");
+        // No deal of another candidate's (all on the page) is dealt to it again;
+        // a hill made before seeds of their own keeps sharing them, so its
+        // audit holds.
+        let first = versions[0].id;
+        let of_first: Vec<_> = cands.iter().filter(|b| b.versions[0] == first).collect();
+        let seeds: Vec<u64> = cands.iter().map(|b| b.seed).collect();
+        if own {
+            let mut unique = seeds.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), seeds.len(), "{seeds:?}");
+        } else {
+            assert_eq!(of_first[0].seed, of_late[0].seed);
+            assert_eq!(of_first[1].seed, of_late[1].seed);
+        }
+        assert_ne!(of_late[0].seed, of_late[1].seed);
+        // Between the candidates, the scheduler played the least certain pair.
+        assert!(blocks.iter().any(|b| b.kind == "uncertain"));
+        let audit = h.audit().unwrap();
+        assert!(audit.problems.is_empty(), "{:?}", audit.problems);
+        assert_eq!(audit.games, h.store.game_count().unwrap());
+        std::fs::remove_dir_all(&d).ok();
+    }
 }
 
 /// The board of the field after event `seen`, counting every stored game one by

@@ -138,6 +138,7 @@ pub fn play_check_game(
         names: names.map(str::to_string),
         stem: format!("check_{g}"),
         out_dir: dir.to_path_buf(),
+        archive: true,
         index: 0,
     };
     let mut script = Script::of(&cg);

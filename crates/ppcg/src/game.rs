@@ -65,6 +65,7 @@ pub struct Field {
     schedule: koth_arena::Schedule,
     master_seed: u64,
     out_dir: PathBuf,
+    archive: bool,
     index_of_seed: HashMap<u64, u64>,
 }
 
@@ -85,8 +86,16 @@ impl Field {
             schedule,
             master_seed,
             out_dir,
+            archive: true,
             index_of_seed,
         }
+    }
+
+    /// The same field, its games filed nowhere (a hill keeps them in its
+    /// database: two files a game would be millions of files a day).
+    pub fn unarchived(mut self) -> Field {
+        self.archive = false;
+        self
     }
 
     fn meta(&self, seed: u64) -> Option<GameMeta> {
@@ -107,6 +116,7 @@ impl Field {
             names,
             stem,
             out_dir: self.out_dir.clone(),
+            archive: self.archive,
             index,
         })
     }
@@ -121,6 +131,8 @@ pub struct GameMeta {
     pub stem: String,
     /// The output folder.
     pub out_dir: PathBuf,
+    /// Whether the game's files are written there.
+    pub archive: bool,
     /// The game's number in the tournament.
     pub index: u64,
 }
@@ -247,6 +259,7 @@ impl PpcgGame {
             names: names.map(str::to_string),
             stem: stem.to_string(),
             out_dir,
+            archive: true,
             index: 0,
         };
         PpcgGame::from_state(State::new(rules, 2, seed), MAX_INVOCATIONS, meta)
@@ -485,7 +498,7 @@ impl PpcgGame {
     /// Writes the history file and the readable log to the output folder (once).
     pub fn write_archive(&self) -> std::io::Result<()> {
         let mut notes = self.notes();
-        if notes.archived {
+        if notes.archived || !self.meta.archive {
             return Ok(());
         }
         notes.archived = true;
@@ -572,7 +585,10 @@ impl Game for PpcgGame {
             .unwrap_or_else(|| GameMeta {
                 names: ["first".into(), "second".into()],
                 stem: format!("game_{seed:016x}"),
-                out_dir: std::env::temp_dir().join("koth-ppcg"),
+                // No field, no folder: such a game is filed nowhere (never in a
+                // shared temporary folder, where anyone may have planted a link).
+                out_dir: PathBuf::new(),
+                archive: false,
                 index: 0,
             });
         let mut g =

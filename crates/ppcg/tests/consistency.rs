@@ -84,6 +84,7 @@ fn the_replacement_is_drawn_before_the_revealed_card_goes_back() {
             names: ["a".into(), "b".into()],
             stem: "x".into(),
             out_dir: std::env::temp_dir(),
+            archive: false,
             index: 0,
         };
         let mut g = PpcgGame::from_state(s, 200, meta);

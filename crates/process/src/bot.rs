@@ -143,14 +143,19 @@ impl BotProcess {
                 .open(path)
             {
                 Ok(mut f) => {
-                    // A slot's later processes (after a crash) follow in the same file.
-                    if f.metadata().is_ok_and(|m| m.len() > 0) {
-                        use std::io::Write;
+                    use std::io::Write;
+                    // A slot's later processes (after a crash) follow in the same file,
+                    // within the file's budget: a bot that floods and crashes over
+                    // and over fills it once.
+                    let len = f.metadata().map_or(0, |m| m.len());
+                    let budget = crate::STDERR_FILE_BYTES.saturating_sub(len);
+                    if len > 0 && budget > 0 {
                         let _ = writeln!(f, "\n[koth: the next process of this slot]");
                     }
                     Some(Log {
                         file: f,
-                        left: crate::STDERR_LOG_BYTES,
+                        left: budget.min(crate::STDERR_LOG_BYTES),
+                        cut_by_file: budget <= crate::STDERR_LOG_BYTES,
                     })
                 }
                 Err(e) => {
@@ -570,6 +575,8 @@ fn line_string(bytes: &[u8]) -> String {
 struct Log {
     file: std::fs::File,
     left: u64,
+    /// What ends this process's share: the file's budget, not its own.
+    cut_by_file: bool,
 }
 
 impl Log {
@@ -590,11 +597,19 @@ impl Log {
         self.left -= n as u64;
         if self.left == 0 || cut < text.len() {
             self.left = 0;
-            let _ = writeln!(
-                self.file,
-                "\n[koth: the log of this process was cut at {} KiB]",
-                crate::STDERR_LOG_BYTES >> 10
-            );
+            let _ = if self.cut_by_file {
+                writeln!(
+                    self.file,
+                    "\n[koth: this log is full ({} MiB): later stderr of this slot is not kept]",
+                    crate::STDERR_FILE_BYTES >> 20
+                )
+            } else {
+                writeln!(
+                    self.file,
+                    "\n[koth: the log of this process was cut at {} KiB]",
+                    crate::STDERR_LOG_BYTES >> 10
+                )
+            };
         }
     }
 }

@@ -86,8 +86,9 @@ pub struct Command {
     pub sandbox: Sandbox,
     /// More paths the bot may read when it runs in its own namespaces (a data set, a
     /// shared library folder); its folder, the system and the installation of the
-    /// interpreter its command names are always visible, as are absolute paths named
-    /// in `program`.
+    /// interpreter its command names are always visible. Nothing else is: a path
+    /// named among the command's arguments is not shown because it is named there
+    /// (give it here).
     pub read_only: Vec<PathBuf>,
     /// Paths the bot must never see, even where it may read (a tournament file beside
     /// it, the run's folder, other bots' folders): each is covered in its sandbox.
@@ -104,6 +105,11 @@ pub struct Command {
 
 /// The most a process's stderr log keeps; a note says where it was cut.
 pub const STDERR_LOG_BYTES: u64 = 1 << 20;
+
+/// The most a stderr log file holds over all the processes that append to it
+/// (a slot's processes, one after another when they crash): past it nothing more
+/// is written, and a note says so.
+pub const STDERR_FILE_BYTES: u64 = 8 << 20;
 
 impl Command {
     /// `program` in `cwd`, no extra environment, [`Limits::standard`], [`Sandbox::Auto`].

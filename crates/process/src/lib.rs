@@ -9,10 +9,12 @@
 //! Every bot runs in its own **process group** (killed as a whole with SIGKILL on timeout,
 //! on [`BotProcess::kill`] and on drop), under **resource limits** ([`Limits`], applied
 //! with `setrlimit` between fork and exec) and, when the machine supports it, a
-//! **sandbox** ([`Sandbox`], [`sandbox_support`]): a fresh network namespace (no network at
-//! all, not even loopback) and a landlock ruleset that allows reading and executing
-//! anything but writing only beneath the bot's working directory and to `/dev/null`
-//! (`TMPDIR` is pointed at the working directory unless the command sets it).
+//! **sandbox** ([`Sandbox`], [`sandbox_support`]): its own user, PID, mount, IPC, UTS and
+//! network namespaces through bubblewrap (no network at all, not even loopback), a
+//! seccomp filter, and a control group of its own where one can be made. What it sees
+//! is built up: its folder (a private copy), the system folders and its interpreter's
+//! installation read-only, a private `/tmp`, and the paths its operator lists in
+//! [`Command::read_only`]; nothing its command's arguments name is shown for that.
 //!
 //! Standard error is always drained (a flood never blocks the bot) and its last 4 KiB are
 //! kept for diagnostics. Nothing here panics on bad input or misbehaving programs.
@@ -42,9 +44,8 @@
 //!
 //! # Caveats
 //!
-//! * A program that calls `setsid`/`setpgid` leaves our process group and survives the group
-//!   kill (it is still confined by its limits and sandbox). Real containment of such a bot
-//!   needs cgroups or a PID namespace, which this crate does not use.
+//! * Without cgroups, a program that calls `setsid`/`setpgid` leaves our process group;
+//!   in its sandbox it still dies with it (its PID namespace ends with the launcher).
 //! * `RLIMIT_NPROC` counts all processes *and threads* of the real user id, the arena's own
 //!   included, and is not enforced at all for root (or with `CAP_SYS_RESOURCE`): it is only
 //!   meaningful when bots run under a dedicated user. [`Limits::standard`] leaves it unset.
@@ -58,7 +59,7 @@
 //! * `send_line` to a dead bot returns [`ProcessError::Closed`] because Rust programs ignore
 //!   `SIGPIPE`; a host that restores the default `SIGPIPE` disposition would be killed.
 //! * Each [`BotProcess`] has one small helper thread draining stderr.
-//! * Linux only (raw `landlock`, `pidfd_open`, `ppoll`, `unshare` system calls).
+//! * Linux only (`pidfd_open`, `ppoll`, seccomp, namespaces through bubblewrap).
 
 mod bot;
 mod cgroup;
@@ -78,7 +79,9 @@ mod text;
 mod tools;
 
 pub use bot::{BotProcess, ProcessError, DEFAULT_WRITE_TIMEOUT};
-pub use command::{shell_word, Command, Limits, Sandbox, STDERR_LOG_BYTES, STDERR_TAIL};
+pub use command::{
+    shell_word, Command, Limits, Sandbox, STDERR_FILE_BYTES, STDERR_LOG_BYTES, STDERR_TAIL,
+};
 pub use folder::{
     absolute, copy_tree, file_name_of, shown_in_place, ScratchDir, Workspace, MAX_COPY_BYTES,
     MAX_COPY_FILES,
@@ -90,3 +93,26 @@ pub use session::{Move, Moved, Session};
 pub use spawn::passed_to_bots;
 pub use sys::Exit;
 pub use text::printable;
+pub use tools::operator_paths;
+
+/// Raises this process's soft limit of open files to its hard limit (what a
+/// server that starts many bots does first) and gives the limit now in force.
+pub fn raise_open_files() -> u64 {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let r = getrlimit(Resource::Nofile);
+    let soft = r.current.unwrap_or(u64::MAX);
+    match r.maximum {
+        Some(hard) if hard > soft => {
+            let raised = Rlimit {
+                current: Some(hard),
+                maximum: Some(hard),
+            };
+            if setrlimit(Resource::Nofile, raised).is_ok() {
+                hard
+            } else {
+                soft
+            }
+        }
+        _ => soft,
+    }
+}

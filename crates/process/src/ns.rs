@@ -4,13 +4,16 @@
 //! packaged by every distribution, widely reviewed, and keeps the mount choreography
 //! (and its security bugs) out of a multi-threaded arena's `pre_exec` hook.
 //!
-//! What a sandboxed bot sees, exactly: the system folders (`SYSTEM`) read-only with
-//! their secrets covered; a private `/tmp`; the installation of the interpreter its
-//! command names and any path an operator named for it (`read` in a tournament file,
-//! an absolute path in its command), read-only, with every credential file under
-//! them covered and every path it must never see (the run folder, the tournament
-//! file, other bots) covered; and its own folder, as a private copy in a tmpfs of
-//! bounded size at the folder's own path. Nothing it writes reaches the host.
+//! What a sandboxed bot sees is built up, never the host minus a list: the system
+//! folders (`SYSTEM`) read-only with their secrets covered; a private `/tmp`; the
+//! installation of the interpreter its command names and any path the operator
+//! named for it (`read` in a tournament file, [`Command::read_only`]), read-only;
+//! and its own folder, as a private copy in a tmpfs of bounded size at the folder's
+//! own path. Nothing else: a path its command's arguments name is not mounted
+//! because they name it. Where what it may read holds what it must not see (a
+//! credential under the home folder, the run or hill folder under a system
+//! folder), that is covered, compared by real paths (links followed, no `..`), so
+//! no spelling of a path gets round it. Nothing it writes reaches the host.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -55,22 +58,6 @@ pub(crate) fn find_bwrap() -> Result<PathBuf, String> {
         })
 }
 
-/// Operator-given paths in a command line (`python3 /srv/bots/x/bot.py`) that the bot
-/// must be able to read: absolute paths that exist, outside its folder and the system.
-fn named_paths(cmd: &Command, cwd: &Path) -> Vec<PathBuf> {
-    cmd.program
-        .iter()
-        .skip(1)
-        .map(Path::new)
-        .filter(|p| p.is_absolute() && p.exists() && !tools::under_system(p) && !p.starts_with(cwd))
-        // A script's folder too: it may import its neighbours.
-        .map(|p| match p.parent() {
-            Some(d) if p.is_file() && d != Path::new("/") => d.to_path_buf(),
-            _ => p.to_path_buf(),
-        })
-        .collect()
-}
-
 /// The folder a command runs in, absolute.
 pub(crate) fn folder(cmd: &Command) -> std::io::Result<PathBuf> {
     if cmd.cwd.as_os_str().is_empty() {
@@ -103,8 +90,15 @@ pub(crate) fn shown(cmd: &Command) -> Vec<PathBuf> {
         .unwrap_or_default();
     let mut out: Vec<PathBuf> = plan.read;
     out.extend(cmd.read_only.iter().cloned());
-    out.extend(named_paths(cmd, &cwd));
-    out
+    // As they are bound: real paths, and only those that exist.
+    out.iter().filter_map(|p| canonical(p)).collect()
+}
+
+/// `p` as the kernel resolves it: absolute, every link followed, no `.` or `..`;
+/// `None` when it does not exist. Used only on paths the operator gave (what a
+/// bot may read, what it must not see), never on a path inside a bot's folder.
+pub(crate) fn canonical(p: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(crate::absolute(p)).ok()
 }
 
 /// How the sandbox starts.
@@ -178,11 +172,18 @@ pub(crate) fn bwrap_args(
         "--tmpfs".into(),
         "/tmp".into(),
     ]);
-    let mut shown: Vec<PathBuf> = plan.read.clone();
-    shown.extend(cmd.read_only.iter().cloned());
-    shown.extend(named_paths(cmd, cwd));
-    for p in &shown {
-        a.extend(["--ro-bind-try".into(), p.into(), p.into()]);
+    // What it may read beyond the system, each bound at its real path (and, when
+    // it was given by another spelling, reached from that one by a link), so that
+    // what must stay covered below is compared with real paths only.
+    let mut shown: Vec<PathBuf> = Vec::new();
+    for p in plan.read.iter().chain(&cmd.read_only) {
+        let Some(real) = canonical(p) else { continue };
+        a.extend(["--ro-bind".into(), real.clone().into(), real.clone().into()]);
+        let given = crate::absolute(p);
+        if given != real && !tools::under_system(&given) {
+            a.extend(["--symlink".into(), real.clone().into(), given.into()]);
+        }
+        shown.push(real);
     }
     a.extend([
         "--ro-bind".into(),
@@ -201,12 +202,10 @@ pub(crate) fn bwrap_args(
     for c in tools::credentials_in(&shown) {
         mask(&mut a, &c);
     }
+    let real_cwd = canonical(cwd).unwrap_or_else(|| cwd.to_path_buf());
     for h in &cmd.hidden {
-        let h = crate::absolute(h);
-        if std::fs::symlink_metadata(&h).is_err() {
-            continue;
-        }
-        if let Ok(rel) = h.strip_prefix(cwd) {
+        let Some(h) = canonical(h) else { continue };
+        if let Ok(rel) = h.strip_prefix(&real_cwd) {
             if !rel.as_os_str().is_empty() {
                 mask(&mut a, &Path::new(launcher::SOURCE).join(rel));
             }
@@ -241,10 +240,10 @@ pub(crate) fn bwrap_args(
     for rel in crate::shown_in_place(cwd, cmd.limits.folder_bytes) {
         let p = cwd.join(rel);
         a.extend(["--ro-bind".into(), p.clone().into(), p.clone().into()]);
-        for h in &cmd.hidden {
-            let h = crate::absolute(h);
-            if h.starts_with(&p) && std::fs::symlink_metadata(&h).is_ok() {
-                mask(&mut a, &h);
+        let real = canonical(&p).unwrap_or_else(|| p.clone());
+        for h in cmd.hidden.iter().filter_map(|h| canonical(h)) {
+            if let Ok(rel) = h.strip_prefix(&real) {
+                mask(&mut a, &p.join(rel));
             }
         }
     }

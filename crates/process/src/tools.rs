@@ -236,15 +236,74 @@ fn resolve(program: &str, cwd: &Path, path: &OsStr) -> Result<Plan, String> {
     Err("not found on PATH".into())
 }
 
+/// What an operator's command line names outside the program's folder `cwd`,
+/// for the operator to list in [`crate::Command::read_only`] (a sandbox shows
+/// no path for being named in a command): the script an interpreter runs (the
+/// first argument that is a file) with its folder, as an interpreter's
+/// installation is shown (it may import its neighbours); any other file alone;
+/// never a folder named as such (list it in `read`). Real paths, read-only.
+/// Only for commands an operator wrote (a tournament file, a list, `--bot`):
+/// a hill's uploads may name nothing outside their folder at all.
+///
+/// ```
+/// let d = std::env::temp_dir().join(format!("koth-doc-named-{}", std::process::id()));
+/// std::fs::create_dir_all(d.join("bot")).unwrap();
+/// std::fs::create_dir_all(d.join("lib")).unwrap();
+/// std::fs::write(d.join("lib/run.py"), "").unwrap();
+/// std::fs::write(d.join("weights.bin"), "").unwrap();
+/// let words: Vec<String> = ["python3", "lib/run.py", "weights.bin", "lib"]
+///     .iter().map(|w| d.join(w).display().to_string()).collect();
+/// let mut cmd = vec!["python3".to_string()];
+/// cmd.extend(words[1..].iter().cloned());
+/// let real = d.canonicalize().unwrap();
+/// assert_eq!(
+///     koth_process::operator_paths(&cmd, &d.join("bot")),
+///     [real.join("lib"), real.join("weights.bin")]
+/// );
+/// # std::fs::remove_dir_all(&d).ok();
+/// ```
+pub fn operator_paths(program: &[String], cwd: &Path) -> Vec<PathBuf> {
+    let cwd = std::fs::canonicalize(crate::absolute(cwd)).unwrap_or_else(|_| cwd.to_path_buf());
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut script_seen = false;
+    for w in program.iter().skip(1) {
+        let p = Path::new(w);
+        let Ok(real) = std::fs::canonicalize(cwd.join(p)) else {
+            continue;
+        };
+        if !real.is_file() {
+            continue;
+        }
+        let script = !script_seen;
+        script_seen = true;
+        if !p.is_absolute() || real.starts_with(&cwd) || under_system(&real) {
+            continue;
+        }
+        let shown = match real.parent() {
+            Some(d) if script && d != Path::new("/") && !under_system(d) => d.to_path_buf(),
+            _ => real,
+        };
+        if !out.iter().any(|o| shown.starts_with(o)) {
+            out.push(shown);
+        }
+    }
+    out
+}
+
 /// The credential files and folders under the home folder that exist and lie in
-/// one of `shown`: each must be covered.
+/// one of `shown` (real paths, see `ns::canonical`): each must be covered. Both
+/// sides are compared as real paths, so a home reached through a link, or a
+/// folder shown as `$HOME/../USER`, is still found.
 pub(crate) fn credentials_in(shown: &[PathBuf]) -> Vec<PathBuf> {
-    let Some(h) = home() else { return Vec::new() };
+    let Some(h) = home().and_then(|h| std::fs::canonicalize(h).ok()) else {
+        return Vec::new();
+    };
     CREDENTIALS
         .iter()
         .map(|c| h.join(c))
         .filter(|c| std::fs::symlink_metadata(c).is_ok())
-        .filter(|c| shown.iter().any(|s| c.starts_with(s)))
+        // Under what is shown, or holding it (a folder shown inside `~/.ssh`).
+        .filter(|c| shown.iter().any(|s| c.starts_with(s) || s.starts_with(c)))
         .collect()
 }
 

@@ -255,3 +255,35 @@ fn invalid_utf8_is_lossy() {
     let mut b = BotProcess::spawn(&sh("printf 'a\\377b\\n'; sleep 5")).expect("spawn");
     assert_eq!(b.read_line(T, 100).unwrap(), "a\u{FFFD}b");
 }
+
+/// A bot that floods stderr and crashes, over and over, fills its log file once:
+/// each process keeps at most its share, the file at most its budget, and a note
+/// says where it was cut.
+#[test]
+fn a_crash_looping_stderr_flood_fills_its_log_once() {
+    let dir = temp_dir("flood-log");
+    let log = dir.join("bot.log");
+    for _ in 0..12 {
+        let mut c = sh("head -c 3000000 /dev/zero | tr '\\0' x >&2; echo done");
+        c.stderr_log = Some(log.clone());
+        let mut b = BotProcess::spawn(&c).expect("spawn");
+        assert_eq!(b.read_line(T, 100).unwrap(), "done");
+        // What it wrote before its answer is read and logged before it ends.
+        let mut pos = 0;
+        b.stderr_since(&mut pos);
+        b.kill();
+    }
+    let text = std::fs::read_to_string(&log).unwrap();
+    let len = text.len() as u64;
+    assert!(
+        len <= koth_process::STDERR_FILE_BYTES + 4096,
+        "{len} bytes of log"
+    );
+    assert!(len >= koth_process::STDERR_FILE_BYTES - (1 << 20), "{len}");
+    assert!(text.contains("was cut at 1024 KiB"), "a process's share");
+    assert_eq!(
+        text.matches("this log is full").count(),
+        1,
+        "the file's budget, said once"
+    );
+}

@@ -248,34 +248,56 @@ fn signal_exit_is_reported_through_the_sandbox() {
     assert_eq!(r.exit, Exit::Signal(libc::SIGSEGV), "{}", r.stderr_tail);
 }
 
-/// A program named by an absolute path under /tmp, run from another folder (a bot
-/// playing from its folder copy): the private /tmp does not hide it.
+/// A file outside the program's folder is seen only where the operator lists it
+/// (`read_only`), read-only, and even under /tmp (the private /tmp does not hide
+/// it); named among the command's arguments alone, it is not there at all.
 #[test]
-fn absolute_paths_under_tmp_stay_visible() {
+fn only_listed_paths_are_shown_and_naming_one_shows_nothing() {
     if !isolation(sandbox_support().namespaces, "namespaces") {
         return;
     }
     let original = temp_dir("original");
     std::fs::write(original.join("data.txt"), "seen\n").unwrap();
-    let c = koth_process::Command::new(
+    let data = original.join("data.txt").display().to_string();
+    // Named, not listed: not there.
+    let named = koth_process::Command::new(
         [
-            "cat".to_string(),
-            original.join("data.txt").display().to_string(),
+            "sh".to_string(),
+            "-c".to_string(),
+            "cat \"$0\" || echo ABSENT".to_string(),
+            data.clone(),
         ],
         temp_dir("copy"),
     );
-    let r = invoke(&c, &[], T, 4096);
-    assert_eq!(r.stdout_lossy(), "seen\n", "{}", r.stderr_tail);
-    // Read-only: named on the command line it is visible, but cannot be changed.
-    let w = koth_process::Command::new(
+    let r = invoke(&named, &[], T, 4096);
+    assert_eq!(r.stdout_lossy(), "ABSENT\n", "{}", r.stderr_tail);
+    // Named with `..` and by its folder: still not there.
+    let dotted = format!(
+        "{}/../{}/data.txt",
+        original.display(),
+        original.file_name().unwrap().to_string_lossy()
+    );
+    let named = koth_process::Command::new(
+        [
+            "sh".to_string(),
+            "-c".to_string(),
+            "cat \"$0\" || echo ABSENT".to_string(),
+            dotted,
+        ],
+        temp_dir("copy"),
+    );
+    assert_eq!(invoke(&named, &[], T, 4096).stdout_lossy(), "ABSENT\n");
+    // Listed: visible, and read-only.
+    let mut w = koth_process::Command::new(
         [
             "sh".to_string(),
             "-c".to_string(),
             "cat \"$0\" && echo x >> \"$0\"".to_string(),
-            original.join("data.txt").display().to_string(),
+            data,
         ],
         temp_dir("copy"),
     );
+    w.read_only.push(original.clone());
     let r = invoke(&w, &[], T, 4096);
     assert_eq!(r.stdout_lossy(), "seen\n", "{}", r.stderr_tail);
     assert_ne!(r.exit, Exit::Code(0), "the write went through");
@@ -283,4 +305,47 @@ fn absolute_paths_under_tmp_stay_visible() {
         std::fs::read_to_string(original.join("data.txt")).unwrap(),
         "seen\n"
     );
+}
+
+/// What must stay covered is covered whatever the spelling of the path that
+/// shows it: a listed folder given as `PARENT/../NAME` or through a link still
+/// has its hidden file covered.
+#[test]
+fn hidden_paths_stay_covered_whatever_their_spelling() {
+    if !isolation(sandbox_support().namespaces, "namespaces") {
+        return;
+    }
+    let d = temp_dir("spelling");
+    let shared = d.join("shared");
+    std::fs::create_dir_all(&shared).unwrap();
+    std::fs::write(shared.join("open.txt"), "open\n").unwrap();
+    std::fs::write(shared.join("secret.txt"), "SECRET\n").unwrap();
+    std::os::unix::fs::symlink(&shared, d.join("link")).unwrap();
+    let name = shared.file_name().unwrap().to_string_lossy().into_owned();
+    for (listed, hidden) in [
+        (d.join("shared/../").join(&name), shared.join("secret.txt")),
+        (d.join("link"), shared.join("secret.txt")),
+        (shared.clone(), d.join("link/secret.txt")),
+        (shared.clone(), d.join("shared/./../shared/secret.txt")),
+    ] {
+        let mut c = sh(&format!(
+            "cat {0}/open.txt; cat {0}/secret.txt 2>/dev/null; cat {1}/secret.txt 2>/dev/null; echo end",
+            listed.display(),
+            shared.display()
+        ));
+        c.read_only.push(listed.clone());
+        c.hidden.push(hidden.clone());
+        let r = invoke(&c, &[], T, 4096);
+        let out = r.stdout_lossy();
+        assert!(
+            out.starts_with("open\n"),
+            "{listed:?}: {out} {}",
+            r.stderr_tail
+        );
+        assert!(
+            !out.contains("SECRET"),
+            "{listed:?} hiding {hidden:?}: {out}"
+        );
+        assert!(out.ends_with("end\n"), "{out}");
+    }
 }

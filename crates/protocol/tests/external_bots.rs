@@ -18,6 +18,7 @@ fn sdk() -> PathBuf {
 }
 
 fn py(name: &str, script: PathBuf, args: &[&str]) -> JsonBotConfig {
+    let script = script.canonicalize().unwrap();
     let dir = script.parent().unwrap().to_path_buf();
     let mut argv = vec!["python3".to_string(), script.to_string_lossy().into_owned()];
     argv.extend(args.iter().map(|s| s.to_string()));
@@ -304,6 +305,9 @@ fn missing_program_forfeits_every_game() {
 }
 
 fn node(script: PathBuf, args: &[&str]) -> JsonBotConfig {
+    // Its real path: a script named through `..` is looked up inside the bot's
+    // sandbox, where the folders the `..` climbs out of are not.
+    let script = script.canonicalize().unwrap();
     let dir = script.parent().unwrap().to_path_buf();
     let mut argv = vec!["node".to_string(), script.to_string_lossy().into_owned()];
     argv.extend(args.iter().map(|s| s.to_string()));
@@ -321,13 +325,16 @@ fn js_sdk_and_coup_cli_adapter_play_full_tournaments() {
                 "js example",
                 node(root().join("../../sdk/js/example_bot.js"), &[]),
             ),
-            json_entrant(
-                "coup-cli bot",
-                node(
+            json_entrant("coup-cli bot", {
+                let mut cfg = node(
                     root().join("../../sdk/coup-cli/adapter.js"),
                     &[cli_bot.to_str().unwrap()],
-                ),
-            ),
+                );
+                // The bot folder the adapter loads, listed: a sandbox shows no
+                // path for being named in a command.
+                cfg.command.read_only.push(cli_bot.clone());
+                cfg
+            }),
         ],
         80,
         4,

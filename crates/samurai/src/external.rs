@@ -117,9 +117,11 @@ impl ExternalSamurai {
 
     /// A program of a list file, run in its folder with `options`.
     pub fn from_program(program: &ProgramEntry, options: &ExternalOptions) -> Self {
-        let command = Command::new(program.command.clone(), program.dir.clone())
+        let mut command = Command::new(program.command.clone(), program.dir.clone())
             .with_limits(options.limits.clone())
             .with_sandbox(options.sandbox);
+        // What its line names outside its folder (the operator's list).
+        command.read_only = koth_process::operator_paths(&program.command, &program.dir);
         ExternalSamurai::new(program.name.clone(), command)
             .with_timeout(options.timeout)
             .with_max_stdout(options.max_stdout)
@@ -313,9 +315,10 @@ pub fn startup_time(
     options: &ExternalOptions,
     runs: usize,
 ) -> Result<Duration, String> {
-    let command = Command::new(program.command.clone(), program.dir.clone())
+    let mut command = Command::new(program.command.clone(), program.dir.clone())
         .with_limits(options.limits.clone())
         .with_sandbox(options.sandbox);
+    command.read_only = koth_process::operator_paths(&program.command, &program.dir);
     // Its place for a match, as in a tournament: a sandbox (or a scratch copy).
     let mut session = koth_process::Session::start(&command, None)?;
     let duel = State::new(&crate::Rules::default(), 0);

@@ -160,7 +160,14 @@ impl Front for Ppcg {
         seed: u64,
         out: Option<&Path>,
     ) -> Result<()> {
-        let out = out.context("the two-player challenge files every game: give --out DIR")?;
+        // Without a folder (a hill, which keeps every game in its database) no
+        // game is filed.
+        let Some(out) = out else {
+            rules.field = Some(Arc::new(
+                Field::new(names.to_vec(), *schedule, seed, PathBuf::new()).unarchived(),
+            ));
+            return Ok(());
+        };
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
         let out = std::fs::canonicalize(out)?;
         rules.field = Some(Arc::new(Field::new(names.to_vec(), *schedule, seed, out)));

@@ -53,6 +53,7 @@ pub fn game(state: State, dir: &Path, stem: &str) -> PpcgGame {
         names: ["p1".into(), "p2".into()],
         stem: stem.into(),
         out_dir: dir.to_path_buf(),
+        archive: true,
         index: 0,
     };
     PpcgGame::from_state(state, MAX_INVOCATIONS, meta)
@@ -64,11 +65,11 @@ pub fn scripted(dir: &Path, name: &str, script: &str, opts: RunOptions) -> PpcgA
     std::fs::create_dir_all(&d).unwrap();
     std::fs::write(d.join("script.json"), script).unwrap();
     let py = programs_dir().join("Scripted/script.py");
-    PpcgAgent::new(
-        name,
-        Command::new(["python3".to_string(), py.display().to_string()], d),
-        opts,
-    )
+    // The script lives outside the folder it plays from: listed, as an
+    // operator lists what a bot may read.
+    let mut cmd = Command::new(["python3".to_string(), py.display().to_string()], d);
+    cmd.read_only.push(programs_dir().join("Scripted"));
+    PpcgAgent::new(name, cmd, opts)
 }
 
 /// Drives the game until `stop` holds, the game ends, or a fault; returns the fault.

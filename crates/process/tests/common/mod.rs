@@ -41,8 +41,14 @@ pub fn temp_dir(tag: &str) -> PathBuf {
     d
 }
 
+/// A test program of this crate's, run from a fresh folder: the folder of test
+/// programs is shown read-only, as an operator would list it (a path named among
+/// the arguments is not shown for being named).
 pub fn py(script: &str) -> Command {
-    Command::new(["python3".to_string(), bot(script)], temp_dir("py"))
+    let mut c = Command::new(["python3".to_string(), bot(script)], temp_dir("py"));
+    c.read_only
+        .push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/bots"));
+    c
 }
 
 pub fn sh(script: &str) -> Command {

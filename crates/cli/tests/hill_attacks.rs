@@ -1,0 +1,811 @@
+//! A public hill tried as a contestant who wants to rob it and a visitor who
+//! wants to bring it down: an upload sees its own folder and nothing else, in
+//! its check and in its games; the server keeps to its limits under a flood;
+//! a check runs alone and to its end; names and copies of others' bots are
+//! refused; a seed-000 hill files no game on disk.
+
+mod common;
+
+use common::koth_all;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn scratch(label: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("koth-hillatk-{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn ok(args: &[&str]) -> String {
+    let (code, out, err) = koth_all(args);
+    assert_eq!(code, Some(0), "koth {args:?}\n{out}{err}");
+    out
+}
+
+/// Isolation for programs: required (these tests judge the sandbox).
+fn isolated() -> bool {
+    if koth_process::sandbox_support().namespaces {
+        return true;
+    }
+    assert!(
+        std::env::var_os("KOTH_REQUIRE_ISOLATION").is_none(),
+        "isolation unavailable"
+    );
+    println!("SKIPPED: this machine cannot isolate programs");
+    false
+}
+
+/// A tar of plain files: (name, bytes, executable).
+fn tar(files: &[(&str, &[u8], bool)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (name, data, exec) in files {
+        let mut h = [0u8; 512];
+        h[..name.len()].copy_from_slice(name.as_bytes());
+        h[100..107].copy_from_slice(if *exec { b"0000755" } else { b"0000644" });
+        h[108..115].copy_from_slice(b"0000000");
+        h[116..123].copy_from_slice(b"0000000");
+        h[124..135].copy_from_slice(format!("{:011o}", data.len()).as_bytes());
+        h[136..147].copy_from_slice(b"00000000000");
+        h[156] = b'0';
+        h[257..263].copy_from_slice(b"ustar\0");
+        h[263..265].copy_from_slice(b"00");
+        h[148..156].copy_from_slice(b"        ");
+        let sum: u32 = h.iter().map(|&b| b as u32).sum();
+        h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+        out.extend_from_slice(&h);
+        out.extend_from_slice(data);
+        out.resize(out.len().div_ceil(512) * 512, 0);
+    }
+    out.extend_from_slice(&[0u8; 1024]);
+    out
+}
+
+/// A multipart body of `fields` then, if given, `archive`.
+fn multipart(fields: &[(&str, &str)], archive: Option<&[u8]>) -> (String, Vec<u8>) {
+    let boundary = "kothattackboundary41";
+    let mut body = Vec::new();
+    for (k, v) in fields {
+        body.extend_from_slice(
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n")
+                .as_bytes(),
+        );
+    }
+    if let Some(a) = archive {
+        body.extend_from_slice(
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"archive\"; filename=\"bot.tar\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes(),
+        );
+        body.extend_from_slice(a);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (boundary.to_string(), body)
+}
+
+/// POSTs an upload: (status, body).
+fn upload(addr: &str, token: &str, name: &str, command: &str, archive: &[u8]) -> (u16, String) {
+    let (boundary, body) = multipart(
+        &[("token", token), ("name", name), ("command", command)],
+        Some(archive),
+    );
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(600))).unwrap();
+    write!(
+        s,
+        "POST /api/submit HTTP/1.1\r\nHost: {addr}\r\nContent-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    let _ = s.write_all(&body);
+    let mut resp = Vec::new();
+    let _ = s.read_to_end(&mut resp);
+    status_and_body(&String::from_utf8_lossy(&resp))
+}
+
+fn status_and_body(resp: &str) -> (u16, String) {
+    let code = resp
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = resp.split_once("\r\n\r\n").map_or("", |b| b.1);
+    (code, body.to_string())
+}
+
+fn get(addr: &str, path: &str) -> (u16, String) {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut resp = Vec::new();
+    let _ = s.read_to_end(&mut resp);
+    status_and_body(&String::from_utf8_lossy(&resp))
+}
+
+/// `koth hill serve DIR` on a free port, through `sh` so that `prefix` (a
+/// `ulimit`) applies to it: the process and its address.
+fn serve(dir: &Path, prefix: &str, env: &[(&str, String)]) -> (std::process::Child, String) {
+    let exe = env!("CARGO_BIN_EXE_koth");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "{prefix} exec '{exe}' hill serve '{}' --listen 127.0.0.1:0 --threads 1",
+            dir.display()
+        ))
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut addr = None;
+    for _ in 0..8 {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+        if let Some(a) = line
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("http://"))
+        {
+            addr = Some(a.trim_end_matches('/').to_string());
+            break;
+        }
+    }
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    (child, addr.expect("serve printed its address"))
+}
+
+/// A Coup hill with `honest` entered and an author's token: the token.
+fn hill(dir: &Path, extra: &[&str]) -> String {
+    let h = dir.to_str().unwrap();
+    let mut args = vec![
+        "hill",
+        "init",
+        h,
+        "--game",
+        "coup",
+        "--block",
+        "40",
+        "--candidate-games",
+        "40",
+    ];
+    args.extend(extra);
+    ok(&args);
+    ok(&["hill", "add", h, "honest", "honest"]);
+    ok(&["hill", "token", "add", h, "alice"]).trim().to_string()
+}
+
+/// A JSON-lines Coup bot written as a contestant who wants to cheat writes it:
+/// from its working folder it works out where the hill must be and reads what
+/// it can of it, of its rivals and of the operator's home; if it can read
+/// anything it says so on stderr and crashes (a failed check, a forfeit).
+const SPY: &str = r#"
+import json, os, sys
+def tries():
+    here = os.getcwd()
+    hill = os.path.dirname(os.path.dirname(here))
+    name = os.path.basename(hill)
+    home = os.environ.get("HOME", "/root")
+    user = os.path.basename(home)
+    return [
+        os.path.join(hill, "hill.sqlite"),
+        os.path.join(hill, "..", name, "hill.sqlite"),
+        os.path.join(hill, "versions"),
+        os.path.join(hill, "logs"),
+        os.path.join(hill, "uploads"),
+        os.path.join(here, "..", "..", "hill.sqlite"),
+        os.path.join(home, ".ssh", "id_rsa"),
+        os.path.join(home, "..", user, ".ssh", "id_rsa"),
+        os.path.join(home, "..", user, ".aws", "credentials"),
+    ]
+def seen():
+    # What is not its own: a folder's entries other than the way to its own
+    # folder (the sandbox makes the folders above it, empty but for that).
+    here = os.getcwd()
+    out = []
+    for p in tries():
+        try:
+            if os.path.isdir(p):
+                real = os.path.realpath(p)
+                others = [e for e in os.listdir(p)
+                          if not (here + "/").startswith(os.path.join(real, e) + "/")]
+                if others:
+                    out.append("%s: %s" % (p, others))
+            else:
+                out.append("%s: %r" % (p, open(p, "rb").read(40)))
+        except OSError:
+            pass
+    return out
+s = seen()
+if s:
+    print("SAW " + " | ".join(s), file=sys.stderr, flush=True)
+    sys.exit(7)
+if not os.path.exists("spy.py"):
+    print("MISSING its own file", file=sys.stderr, flush=True)
+    sys.exit(8)
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "spy"}), flush=True)
+    elif m["type"] == "decide":
+        print(json.dumps({"index": 0}), flush=True)
+"#;
+
+/// The folder of `dir`'s hill that holds the decoy credentials: a home with
+/// `.ssh/id_rsa` and `.aws/credentials`.
+fn decoy_home(dir: &Path) -> PathBuf {
+    let home = dir.with_extension("home");
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::create_dir_all(home.join(".aws")).unwrap();
+    std::fs::write(home.join(".ssh/id_rsa"), "DECOY-KEY\n").unwrap();
+    std::fs::write(home.join(".aws/credentials"), "DECOY-AWS\n").unwrap();
+    home
+}
+
+/// Every way an upload used to reach the hill, replayed: commands naming the
+/// hill (absolute, relative, with `..`), its versions and logs, and a home by
+/// `HOME/../USER` are refused at upload with the reason, before any check; a
+/// spy that works the paths out from its own folder sees nothing, in its check
+/// and in its games; an archive's own `python3` is never the runtime.
+#[test]
+fn an_upload_sees_its_own_folder_and_nothing_of_the_hill() {
+    if !isolated() {
+        return;
+    }
+    let d = scratch("rob");
+    let alice = hill(&d, &[]);
+    let home = decoy_home(&d);
+    let (mut server, addr) = serve(&d, "", &[("HOME", home.display().to_string())]);
+    let spy = tar(&[("spy.py", SPY.as_bytes(), false)]);
+    let hill_name = d.file_name().unwrap().to_string_lossy().into_owned();
+    let user = home.file_name().unwrap().to_string_lossy().into_owned();
+    let named = [
+        format!("python3 spy.py {}", d.display()),
+        format!("python3 spy.py {}/hill.sqlite", d.display()),
+        "python3 spy.py ../../hill.sqlite".to_string(),
+        format!("python3 spy.py {}/../{hill_name}/hill.sqlite", d.display()),
+        format!("python3 spy.py {}/versions", d.display()),
+        format!("python3 spy.py {}/logs", d.display()),
+        format!("python3 spy.py {}/../{user}/.ssh/id_rsa", home.display()),
+        "python3 spy.py --data=../../hill.sqlite".to_string(),
+        "python3 ../spy.py".to_string(),
+        "/usr/bin/python3 spy.py".to_string(),
+        "python9 spy.py".to_string(),
+    ];
+    let versions_before = std::fs::read_dir(d.join("versions")).unwrap().count();
+    // More than the ten uploads an author may send in ten minutes: one refused
+    // before its check is not counted.
+    for command in &named {
+        let (code, body) = upload(&addr, &alice, "spy", command, &spy);
+        assert_eq!(code, 422, "{command}: {body}");
+        assert!(body.contains("fix:"), "{command}: {body}");
+        assert!(
+            !body.contains("DECOY") && !body.contains("SQLite"),
+            "{body}"
+        );
+        // Refused before any check: no check's report.
+        assert!(!body.contains("decision"), "{command}: {body}");
+    }
+    assert_eq!(
+        std::fs::read_dir(d.join("versions")).unwrap().count(),
+        versions_before,
+        "a refused upload left a folder"
+    );
+    // The spy as a contestant would send it: it works the paths out itself.
+    let (code, body) = upload(&addr, &alice, "spy", "python3 spy.py", &spy);
+    assert_eq!(code, 200, "{body}");
+    assert!(!body.contains("SAW") && !body.contains("DECOY"), "{body}");
+    assert!(body.contains("spy entered the hill"), "{body}");
+    // No path of the server's in the answer.
+    assert!(!body.contains(&d.display().to_string()), "{body}");
+    // An archive with its own `python3`: the runtime is the hill's, and the
+    // check ran what the hill runs (the fake would fail it).
+    let fake = b"#!/bin/sh\necho FAKE-PYTHON >&2\nexit 9\n";
+    let sdk = common::repo().join("sdk/python");
+    let ex = std::fs::read(sdk.join("example_bot.py")).unwrap();
+    let lib = std::fs::read(sdk.join("koth_bot.py")).unwrap();
+    let with_fake = tar(&[
+        ("python3", fake, true),
+        ("example_bot.py", &ex, false),
+        ("koth_bot.py", &lib, false),
+    ]);
+    let (code, body) = upload(&addr, &alice, "ex", "python3 example_bot.py", &with_fake);
+    assert_eq!(code, 200, "{body}");
+    let (code, body) = upload(
+        &addr,
+        &alice,
+        "fake",
+        "./python3 example_bot.py",
+        &with_fake,
+    );
+    assert_eq!(code, 422, "{body}");
+    // The spy plays its games and never forfeits: the games see what the check saw.
+    let t = Instant::now();
+    let spy_games = loop {
+        let (_, b) = get(&addr, "/api/board");
+        let v: serde_json::Value = serde_json::from_str(&b).unwrap_or_default();
+        let row = v["rows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["name"] == "spy")
+            .cloned();
+        if let Some(r) = row.filter(|r| r["games"].as_u64().unwrap_or(0) >= 40) {
+            break r;
+        }
+        assert!(t.elapsed() < Duration::from_secs(300), "{v}");
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    assert_eq!(spy_games["forfeits"], 0, "{spy_games}");
+    let logs = d.join("logs");
+    for e in walk(&logs) {
+        let text = std::fs::read_to_string(&e).unwrap_or_default();
+        assert!(
+            !text.contains("SAW") && !text.contains("DECOY"),
+            "{e:?}: {text}"
+        );
+    }
+    server.kill().ok();
+    server.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+    std::fs::remove_dir_all(&home).ok();
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Resident memory of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// 40 uploads of 16 MiB sent with a wrong token and held open: each is refused
+/// at its token, before its archive is read, and the server's memory stays
+/// within a bound (it used to read every body first: 15 MB to 712 MB).
+#[test]
+fn held_open_uploads_with_a_wrong_token_cost_no_memory() {
+    let d = scratch("bodies");
+    let _ = hill(&d, &[]);
+    let (mut server, addr) = serve(&d, "", &[]);
+    std::thread::sleep(Duration::from_millis(300));
+    let before = rss_kib(server.id());
+    let (boundary, head_part) = multipart(&[("token", "0123456789abcdef"), ("name", "x")], None);
+    // The form up to the archive's first MiB; the rest never comes.
+    let mut first = head_part[..head_part.len() - format!("--{boundary}--\r\n").len()].to_vec();
+    first.extend_from_slice(
+        format!("--{boundary}\r\nContent-Disposition: form-data; name=\"archive\"; filename=\"a.tar\"\r\n\r\n").as_bytes(),
+    );
+    first.extend(std::iter::repeat_n(b'x', 1 << 20));
+    let mut held = Vec::new();
+    for _ in 0..40 {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let _ = write!(
+            s,
+            "POST /api/submit HTTP/1.1\r\nHost: {addr}\r\nContent-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {}\r\n\r\n",
+            16 << 20
+        );
+        let _ = s.write_all(&first);
+        held.push(s);
+    }
+    let mut codes = Vec::new();
+    for s in &mut held {
+        let mut buf = [0u8; 512];
+        let n = s.read(&mut buf).unwrap_or(0);
+        codes.push(status_and_body(&String::from_utf8_lossy(&buf[..n])).0);
+    }
+    let after = rss_kib(server.id());
+    // Each refused at its token, or told the upload places are taken: none read.
+    assert!(codes.iter().all(|c| *c == 403 || *c == 503), "{codes:?}");
+    assert!(codes.contains(&403), "{codes:?}");
+    println!("serve's memory: {before} KiB before, {after} KiB with 40 bodies held");
+    assert!(
+        after < before + 48 * 1024,
+        "{before} KiB before, {after} KiB after"
+    );
+    // The page still answers.
+    assert_eq!(get(&addr, "/api/board").0, 200);
+    drop(held);
+    server.kill().ok();
+    server.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// A flood of held connections at a low descriptor limit: the server keeps to
+/// its caps (one address cannot take them all), the page answers another
+/// address, the hill goes on playing its program, and no forfeit is stored.
+#[test]
+fn a_connection_flood_at_a_low_descriptor_limit_charges_no_bot() {
+    if !isolated() {
+        return;
+    }
+    let d = scratch("flood");
+    let h = d.to_str().unwrap();
+    let _ = hill(&d, &[]);
+    let sdk = common::repo().join("sdk/python/example_bot.py");
+    ok(&[
+        "hill",
+        "add",
+        h,
+        "pyex",
+        &format!("python3 {}", sdk.display()),
+    ]);
+    let (mut server, addr) = serve(&d, "ulimit -Sn 256 && ulimit -Hn 256 &&", &[]);
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", server.id())).unwrap();
+    let open = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap();
+    assert_eq!(
+        open.split_whitespace().nth(3),
+        Some("256"),
+        "the limit did not hold: {open}"
+    );
+    let port: u16 = addr.rsplit(':').next().unwrap().parse().unwrap();
+    // 600 connections from 127.0.0.2, slow headers, held open.
+    let mut flood = Vec::new();
+    for _ in 0..600 {
+        let sock = socket2_connect("127.0.0.2", port);
+        if let Some(mut s) = sock {
+            let _ = s.write_all(b"GET /api/live HTTP/1.1\r\nHost: x\r\n");
+            flood.push(s);
+        }
+    }
+    let games = |addr: &str| -> u64 {
+        let (_, b) = get(addr, "/api/board");
+        let v: serde_json::Value = serde_json::from_str(&b).unwrap_or_default();
+        v["games"].as_u64().unwrap_or(0)
+    };
+    let start = games(&addr);
+    let t = Instant::now();
+    while games(&addr) < start + 200 {
+        assert!(
+            t.elapsed() < Duration::from_secs(300),
+            "the hill stopped playing under the flood"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let (_, b) = get(&addr, "/api/board");
+    let v: serde_json::Value = serde_json::from_str(&b).unwrap();
+    for r in v["rows"].as_array().unwrap() {
+        assert_eq!(r["forfeits"], 0, "{r}");
+    }
+    drop(flood);
+    server.kill().ok();
+    server.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// A connection to 127.0.0.1:`port` from `from` (another loopback address).
+fn socket2_connect(from: &str, port: u16) -> Option<std::net::TcpStream> {
+    // std has no bind before connect: libc's calls.
+    use std::os::fd::FromRawFd;
+    // SAFETY: a plain socket call.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0) };
+    if fd < 0 {
+        return None;
+    }
+    let addr = |ip: &str, port: u16| {
+        let ip: std::net::Ipv4Addr = ip.parse().unwrap();
+        libc::sockaddr_in {
+            sin_family: libc::AF_INET as libc::sa_family_t,
+            sin_port: port.to_be(),
+            sin_addr: libc::in_addr {
+                s_addr: u32::from(ip).to_be(),
+            },
+            sin_zero: [0; 8],
+        }
+    };
+    let local = addr(from, 0);
+    let remote = addr("127.0.0.1", port);
+    let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    // SAFETY: a socket we own, with addresses that live across the calls.
+    unsafe {
+        if libc::bind(fd, &local as *const _ as *const libc::sockaddr, len) != 0
+            || libc::connect(fd, &remote as *const _ as *const libc::sockaddr, len) != 0
+        {
+            libc::close(fd);
+            return None;
+        }
+        Some(std::net::TcpStream::from_raw_fd(fd))
+    }
+}
+
+/// Checks run one at a time, each to its end: an upload whose client goes away
+/// keeps its place and enters; look-alike names and a copy of another author's
+/// bot are refused.
+#[test]
+fn a_check_keeps_its_place_when_its_client_goes_and_look_alikes_are_refused() {
+    if !isolated() {
+        return;
+    }
+    let d = scratch("queue");
+    let alice = hill(&d, &[]);
+    let h = d.to_str().unwrap();
+    let bob = ok(&["hill", "token", "add", h, "bob"]).trim().to_string();
+    let (mut server, addr) = serve(&d, "", &[]);
+    let sdk = common::repo().join("sdk/python");
+    let ex = std::fs::read(sdk.join("example_bot.py")).unwrap();
+    let lib = std::fs::read(sdk.join("koth_bot.py")).unwrap();
+    let bot = tar(&[("example_bot.py", &ex, false), ("koth_bot.py", &lib, false)]);
+    // First upload, a slow bot (its check takes seconds), in the background.
+    let slow = tar(&[(
+        "slow.py",
+        b"import json, sys, time\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({'type': 'ready'}), flush=True)\n    elif m['type'] == 'decide':\n        time.sleep(0.004)\n        print(json.dumps({'index': 0}), flush=True)\n",
+        false,
+    )]);
+    let a2 = addr.clone();
+    let al = alice.clone();
+    let first = std::thread::spawn(move || upload(&a2, &al, "first", "python3 slow.py", &slow));
+    // Wait until it is being checked, then send one and hang up at once.
+    let t = Instant::now();
+    loop {
+        let (_, b) = get(&addr, "/api/checks");
+        if b.contains("\"waiting\":1") {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(60), "{b}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    {
+        let (boundary, body) = multipart(
+            &[
+                ("token", &alice),
+                ("name", "gone"),
+                ("command", "python3 example_bot.py"),
+            ],
+            Some(&bot),
+        );
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            s,
+            "POST /api/submit HTTP/1.1\r\nHost: {addr}\r\nContent-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .unwrap();
+        s.write_all(&body).unwrap();
+        // Two in line: one checked, this one waiting; then its client hangs
+        // up before any answer.
+        let t = Instant::now();
+        loop {
+            let (_, b) = get(&addr, "/api/checks");
+            if b.contains("\"waiting\":2") {
+                break;
+            }
+            assert!(t.elapsed() < Duration::from_secs(30), "not in line: {b}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let mut checks_at_once = running_checks(server.id());
+    let (code, body) = first.join().unwrap();
+    assert_eq!(code, 200, "{body}");
+    // The one whose client went away is checked and enters all the same.
+    let t = Instant::now();
+    loop {
+        checks_at_once = checks_at_once.max(running_checks(server.id()));
+        if ok(&["hill", "status", h]).contains("gone") {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(300), "gone never entered");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(checks_at_once <= 1, "{checks_at_once} checks at once");
+    // Look-alike names of another's entrant, and a copy of another author's bot.
+    for name in ["First", "FIRST", "first.", "f1rst", "fir-st"] {
+        let (code, body) = upload(&addr, &bob, name, "python3 example_bot.py", &bot);
+        assert_eq!(code, 422, "{name}: {body}");
+        assert!(body.contains("looks too much like"), "{name}: {body}");
+    }
+    let (code, body) = upload(&addr, &bob, "mine", "python3 example_bot.py", &bot);
+    assert_eq!(code, 422, "{body}");
+    assert!(body.contains("exact copy"), "{body}");
+    // The uploads folder is left empty.
+    assert_eq!(std::fs::read_dir(d.join("uploads")).unwrap().count(), 0);
+    server.kill().ok();
+    server.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// The `koth ... check` processes that are children of `pid`.
+fn running_checks(pid: u32) -> usize {
+    let mut n = 0;
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        let ppid = stat
+            .rsplit(')')
+            .next()
+            .and_then(|s| s.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(pid) {
+            let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            if cmd.split(|b| *b == 0).any(|w| w == b"check") {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// A seed-000 hill of built-ins keeps its games in its database: no file a game
+/// (it used to keep two, 1.24 million files in 7 minutes).
+#[test]
+fn a_seed_000_hill_files_no_game_on_disk() {
+    let d = scratch("ppcg");
+    let h = d.to_str().unwrap();
+    ok(&["hill", "init", h, "--game", "ppcg", "--block", "200"]);
+    for b in ["honest", "bluffer", "counter"] {
+        ok(&["hill", "add", h, b, b]);
+    }
+    ok(&["hill", "play", h, "--games", "2000", "-q"]);
+    let files = walk(&d);
+    assert!(
+        files.len() < 10,
+        "{} files: {:?}",
+        files.len(),
+        &files[..files.len().min(10)]
+    );
+    assert!(!d.join("blocks").exists());
+    let audit = ok(&["hill", "audit", h]);
+    assert!(audit.contains("games replayed: all as stored"), "{audit}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// A round of a hill whose folder's name holds a combining accent and a
+/// newline: its tournament file is written by a serializer (it used to be
+/// `format!` with Rust's debug escapes, which are not TOML), and plays.
+#[test]
+fn a_round_of_a_hill_in_a_folder_with_any_name_plays() {
+    let d = scratch("round").with_file_name(format!(
+        "koth-hillatk-e\u{301}\nround-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    let h = d.to_str().unwrap();
+    ok(&["hill", "init", h, "--game", "coup", "--table-size", "3"]);
+    for b in ["honest", "bluffer", "counter"] {
+        ok(&["hill", "add", h, b, b]);
+    }
+    let sdk = common::repo().join("sdk/python/example_bot.py");
+    ok(&[
+        "hill",
+        "add",
+        h,
+        "pyex",
+        &format!("python3 {}", sdk.display()),
+    ]);
+    let out = ok(&["hill", "round", h, "--games", "30", "-q"]);
+    assert!(out.contains("round 1:"), "{out}");
+    let file = std::fs::read_to_string(d.join("rounds/1.toml")).unwrap();
+    let parsed: toml::Value = toml::from_str(&file).unwrap();
+    let dir = parsed["bot"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|b| b.get("dir")?.as_str().map(str::to_string))
+        .unwrap();
+    assert!(dir.starts_with(h), "{dir}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// A hill whose disk runs low plays no games and says why, rather than fail a
+/// batch mid-block (the reserve is raised here past any disk's free space).
+#[test]
+fn a_hill_whose_disk_runs_low_waits_and_says_so() {
+    let d = scratch("disk");
+    let h = d.to_str().unwrap();
+    ok(&["hill", "init", h, "--game", "coup", "--table-size", "3"]);
+    for b in ["honest", "bluffer", "counter"] {
+        ok(&["hill", "add", h, b, b]);
+    }
+    let mut play = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["hill", "play", h, "--games", "100", "-q"])
+        .env("KOTH_HILL_DISK_RESERVE_MB", "1000000000")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(play.stderr.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+    assert!(line.contains("MiB free, under the"), "{line}");
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(play.try_wait().unwrap().is_none(), "it should wait");
+    play.kill().ok();
+    play.wait().ok();
+    let status = ok(&["hill", "status", h]);
+    assert!(status.contains("0 games stored"), "{status}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// `kill -9` of `serve` in the middle of a check: the check and its bot die
+/// with it (nothing of theirs lives on), and the next `serve` clears the upload
+/// and the version folder it left.
+#[test]
+fn a_check_dies_with_a_killed_serve_and_the_next_clears_what_it_left() {
+    if !isolated() {
+        return;
+    }
+    let d = scratch("kill9");
+    let alice = hill(&d, &[]);
+    let (mut server, addr) = serve(&d, "", &[]);
+    let slow = tar(&[(
+        "slow.py",
+        b"import json, sys, time\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({'type': 'ready'}), flush=True)\n    elif m['type'] == 'decide':\n        time.sleep(0.01)\n        print(json.dumps({'index': 0}), flush=True)\n",
+        false,
+    )]);
+    let a2 = addr.clone();
+    let sending = std::thread::spawn(move || upload(&a2, &alice, "slow", "python3 slow.py", &slow));
+    let t = Instant::now();
+    while running_checks(server.id()) == 0 {
+        assert!(t.elapsed() < Duration::from_secs(60), "no check started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let versions = |d: &Path| std::fs::read_dir(d.join("versions")).unwrap().count();
+    assert_eq!(
+        versions(&d),
+        1,
+        "the upload's folder is kept while it is checked"
+    );
+    let _ = Command::new("kill")
+        .args(["-9", &server.id().to_string()])
+        .status();
+    server.wait().ok();
+    let _ = sending.join();
+    // Nothing that names the hill lives on: no check, no bot.
+    let t = Instant::now();
+    loop {
+        let alive = processes_naming(&d);
+        if alive.is_empty() {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "still alive: {alive:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(std::fs::read_dir(d.join("uploads")).unwrap().count(), 1);
+    let (mut server, _) = serve(&d, "", &[]);
+    let t = Instant::now();
+    while std::fs::read_dir(d.join("uploads")).unwrap().count() > 0 || versions(&d) > 0 {
+        assert!(t.elapsed() < Duration::from_secs(30), "left behind");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    server.kill().ok();
+    server.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// Processes whose command line names `dir`.
+fn processes_naming(dir: &Path) -> Vec<String> {
+    let needle = dir.to_string_lossy().into_owned();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let text = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if text.contains(&needle) {
+            out.push(text);
+        }
+    }
+    out
+}
