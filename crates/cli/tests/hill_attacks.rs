@@ -809,3 +809,77 @@ fn processes_naming(dir: &Path) -> Vec<String> {
     }
     out
 }
+
+/// What a bot writes to stderr is its author's: the public sees a forfeit's
+/// reason, never its stderr (on the entrant's page, in the game's record, in
+/// the logs); its author and the organiser see all of it.
+#[test]
+fn a_bots_stderr_is_shown_to_its_author_only() {
+    if !isolated() {
+        return;
+    }
+    let d = scratch("privacy");
+    let alice = hill(&d, &[]);
+    let h = d.to_str().unwrap();
+    let bob = ok(&["hill", "token", "add", h, "bob"]).trim().to_string();
+    let org = ok(&["hill", "token", "add", h, "org", "--admin"])
+        .trim()
+        .to_string();
+    let (mut server, addr) = serve(&d, "", &[]);
+    // Passes its check (300 games), then crashes at its 330th game, having
+    // said a secret on stderr at every game's start.
+    let bot = tar(&[(
+        "leaky.py",
+        b"import json, sys\nn = 0\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({'type': 'ready'}), flush=True)\n    elif m['type'] == 'start':\n        n += 1\n        print('SECRET-OF-ALICE game', n, file=sys.stderr, flush=True)\n        if n == 330:\n            sys.exit(5)\n    elif m['type'] == 'decide':\n        print(json.dumps({'index': 0}), flush=True)\n",
+        false,
+    )]);
+    let (code, body) = upload(&addr, &alice, "leaky", "python3 leaky.py", &bot);
+    assert_eq!(code, 200, "{body}");
+    let with = |path: &str, token: &str| -> (u16, String) {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut resp = Vec::new();
+        let _ = s.read_to_end(&mut resp);
+        status_and_body(&String::from_utf8_lossy(&resp))
+    };
+    // Until it has forfeited a game.
+    let t = Instant::now();
+    let public = loop {
+        let (_, b) = get(&addr, "/api/entrant/leaky");
+        let v: serde_json::Value = serde_json::from_str(&b).unwrap_or_default();
+        if v["forfeits"].as_array().is_some_and(|f| !f.is_empty()) {
+            break v;
+        }
+        assert!(t.elapsed() < Duration::from_secs(300), "no forfeit: {v}");
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    let text = public.to_string();
+    assert!(!text.contains("SECRET"), "{text}");
+    assert!(text.contains("crashed"), "the reason is public: {text}");
+    assert!(!text.contains(h), "a server path: {text}");
+    let f = &public["forfeits"][0];
+    let game = format!("/api/game/{}/{}", f["block"], f["index"]);
+    let (code, g) = get(&addr, &game);
+    assert_eq!(code, 200);
+    assert!(!g.contains("SECRET"), "{g}");
+    // Its author and the organiser see it; another author does not.
+    let (_, own) = with("/api/entrant/leaky", &alice);
+    assert!(own.contains("SECRET-OF-ALICE"), "{own}");
+    let (_, other) = with("/api/entrant/leaky", &bob);
+    assert!(!other.contains("SECRET"), "{other}");
+    let (_, g) = with(&game, &org);
+    assert!(g.contains("SECRET-OF-ALICE"), "{g}");
+    let (code, log) = with("/api/entrant/leaky/log", &alice);
+    assert_eq!(code, 200, "{log}");
+    assert!(log.contains("SECRET-OF-ALICE game 1"), "{log}");
+    assert_eq!(with("/api/entrant/leaky/log", &bob).0, 403);
+    assert_eq!(get(&addr, "/api/entrant/leaky/log").0, 403);
+    server.kill().ok();
+    server.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -96,6 +96,7 @@ pub fn serve(listen: SocketAddr, site: Site) -> std::io::Result<SocketAddr> {
         .route("/api/submit", axum::routing::post(submit))
         .route("/api/checks", get(checks))
         .route("/api/entrant/{name}/{action}", axum::routing::post(act))
+        .route("/api/entrant/{name}/log", get(log))
         .layer(axum::extract::DefaultBodyLimit::max(
             MAX_UPLOAD + (64 << 10),
         ))
@@ -670,6 +671,79 @@ async fn submit(
         Ok(Ok(report)) => (StatusCode::OK, report).into_response(),
         Ok(Err((code, why))) => refuse(code, why),
         Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}
+
+/// The most of a version's stderr logs `/api/entrant/{name}/log` sends.
+const LOG_SENT: u64 = 4 << 20;
+
+/// `GET /api/entrant/{name}/log`: what its current version's processes wrote
+/// to stderr (each log file's end, at most 4 MiB in all), for its author and the
+/// organiser only (their token in `Authorization: Bearer`).
+async fn log(
+    State(shared): State<Arc<Shared>>,
+    UrlPath(name): UrlPath<String>,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    let Some(token) = bearer(&headers) else {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            "an entrant's stderr is for its author: send your token in Authorization: Bearer",
+        );
+    };
+    let r = read(&shared, move |store, site| {
+        let author = match author_of(&*store, &token) {
+            Ok(a) => a,
+            Err(why) => return Ok(Some(Err(why))),
+        };
+        let entrants = store.entrants().map_err(|e| e.0)?;
+        let Some(e) = entrants.iter().find(|e| e.name == name) else {
+            return Ok(None);
+        };
+        if !(author.admin || e.owner.as_deref() == Some(author.name.as_str())) {
+            return Ok(Some(Err(format!("{name:?} is another author's entrant"))));
+        }
+        // koth's own folder of this version's logs: files it wrote, read in
+        // name order, each a slot's stderr.
+        let dir = site.dir.join("logs").join(format!("v{}", e.version));
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|f| f.file_type().is_ok_and(|t| t.is_file()))
+            .map(|f| f.path())
+            .collect();
+        files.sort();
+        let share = LOG_SENT / files.len().max(1) as u64;
+        let mut text = String::new();
+        for f in &files {
+            use std::io::{Read, Seek, SeekFrom};
+            let Ok(mut file) = std::fs::File::open(f) else {
+                continue;
+            };
+            let len = file.metadata().map_or(0, |m| m.len());
+            let from = len.saturating_sub(share);
+            let mut buf = Vec::new();
+            if file.seek(SeekFrom::Start(from)).is_ok() && file.read_to_end(&mut buf).is_ok() {
+                let label = f.file_name().map(|n| n.to_string_lossy().into_owned());
+                text += &format!("== {} ==\n", label.unwrap_or_default());
+                if from > 0 {
+                    text += &format!("[its last {} KiB]\n", share >> 10);
+                }
+                text += &String::from_utf8_lossy(&buf);
+                text += "\n";
+            }
+        }
+        Ok(Some(Ok(scrub(&text, &site.dir))))
+    })
+    .await;
+    match r {
+        Ok(Some(Ok(text))) => {
+            ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response()
+        }
+        Ok(Some(Err(why))) => refuse(StatusCode::FORBIDDEN, why),
+        Ok(None) => not_found("no such entrant".into()),
+        Err(e) => e,
     }
 }
 
