@@ -883,3 +883,53 @@ fn a_bots_stderr_is_shown_to_its_author_only() {
     server.wait().ok();
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// The page reads while another connection holds the database's write lock
+/// (it used to open a writing connection per request and wait behind the
+/// writer, up to 30 s); a refusal's status comes from its kind, not its
+/// words (an entrant called `token-bot` that is not there is 404, not 403).
+#[test]
+fn page_reads_never_wait_on_the_writer_and_statuses_follow_kinds() {
+    let d = scratch("reads");
+    let _ = hill(&d, &[]);
+    let h = d.to_str().unwrap();
+    let org = ok(&["hill", "token", "add", h, "org", "--admin"])
+        .trim()
+        .to_string();
+    let (mut server, addr) = serve(&d, "", &[]);
+    let writer = rusqlite::Connection::open(d.join("hill.sqlite")).unwrap();
+    writer.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let a2 = addr.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(get(&a2, "/api/entrant/honest"));
+    });
+    let answered = rx.recv_timeout(Duration::from_secs(10));
+    writer.execute_batch("ROLLBACK").unwrap();
+    let (code, body) = answered.expect("the page waited behind the writer");
+    assert_eq!(code, 200, "{body}");
+    assert!(body.contains("\"name\":\"honest\""), "{body}");
+    let act = |path: &str, token: &str| {
+        let body = format!("token={token}");
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            s,
+            "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut resp = String::new();
+        s.read_to_string(&mut resp).unwrap();
+        status_and_body(&resp)
+    };
+    let (code, body) = act("/api/entrant/token-bot/pause", &org);
+    assert_eq!(code, 404, "{body}");
+    let (code, body) = act("/api/entrant/honest/pause", &org);
+    assert_eq!(code, 200, "{body}");
+    let (code, body) = act("/api/entrant/honest/pause", &org);
+    assert_eq!(code, 409, "{body}");
+    assert!(body.contains("paused already"), "{body}");
+    server.kill().ok();
+    server.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+}

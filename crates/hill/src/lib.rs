@@ -48,6 +48,6 @@ pub use hill::{
     HillError, Ready,
 };
 pub use store::{
-    Author, Batch, Block, Change, Entrant, Event, Round, Settings, Sqlite, Status, Store,
-    StoredGame, TokenInfo, Version,
+    Author, Batch, Block, Change, Entrant, Event, Refusal, Round, Settings, Sqlite, Status, Store,
+    StoreError, StoredGame, TokenInfo, Version,
 };

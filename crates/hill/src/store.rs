@@ -8,14 +8,42 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::Path;
 
-/// A storage failure, with what was being done.
+/// A store's failure or refusal, in words (with what was being done), and of
+/// which kind: what a caller answers depends on the kind, never on the words.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct StoreError(pub String);
+pub struct StoreError(pub String, pub Refusal);
+
+/// The kind of a [`StoreError`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Refusal {
+    /// The storage itself failed (a damaged file, a full disk).
+    #[default]
+    Storage,
+    /// What was named is not there (an entrant, a token).
+    NotFound,
+    /// The token given may not do this.
+    Forbidden,
+    /// It cannot be done in the state things are in (an entrant there already,
+    /// paused already, gone).
+    Conflict,
+}
+
+impl StoreError {
+    /// A failure of the storage itself.
+    pub fn new(text: impl Into<String>) -> StoreError {
+        StoreError(text.into(), Refusal::Storage)
+    }
+
+    /// A refusal of kind `kind`.
+    pub fn refused(kind: Refusal, text: impl Into<String>) -> StoreError {
+        StoreError(text.into(), kind)
+    }
+}
 
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
-        StoreError(format!("hill database: {e}"))
+        StoreError::new(format!("hill database: {e}"))
     }
 }
 
@@ -330,7 +358,7 @@ pub trait Store: Send {
         for (k, g) in games.iter().enumerate() {
             let expected = first.index + k as u64;
             if g.block != block || g.index != expected {
-                return Err(StoreError(format!(
+                return Err(StoreError::new(format!(
                     "game {} of block {} stored out of order (expected game {expected} of block {block})",
                     g.index, g.block
                 )));
@@ -550,14 +578,14 @@ fn unpack_row(r: &rusqlite::Row<'_>) -> Result<Vec<StoredGame>> {
     let packed = r
         .get_ref(2)?
         .as_blob()
-        .map_err(|e| StoreError(format!("a batch of games: {e}")))?;
+        .map_err(|e| StoreError::new(format!("a batch of games: {e}")))?;
     unpack(r.get(0)?, r.get::<_, i64>(1)? as u64, packed)
 }
 
 /// The games of a stored batch of block `block` whose first game is `first`
 /// (what [`pack`] made).
 pub fn unpack(block: i64, first: u64, packed: &[u8]) -> Result<Vec<StoredGame>> {
-    let bad = |why: String| StoreError(format!("block {block}, games from {first}: {why}"));
+    let bad = |why: String| StoreError::new(format!("block {block}, games from {first}: {why}"));
     let claimed = packed.get(..4).map_or(0, |b| {
         u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize
     });
@@ -602,13 +630,13 @@ impl Sqlite {
     pub fn create(dir: &Path, settings: &Settings) -> Result<Sqlite> {
         let path = dir.join(DATABASE);
         if path.exists() {
-            return Err(StoreError(format!(
+            return Err(StoreError::new(format!(
                 "{} is a hill already\n  fix: pick another folder, or go on with this one",
                 dir.display()
             )));
         }
         let s = Sqlite::connect(&path)?;
-        let json = serde_json::to_string(settings).map_err(|e| StoreError(e.to_string()))?;
+        let json = serde_json::to_string(settings).map_err(|e| StoreError::new(e.to_string()))?;
         s.db.execute("INSERT INTO settings (id, json) VALUES (1, ?1)", [json])?;
         Ok(s)
     }
@@ -617,7 +645,7 @@ impl Sqlite {
     pub fn open(dir: &Path) -> Result<Sqlite> {
         let path = dir.join(DATABASE);
         if !path.is_file() {
-            return Err(StoreError(format!(
+            return Err(StoreError::new(format!(
                 "{} is not a hill (no {DATABASE} in it)\n  fix: make one with koth hill init {}",
                 dir.display(),
                 dir.display()
@@ -643,14 +671,54 @@ impl Sqlite {
             |r| r.get(0),
         )?;
         if fresh > 0 && version != SCHEMA_VERSION {
-            return Err(StoreError(format!(
+            return Err(StoreError::new(format!(
                 "{} has the layout of {} (this koth reads layout {SCHEMA_VERSION})\n  fix: open it with the koth that made it",
                 path.display(),
                 if version > SCHEMA_VERSION { "a newer koth" } else { "an older koth" }
             )));
         }
-        db.execute_batch(SCHEMA)?;
-        db.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        // A hill of the current layout with all its tables and indexes is only
+        // read here: opening it never waits for the write lock (a page read
+        // behind a batch being stored). One that lacks some (made before a
+        // table was added) gets them.
+        let made: i64 = db.query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite_%'",
+            [],
+            |r| r.get(0),
+        )?;
+        let wanted = SCHEMA.matches("CREATE ").count() as i64;
+        if fresh == 0 || version != SCHEMA_VERSION || made < wanted {
+            db.execute_batch(SCHEMA)?;
+            db.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        }
+        Ok(Sqlite { db })
+    }
+
+    /// Opens the hill in `dir` for reading only, as the page does: such a
+    /// connection never takes the write lock, so in WAL mode it reads the last
+    /// committed state at once, whatever the writer is doing. A write through it
+    /// fails.
+    pub fn open_read(dir: &Path) -> Result<Sqlite> {
+        use rusqlite::OpenFlags;
+        let path = dir.join(DATABASE);
+        if !path.is_file() {
+            return Err(StoreError::refused(
+                Refusal::NotFound,
+                format!("{} is not a hill (no {DATABASE} in it)", dir.display()),
+            ));
+        }
+        let db = rusqlite::Connection::open_with_flags(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        db.busy_timeout(std::time::Duration::from_secs(30))?;
+        let version: i64 = db.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version != SCHEMA_VERSION {
+            return Err(StoreError::new(format!(
+                "{} has the layout of another koth (this koth reads layout {SCHEMA_VERSION})",
+                path.display()
+            )));
+        }
         Ok(Sqlite { db })
     }
 }
@@ -678,7 +746,7 @@ impl Store for Sqlite {
         let json: String =
             self.db
                 .query_row("SELECT json FROM settings WHERE id = 1", [], |r| r.get(0))?;
-        serde_json::from_str(&json).map_err(|e| StoreError(format!("hill settings: {e}")))
+        serde_json::from_str(&json).map_err(|e| StoreError::new(format!("hill settings: {e}")))
     }
 
     fn entrants(&self) -> Result<Vec<Entrant>> {
@@ -738,9 +806,10 @@ impl Store for Sqlite {
         let at = now();
         let mut version = None;
         let missing = || {
-            StoreError(format!(
-                "the hill has no entrant {name:?}\n  fix: koth hill add DIR {name} BOT"
-            ))
+            StoreError::refused(
+                Refusal::NotFound,
+                format!("the hill has no entrant {name:?}\n  fix: koth hill add DIR {name} BOT"),
+            )
         };
         let new_version = |tx: &rusqlite::Transaction, entrant: i64| -> Result<i64> {
             let spec = spec.as_ref().map(|s| s.to_string()).unwrap_or_default();
@@ -770,22 +839,25 @@ impl Store for Sqlite {
                 Change::Pause | Change::Resume => false,
             };
             if !allowed {
-                return Err(StoreError(format!(
-                    "{}ing {name:?} needs {}",
-                    kind.name().trim_end_matches('e'),
-                    if theirs {
-                        "the organiser's token"
-                    } else {
-                        "its author's token (or the organiser's)"
-                    }
-                )));
+                return Err(StoreError::refused(
+                    Refusal::Forbidden,
+                    format!(
+                        "{}ing {name:?} needs {}",
+                        kind.name().trim_end_matches('e'),
+                        if theirs {
+                            "the organiser's token"
+                        } else {
+                            "its author's token (or the organiser's)"
+                        }
+                    ),
+                ));
             }
         }
         let owner = by.filter(|a| !a.admin).map(|a| a.name.clone());
         let found = found.map(|(id, status, _)| (id, status));
         match (kind, found) {
             (Change::Add, Some((_, status))) if status != "removed" => {
-                return Err(StoreError(format!(
+                return Err(StoreError::refused(Refusal::Conflict, format!(
                     "the hill has an entrant {name:?} already\n  fix: koth hill update DIR {name} BOT gives it a new version"
                 )));
             }
@@ -804,9 +876,12 @@ impl Store for Sqlite {
             }
             (_, None) => return Err(missing()),
             (_, Some((_, status))) if status == "removed" => {
-                return Err(StoreError(format!(
+                return Err(StoreError::refused(
+                    Refusal::Conflict,
+                    format!(
                     "{name:?} has left the hill\n  fix: koth hill add DIR {name} BOT brings it back"
-                )));
+                ),
+                ));
             }
             (Change::Update, Some((id, _))) => version = Some(new_version(&tx, id)?),
             (Change::Remove | Change::Pause | Change::Resume, Some((id, status))) => {
@@ -816,7 +891,10 @@ impl Store for Sqlite {
                     _ => "active",
                 };
                 if status == to {
-                    return Err(StoreError(format!("{name:?} is {to} already")));
+                    return Err(StoreError::refused(
+                        Refusal::Conflict,
+                        format!("{name:?} is {to} already"),
+                    ));
                 }
                 tx.execute(
                     "UPDATE entrants SET status = ?1 WHERE id = ?2",
@@ -847,7 +925,7 @@ impl Store for Sqlite {
             rusqlite::params![name, hash, admin, now()],
         )?;
         if n == 0 {
-            return Err(StoreError(format!(
+            return Err(StoreError::new(format!(
                 "the hill has a token {name:?} already\n  fix: koth hill token remove DIR {name} first, or pick another name"
             )));
         }
@@ -860,7 +938,10 @@ impl Store for Sqlite {
             .execute("DELETE FROM tokens WHERE name = ?1", [name])?
             == 0
         {
-            return Err(StoreError(format!("the hill has no token {name:?}")));
+            return Err(StoreError::refused(
+                Refusal::NotFound,
+                format!("the hill has no token {name:?}"),
+            ));
         }
         Ok(())
     }
@@ -1056,7 +1137,7 @@ impl Store for Sqlite {
             .prepare_cached("SELECT done FROM blocks WHERE id = ?1")?
             .query_row([block], |r| r.get(0))?;
         if first != done as u64 {
-            return Err(StoreError(format!(
+            return Err(StoreError::new(format!(
                 "game {first} of block {block} stored out of order (expected game {done} of block {block})"
             )));
         }
@@ -1351,6 +1432,36 @@ mod tests {
         drop(s);
         let e = Sqlite::open(&d).err().unwrap().0;
         assert!(e.contains("an older koth") && e.contains("fix:"), "{e}");
+        std::fs::remove_dir_all(d).ok();
+    }
+
+    /// Opening a hill of the current layout writes nothing (so it never waits
+    /// for another connection's write lock); one lacking a table gets it back;
+    /// a read-only connection reads and refuses to write.
+    #[test]
+    fn opening_a_current_hill_writes_nothing_and_a_missing_table_comes_back() {
+        let (d, s) = hill();
+        s.db.execute_batch("DROP TABLE kept").unwrap();
+        drop(s);
+        let s = Sqlite::open(&d).unwrap();
+        let kept: i64 =
+            s.db.query_row(
+                "SELECT COUNT(*) FROM sqlite_master WHERE name = 'kept'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(kept, 1);
+        s.db.execute_batch("BEGIN IMMEDIATE").unwrap();
+        // Another connection holds the write lock: opening and reading do not wait.
+        let other = Sqlite::open(&d).unwrap();
+        other.db.busy_timeout(std::time::Duration::ZERO).unwrap();
+        assert!(other.entrants().unwrap().is_empty());
+        let mut read = Sqlite::open_read(&d).unwrap();
+        assert!(read.settings().is_ok());
+        s.db.execute_batch("ROLLBACK").unwrap();
+        let e = read.add_token("x", "hash", false).unwrap_err();
+        assert!(e.0.contains("readonly") || e.0.contains("read-only"), "{e}");
         std::fs::remove_dir_all(d).ok();
     }
 

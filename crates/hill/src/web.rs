@@ -178,12 +178,23 @@ async fn read<T: Send + 'static>(
 ) -> Result<T, Response> {
     let shared = shared.clone();
     tokio::task::spawn_blocking(move || {
-        let mut store = Sqlite::open(&shared.site.dir).map_err(|e| e.0)?;
+        let mut store = Sqlite::open_read(&shared.site.dir).map_err(|e| e.0)?;
         f(&mut store, &shared.site)
     })
     .await
     .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response())?
     .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e).into_response())
+}
+
+/// The HTTP status of a store's refusal: chosen by its kind, never its words.
+fn status_of(kind: crate::store::Refusal) -> StatusCode {
+    use crate::store::Refusal;
+    match kind {
+        Refusal::NotFound => StatusCode::NOT_FOUND,
+        Refusal::Forbidden => StatusCode::FORBIDDEN,
+        Refusal::Conflict => StatusCode::CONFLICT,
+        Refusal::Storage => StatusCode::INTERNAL_SERVER_ERROR,
+    }
 }
 
 /// `text` with the hill's folder (where its versions live) left out: no
@@ -494,8 +505,8 @@ fn bearer(headers: &axum::http::HeaderMap) -> Option<String> {
 async fn authenticate(shared: &Arc<Shared>, token: String) -> Result<Author, (StatusCode, String)> {
     let shared = shared.clone();
     tokio::task::spawn_blocking(move || {
-        let store =
-            Sqlite::open(&shared.site.dir).map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.0))?;
+        let store = Sqlite::open_read(&shared.site.dir)
+            .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.0))?;
         author_of(&store, &token).map_err(|e| (StatusCode::FORBIDDEN, e))
     })
     .await
@@ -592,7 +603,7 @@ async fn submit(
             .map_err(|why| (StatusCode::SERVICE_UNAVAILABLE, why.clone()))?;
         crate::hill::check_name(&name).map_err(|e| (StatusCode::UNPROCESSABLE_ENTITY, e.0))?;
         let store =
-            Sqlite::open(&site.dir).map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.0))?;
+            Sqlite::open_read(&site.dir).map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.0))?;
         // Refused before any work when the name is not theirs to use.
         let entrants = store
             .entrants()
@@ -784,14 +795,7 @@ async fn act(
         store
             .change(change, &name, None, Some(&author))
             .map(|_| format!("{name}: {}", change.name()))
-            .map_err(|e| {
-                let code = if e.0.contains("token") {
-                    StatusCode::FORBIDDEN
-                } else {
-                    StatusCode::UNPROCESSABLE_ENTITY
-                };
-                (code, e.0)
-            })
+            .map_err(|e| (status_of(e.1), e.0))
     })
     .await;
     match r {
