@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::http::{http_get, post_form, status_and_body, tar_of};
 use common::{contestant_folder, koth_all};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -614,80 +615,6 @@ fn the_page_shows_the_leaderboard_change_as_games_end() {
 
 /// A tar of `files` (name, contents), written by hand so that a test can write
 /// what no honest tool would.
-fn tar_of(files: &[(&str, u8, &[u8], &str)]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for (name, kind, data, link) in files {
-        let mut h = [0u8; 512];
-        h[..name.len()].copy_from_slice(name.as_bytes());
-        h[100..107].copy_from_slice(b"0000644");
-        h[108..115].copy_from_slice(b"0000000");
-        h[116..123].copy_from_slice(b"0000000");
-        h[124..135].copy_from_slice(format!("{:011o}", data.len()).as_bytes());
-        h[136..147].copy_from_slice(b"00000000000");
-        h[156] = *kind;
-        h[157..157 + link.len()].copy_from_slice(link.as_bytes());
-        h[257..263].copy_from_slice(b"ustar\0");
-        h[263..265].copy_from_slice(b"00");
-        h[148..156].copy_from_slice(b"        ");
-        let sum: u32 = h.iter().map(|&b| b as u32).sum();
-        h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
-        out.extend_from_slice(&h);
-        out.extend_from_slice(data);
-        out.resize(out.len().div_ceil(512) * 512, 0);
-    }
-    out.extend_from_slice(&[0u8; 1024]);
-    out
-}
-
-/// POSTs a multipart form to the hill's page: (status, body).
-fn post_form(
-    addr: &str,
-    path: &str,
-    fields: &[(&str, &str)],
-    archive: Option<&[u8]>,
-) -> (u16, String) {
-    use std::io::{Read, Write};
-    let boundary = "kothtestboundary7d1f";
-    let mut body = Vec::new();
-    for (k, v) in fields {
-        body.extend_from_slice(
-            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n")
-                .as_bytes(),
-        );
-    }
-    if let Some(a) = archive {
-        body.extend_from_slice(
-            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"archive\"; filename=\"bot.tar\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes(),
-        );
-        body.extend_from_slice(a);
-        body.extend_from_slice(b"\r\n");
-    }
-    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(300))).unwrap();
-    let head = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    s.write_all(head.as_bytes()).unwrap();
-    // A server may answer (413) before reading all of a body too big.
-    let _ = s.write_all(&body);
-    let mut resp = Vec::new();
-    let _ = s.read_to_end(&mut resp);
-    status_and_body(&String::from_utf8_lossy(&resp))
-}
-
-/// An HTTP response's status code and body.
-fn status_and_body(resp: &str) -> (u16, String) {
-    let code = resp
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = resp.split_once("\r\n\r\n").map_or("", |b| b.1);
-    (code, body.to_string())
-}
-
 /// A hill of Coup with one built-in, small blocks, and an author's token `alice`:
 /// its folder, and the token.
 fn hill_for_uploads(label: &str) -> (PathBuf, String) {
@@ -1113,19 +1040,6 @@ fn the_page_plays_a_game_of_built_ins_again_from_its_seed() {
     serve.kill().ok();
     serve.wait().ok();
     std::fs::remove_dir_all(&d).ok();
-}
-
-fn http_get(addr: &str, path: &str) -> String {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut resp = String::new();
-    s.read_to_string(&mut resp).unwrap();
-    resp
 }
 
 /// A program started for one block serves the next ones: its processes are

@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::http::{http_get, multipart, post_form, status_and_body, tar_files as tar};
 use common::koth_all;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -37,93 +38,28 @@ fn isolated() -> bool {
     false
 }
 
-/// A tar of plain files: (name, bytes, executable).
-fn tar(files: &[(&str, &[u8], bool)]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for (name, data, exec) in files {
-        let mut h = [0u8; 512];
-        h[..name.len()].copy_from_slice(name.as_bytes());
-        h[100..107].copy_from_slice(if *exec { b"0000755" } else { b"0000644" });
-        h[108..115].copy_from_slice(b"0000000");
-        h[116..123].copy_from_slice(b"0000000");
-        h[124..135].copy_from_slice(format!("{:011o}", data.len()).as_bytes());
-        h[136..147].copy_from_slice(b"00000000000");
-        h[156] = b'0';
-        h[257..263].copy_from_slice(b"ustar\0");
-        h[263..265].copy_from_slice(b"00");
-        h[148..156].copy_from_slice(b"        ");
-        let sum: u32 = h.iter().map(|&b| b as u32).sum();
-        h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
-        out.extend_from_slice(&h);
-        out.extend_from_slice(data);
-        out.resize(out.len().div_ceil(512) * 512, 0);
-    }
-    out.extend_from_slice(&[0u8; 1024]);
-    out
-}
-
-/// A multipart body of `fields` then, if given, `archive`.
-fn multipart(fields: &[(&str, &str)], archive: Option<&[u8]>) -> (String, Vec<u8>) {
-    let boundary = "kothattackboundary41";
-    let mut body = Vec::new();
-    for (k, v) in fields {
-        body.extend_from_slice(
-            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n")
-                .as_bytes(),
-        );
-    }
-    if let Some(a) = archive {
-        body.extend_from_slice(
-            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"archive\"; filename=\"bot.tar\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes(),
-        );
-        body.extend_from_slice(a);
-        body.extend_from_slice(b"\r\n");
-    }
-    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
-    (boundary.to_string(), body)
+/// The archive of a JSON-lines Coup bot that answers the first choice after
+/// `seconds` (its check takes seconds).
+fn slow_bot(seconds: f64) -> Vec<u8> {
+    let text = format!(
+        "import json, sys, time\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({{'type': 'ready'}}), flush=True)\n    elif m['type'] == 'decide':\n        time.sleep({seconds})\n        print(json.dumps({{'index': 0}}), flush=True)\n"
+    );
+    tar(&[("slow.py", text.as_bytes(), false)])
 }
 
 /// POSTs an upload: (status, body).
 fn upload(addr: &str, token: &str, name: &str, command: &str, archive: &[u8]) -> (u16, String) {
-    let (boundary, body) = multipart(
+    post_form(
+        addr,
+        "/api/submit",
         &[("token", token), ("name", name), ("command", command)],
         Some(archive),
-    );
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(600))).unwrap();
-    write!(
-        s,
-        "POST /api/submit HTTP/1.1\r\nHost: {addr}\r\nContent-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
     )
-    .unwrap();
-    let _ = s.write_all(&body);
-    let mut resp = Vec::new();
-    let _ = s.read_to_end(&mut resp);
-    status_and_body(&String::from_utf8_lossy(&resp))
 }
 
-fn status_and_body(resp: &str) -> (u16, String) {
-    let code = resp
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = resp.split_once("\r\n\r\n").map_or("", |b| b.1);
-    (code, body.to_string())
-}
-
+/// GETs `path`: (status, body).
 fn get(addr: &str, path: &str) -> (u16, String) {
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut resp = Vec::new();
-    let _ = s.read_to_end(&mut resp);
-    status_and_body(&String::from_utf8_lossy(&resp))
+    status_and_body(&http_get(addr, path))
 }
 
 /// `koth hill serve DIR` on a free port, through `sh` so that `prefix` (a
@@ -548,11 +484,7 @@ fn a_check_keeps_its_place_when_its_client_goes_and_look_alikes_are_refused() {
     let lib = std::fs::read(sdk.join("koth_bot.py")).unwrap();
     let bot = tar(&[("example_bot.py", &ex, false), ("koth_bot.py", &lib, false)]);
     // First upload, a slow bot (its check takes seconds), in the background.
-    let slow = tar(&[(
-        "slow.py",
-        b"import json, sys, time\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({'type': 'ready'}), flush=True)\n    elif m['type'] == 'decide':\n        time.sleep(0.004)\n        print(json.dumps({'index': 0}), flush=True)\n",
-        false,
-    )]);
+    let slow = slow_bot(0.004);
     let a2 = addr.clone();
     let al = alice.clone();
     let first = std::thread::spawn(move || upload(&a2, &al, "first", "python3 slow.py", &slow));
@@ -747,11 +679,7 @@ fn a_check_dies_with_a_killed_serve_and_the_next_clears_what_it_left() {
     let d = scratch("kill9");
     let alice = hill(&d, &[]);
     let (mut server, addr) = serve(&d, "", &[]);
-    let slow = tar(&[(
-        "slow.py",
-        b"import json, sys, time\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({'type': 'ready'}), flush=True)\n    elif m['type'] == 'decide':\n        time.sleep(0.01)\n        print(json.dumps({'index': 0}), flush=True)\n",
-        false,
-    )]);
+    let slow = slow_bot(0.01);
     let a2 = addr.clone();
     let sending = std::thread::spawn(move || upload(&a2, &alice, "slow", "python3 slow.py", &slow));
     let t = Instant::now();
