@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::http::{http_get, post_form, status_and_body, tar_of};
+use common::http::{http_get, post_form, post_urlencoded, status_and_body, tar_of};
 use common::{contestant_folder, koth_all};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -826,21 +826,6 @@ fn uploads_need_a_token_and_hostile_ones_are_refused_with_a_reason() {
     server.kill().ok();
     server.wait().ok();
     std::fs::remove_dir_all(&d).ok();
-}
-
-fn post_urlencoded(addr: &str, path: &str, token: &str) -> (u16, String) {
-    use std::io::{Read, Write};
-    let body = format!("token={token}");
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut resp = String::new();
-    s.read_to_string(&mut resp).unwrap();
-    status_and_body(&resp)
 }
 
 /// The form on the page, in a browser: with an author's token the bot is

@@ -115,8 +115,12 @@ fn outside(word: &str) -> Option<&'static str> {
 /// entry that is not absolute (a relative entry would be looked up in the bot's
 /// own folder, where an upload could put a `python3` of its own).
 pub fn hill_path() -> String {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let dirs: Vec<_> = std::env::split_paths(&path)
+    absolute_entries(&std::env::var_os("PATH").unwrap_or_default())
+}
+
+/// The entries of `path` (a `PATH`) that are absolute, joined again.
+fn absolute_entries(path: &std::ffi::OsStr) -> String {
+    let dirs: Vec<_> = std::env::split_paths(path)
         .filter(|d| d.is_absolute())
         .collect();
     std::env::join_paths(dirs)
@@ -216,7 +220,9 @@ mod tests {
     }
 
     #[test]
-    fn the_path_has_absolute_entries_only() {
+    fn the_path_keeps_absolute_entries_only() {
+        let given = std::ffi::OsString::from(".:/usr/bin:bin::./tools:/bin");
+        assert_eq!(absolute_entries(&given), "/usr/bin:/bin");
         let p = hill_path();
         assert!(std::env::split_paths(&p).all(|d| d.is_absolute()), "{p}");
     }

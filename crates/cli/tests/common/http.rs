@@ -105,3 +105,34 @@ pub fn http_get(addr: &str, path: &str) -> String {
     let _ = s.read_to_end(&mut resp);
     String::from_utf8_lossy(&resp).into_owned()
 }
+
+/// POSTs `token=TOKEN` as a form to `path` (the page's pause, resume and
+/// remove): (status, body).
+pub fn post_urlencoded(addr: &str, path: &str, token: &str) -> (u16, String) {
+    let body = format!("token={token}");
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut resp = Vec::new();
+    let _ = s.read_to_end(&mut resp);
+    status_and_body(&String::from_utf8_lossy(&resp))
+}
+
+/// GETs `path` with `token` in `Authorization: Bearer`: (status, body).
+pub fn get_as(addr: &str, path: &str, token: &str) -> (u16, String) {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut resp = Vec::new();
+    let _ = s.read_to_end(&mut resp);
+    status_and_body(&String::from_utf8_lossy(&resp))
+}
