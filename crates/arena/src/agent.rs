@@ -27,6 +27,23 @@ pub struct Fault {
     /// decision (a line printed while told a game starts or ends).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hook: Option<Hook>,
+    /// Not the bot's doing in this game: the game is played again from its
+    /// start, the same deal, and the fault charged to no one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub again: Option<Again>,
+}
+
+/// Why a game is played again rather than charged to a bot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Again {
+    /// Lost with a process that failed in another game it was playing at once:
+    /// that game is charged, this one is played again with a fresh process.
+    Lost,
+    /// The machine or koth failed, not the bot: a process could not be started
+    /// for want of file descriptors, memory, processes or disk. Played again
+    /// after a pause.
+    Machine,
 }
 
 /// A moment a program is told something and answers nothing: a fault there is
@@ -54,6 +71,23 @@ impl Fault {
             illegal: false,
             tried: None,
             hook: None,
+            again: None,
+        }
+    }
+
+    /// A fault of the machine or of koth (see [`Again::Machine`]).
+    pub fn machine(reason: impl Into<String>) -> Self {
+        Fault {
+            again: Some(Again::Machine),
+            ..Fault::new(reason)
+        }
+    }
+
+    /// A game lost with a process that failed in another (see [`Again::Lost`]).
+    pub fn lost(reason: impl Into<String>) -> Self {
+        Fault {
+            again: Some(Again::Lost),
+            ..Fault::new(reason)
         }
     }
 

@@ -10,6 +10,7 @@ pub mod check;
 pub mod code;
 pub mod conformance;
 pub mod game;
+pub mod model;
 pub mod play;
 pub mod programs;
 pub mod ratings;
@@ -24,7 +25,7 @@ pub mod stats;
 pub mod tournament;
 
 pub use agent::{
-    dedup_names, Agent, AgentFactory, Entrant, Fault, Hook, MultiAgent, MultiFactory,
+    dedup_names, Again, Agent, AgentFactory, Entrant, Fault, Hook, MultiAgent, MultiFactory,
     LOST_WITH_PROCESS,
 };
 pub use code::{ChoiceCode, Choices};
@@ -40,4 +41,4 @@ pub use seeds::GameSeeds;
 pub use smallvec::{smallvec, SmallVec};
 pub use standings::{EntrantStats, Standings};
 pub use stats::Sample;
-pub use tournament::{Observer, Progress, Quiet, RunSummary, Tournament, MAX_TABLES};
+pub use tournament::{Observer, Progress, Quiet, Replays, RunSummary, Tournament, MAX_TABLES};

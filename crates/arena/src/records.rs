@@ -945,7 +945,7 @@ mod tests {
                         seat: i,
                         at: i as u64 * 7,
                         entrant: i + 1,
-                        fault: Fault { reason, stderr_tail, illegal, tried: None, hook: None },
+                        fault: Fault { reason, stderr_tail, illegal, tried: None, hook: None, again: None },
                     })
                     .collect(),
                 notices: notes

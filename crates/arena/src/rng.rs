@@ -46,6 +46,8 @@ pub enum Stream {
     Rounds = 4,
     /// The position of one game of `koth <game> check`.
     Check = 5,
+    /// The seating of one game of a pair schedule.
+    Pair = 6,
 }
 
 /// The BLAKE3 key of a parent seed: its 8 little-endian bytes, then a fixed label.

@@ -46,6 +46,17 @@ pub enum Schedule {
         /// Seats per game.
         table: usize,
     },
+    /// Entrants 0 and 1 (a pair to tell apart) each play every other game
+    /// against the same opponents: game `2j` seats 0 and `table − 1` others
+    /// drawn at random from everyone else, game `2j + 1` the same table with 1
+    /// and 0 swapped. Each of the two meets a field drawn evenly from all the
+    /// others (the other of the pair included). Seat order random.
+    Pair {
+        /// Number of games.
+        games: u64,
+        /// Seats per game.
+        table: usize,
+    },
 }
 
 impl Schedule {
@@ -54,7 +65,7 @@ impl Schedule {
         match *self {
             Schedule::RandomTables { games, .. } | Schedule::Balanced { games, .. } => games,
             Schedule::RoundRobin { games_per_pair } => pairs(entrants) * games_per_pair,
-            Schedule::Gauntlet { games, .. } => games,
+            Schedule::Gauntlet { games, .. } | Schedule::Pair { games, .. } => games,
         }
     }
 
@@ -80,7 +91,8 @@ impl Schedule {
         match *self {
             Schedule::RandomTables { table, .. }
             | Schedule::Balanced { table, .. }
-            | Schedule::Gauntlet { table, .. } => table.min(entrants),
+            | Schedule::Gauntlet { table, .. }
+            | Schedule::Pair { table, .. } => table.min(entrants),
             Schedule::RoundRobin { .. } => 2,
         }
     }
@@ -125,6 +137,34 @@ impl Schedule {
                 out.truncate(k);
                 out.push(0);
                 rng.shuffle(out);
+            }
+            Schedule::Pair { table, .. } => {
+                // Opponents drawn for game 2j from everyone but 0 (1 included,
+                // as often as the field has it); game 2j + 1 puts 1 in 0's seat
+                // and 0 in 1's, if 1 sat there: each of the two meets a field
+                // drawn evenly from everyone else, and the two meet the same.
+                let k = table.min(entrants);
+                if k == 0 {
+                    return;
+                }
+                let mut rng = Rng::new(derive(master_seed, Stream::Pair, index / 2));
+                out.extend(1..entrants);
+                for i in 0..k - 1 {
+                    let j = i + rng.index(out.len() - i);
+                    out.swap(i, j);
+                }
+                out.truncate(k - 1);
+                out.push(0);
+                rng.shuffle(out);
+                if index % 2 == 1 {
+                    for e in out.iter_mut() {
+                        *e = match *e {
+                            0 => 1,
+                            1 => 0,
+                            e => e,
+                        };
+                    }
+                }
             }
             Schedule::RoundRobin { .. } => {
                 let p = pairs(entrants);
@@ -266,6 +306,60 @@ mod tests {
         }
         assert!((200..300).contains(&first), "{first}");
         assert!(seen[1..].iter().all(|&c| c > 100), "{seen:?}");
+    }
+
+    #[test]
+    fn a_pair_faces_the_same_field() {
+        for (n, k) in [(6, 4), (5, 2), (2, 2), (3, 3)] {
+            let s = Schedule::Pair {
+                games: 4000,
+                table: k,
+            };
+            let mut v = Vec::new();
+            // met[x][e]: games of x (0 or 1) against e.
+            let mut met = vec![vec![0u32; n]; 2];
+            let mut first = [0u32; 2];
+            for i in 0..4000 {
+                s.seating(n, 11, i, &mut v);
+                assert_eq!(v.len(), k.min(n));
+                let mut d = v.clone();
+                d.sort();
+                d.dedup();
+                assert_eq!(d.len(), v.len(), "{v:?}");
+                let x = (i % 2) as usize;
+                assert!(v.contains(&x), "{i}: {v:?}");
+                first[x] += u32::from(v[0] == x);
+                for &e in &v {
+                    met[x][e] += u32::from(e != x);
+                }
+            }
+            // Each meets every other entrant about as often: 2000 games at
+            // k − 1 opponents drawn from n − 1.
+            let expect = 2000.0 * (k - 1) as f64 / (n - 1) as f64;
+            for x in 0..2 {
+                for e in (0..n).filter(|&e| e != x) {
+                    let m = met[x][e] as f64;
+                    assert!((m - expect).abs() < 0.1 * expect + 10.0, "{n} {k}: {met:?}");
+                }
+            }
+            assert!(
+                first.iter().all(|&f| f > 2000 / k as u32 - 150),
+                "{n} {k}: {first:?}"
+            );
+            // Games 2j and 2j + 1: one table, 0 and 1 swapped.
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            s.seating(n, 11, 40, &mut a);
+            s.seating(n, 11, 41, &mut b);
+            let swapped: Vec<usize> = a
+                .iter()
+                .map(|&e| match e {
+                    0 => 1,
+                    1 => 0,
+                    e => e,
+                })
+                .collect();
+            assert_eq!(b, swapped);
+        }
     }
 
     #[test]

@@ -3,12 +3,14 @@
 //! totals per deal. Built from game records, merged chunk by chunk in game order.
 
 use crate::game::MAX_SEATS;
+use crate::model::{Fit, Model};
 use crate::records::{GameRecord, NoticeKind, RunInfo};
 use crate::schedule::Schedule;
 use crate::scoring::{result_of, Result3};
 use crate::stats::Sample;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Numbers for one entrant.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -65,6 +67,34 @@ pub struct Standings {
     /// With duplicate play: each entrant's total score per deal.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deals: Option<Deals>,
+    /// Every entrant met the same field, in distribution: the schedule draws
+    /// each one's opponents evenly from all the others (a balanced, random or
+    /// round-robin schedule). The mean scores then rank them, and the model
+    /// agrees; otherwise the model's strengths do.
+    #[serde(default)]
+    pub even: bool,
+    /// The opponent-aware model ([`crate::model`]).
+    #[serde(default)]
+    pub model: Model,
+    /// The model's fit, made when first asked after a change.
+    #[serde(skip)]
+    fitted: Fitted,
+}
+
+/// A fit kept until the next game: not part of what standings are.
+#[derive(Debug, Default)]
+struct Fitted(std::sync::OnceLock<Option<Arc<Fit>>>);
+
+impl Clone for Fitted {
+    fn clone(&self) -> Self {
+        Fitted::default()
+    }
+}
+
+impl PartialEq for Fitted {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// Scores per deal under duplicate play: a deal is played by the same entrants
@@ -124,12 +154,16 @@ impl Standings {
             turn_capped: 0,
             range: default_range(),
             deals: None,
+            even: false,
+            model: Model::default(),
+            fitted: Fitted::default(),
         }
     }
 
     /// Adds an entrant with no games, last (a hill's newcomer: the games counted
     /// so far stay as they are).
     pub fn push_entrant(&mut self, name: &str) {
+        self.fitted = Fitted::default();
         let n = self.entrants.len();
         let mut pair = vec![Sample::default(); (n + 1) * (n + 1)];
         for a in 0..n {
@@ -147,11 +181,13 @@ impl Standings {
 
     /// Empty standings for a run of `schedule` (grouped by deal under duplicate play).
     pub fn for_run(names: &[String], schedule: &Schedule, duplicate: bool) -> Self {
-        if duplicate {
+        let mut s = if duplicate {
             Standings::duplicate(names, schedule.table(names.len()))
         } else {
             Standings::new(names)
-        }
+        };
+        s.even = !matches!(schedule, Schedule::Gauntlet { .. } | Schedule::Pair { .. });
+        s
     }
 
     /// Empty standings for a duplicate-play run with `rotations` games per deal.
@@ -166,8 +202,33 @@ impl Standings {
         }
     }
 
-    /// Counts one game.
+    /// Counts one game (under duplicate play, as rotation `index % rotations`
+    /// of deal `index / rotations`).
     pub fn add<C>(&mut self, rec: &GameRecord<C>) {
+        let deal = self
+            .deals
+            .as_ref()
+            .map(|d| (rec.index / d.rotations, d.rotations));
+        self.add_dealt(rec, deal);
+    }
+
+    /// Counts one game, of deal `deal` (its number, and how many games make it
+    /// whole), or a deal of its own when `None`. The games of one deal are one
+    /// observation for the intervals.
+    pub fn add_dealt<C>(&mut self, rec: &GameRecord<C>, deal: crate::model::Deal) {
+        self.add_focused(rec, deal, None);
+    }
+
+    /// Counts one game, of deal `deal`, in the model at seat `only` alone when
+    /// given ([`Model::add_seat`]: a game drawn to measure that seat's
+    /// entrant); everything else counts every seat.
+    pub fn add_focused<C>(
+        &mut self,
+        rec: &GameRecord<C>,
+        deal: crate::model::Deal,
+        only: Option<usize>,
+    ) {
+        self.fitted = Fitted::default();
         let n = self.entrants.len();
         self.games += 1;
         self.decisions += rec.decisions;
@@ -195,6 +256,13 @@ impl Standings {
                 }
             }
         }
+        let k = rec.seats.len().min(MAX_SEATS);
+        let shares = crate::model::shares(k, rec.outcome.winners);
+        let (seats, q, shares) = (&rec.seats[..k], &q[..k], &shares[..k]);
+        match only {
+            Some(seat) => self.model.add_seat(seats, q, shares, seat, deal),
+            None => self.model.add(seats, q, shares, deal),
+        }
         if let Some(d) = self.deals.as_mut() {
             let scores = rec.seats.iter().enumerate().map(|(s, &e)| (e, q[s]));
             d.add(rec.index / d.rotations, 1, scores);
@@ -214,6 +282,8 @@ impl Standings {
 
     /// Adds another partial standings of the same entrants.
     pub fn merge(&mut self, other: &Standings) {
+        self.fitted = Fitted::default();
+        self.model.merge(&other.model);
         self.games += other.games;
         self.decisions += other.decisions;
         self.turn_capped += other.turn_capped;
@@ -248,13 +318,74 @@ impl Standings {
         (self.range[0] as f64 / scale, self.range[1] as f64 / scale)
     }
 
-    /// The 95% interval of entrant `e`'s mean score ([`Sample::interval`] within
-    /// [`Standings::score_range`]).
+    /// The model's fit ([`Model::fit`]), `None` when there is too little to fit.
+    pub fn fit(&self) -> Option<Arc<Fit>> {
+        self.fitted
+            .0
+            .get_or_init(|| self.model.fit(self.entrants.len()).map(Arc::new))
+            .clone()
+    }
+
+    /// Entrant `e`'s strength: the mean score it would get against opponents
+    /// drawn evenly from the field, from the opponent-aware model
+    /// ([`crate::model`]). Its mean score when every entrant met the same field
+    /// ([`Standings::balanced`]: then the two agree), or when nothing can be
+    /// fitted yet.
+    pub fn strength(&self, e: usize) -> f64 {
+        let mean = self.entrants[e].score.mean();
+        if self.even {
+            return mean;
+        }
+        match self.fit() {
+            Some(f) if !f.balanced => f.strength[e].unwrap_or(mean),
+            _ => mean,
+        }
+    }
+
+    /// Whether the strengths are the mean scores: the schedule drew every
+    /// entrant's opponents evenly from the field ([`Standings::even`]), or
+    /// every entrant played as many games and every pair met as often, or
+    /// there is too little to fit.
+    pub fn balanced(&self) -> bool {
+        self.even || self.fit().is_none_or(|f| f.balanced)
+    }
+
+    /// Entrant `a`'s strength less `b`'s, and its standard error, from the
+    /// model (`None` on an even schedule: see [`Standings::interval`]).
+    pub fn difference(&self, a: usize, b: usize) -> Option<(f64, f64)> {
+        if self.even {
+            return None;
+        }
+        let f = self.fit()?;
+        let (_, se) = f.difference(a, b)?;
+        Some((self.strength(a) - self.strength(b), se))
+    }
+
+    /// The 95% interval of entrant `e`'s [`Standings::strength`], within
+    /// [`Standings::score_range`].
     ///
-    /// Under duplicate play with two complete deals or more, the interval is taken
-    /// over the entrant's deal totals (divided by the rotations), which is what
-    /// makes it narrower: games of one deal are not independent.
+    /// On an even schedule, and before the model can be fitted, the interval
+    /// of the mean score ([`Standings::mean_interval`]). Otherwise the model's,
+    /// whose variance takes the games of one deal (under duplicate play) as one
+    /// observation.
     pub fn interval(&self, e: usize) -> crate::stats::Interval {
+        let (lo, hi) = self.score_range();
+        if self.even {
+            return self.mean_interval(e);
+        }
+        match self.fit().and_then(|f| f.se(e)) {
+            Some(se) => {
+                let games = self.entrants[e].games();
+                crate::model::interval(self.strength(e), se, games, lo, hi)
+            }
+            None => self.mean_interval(e),
+        }
+    }
+
+    /// The 95% interval of entrant `e`'s mean score, the model aside: under
+    /// duplicate play over its deal totals, else over its games. (What hills
+    /// planned before the model rank by.)
+    pub fn mean_interval(&self, e: usize) -> crate::stats::Interval {
         let (lo, hi) = self.score_range();
         if let Some(d) = &self.deals {
             let t = &d.totals[e];
@@ -270,12 +401,12 @@ impl Standings {
         self.entrants[e].score.interval(lo, hi)
     }
 
-    /// Entrant indices, best first: by mean score per game (bots that played fewer
-    /// games are not ranked down for it), then by the interval's lower bound, games
-    /// played and name. Entrants without a game come last.
-    pub fn ranking(&self) -> Vec<usize> {
+    /// Entrant indices by mean score, then by [`Standings::mean_interval`]'s
+    /// lower bound, games and name; entrants without a game last. (What hills
+    /// planned before the model rank by.)
+    pub fn mean_ranking(&self) -> Vec<usize> {
         let lows: Vec<f64> = (0..self.entrants.len())
-            .map(|e| self.interval(e).low)
+            .map(|e| self.mean_interval(e).low)
             .collect();
         let mut idx: Vec<usize> = (0..self.entrants.len()).collect();
         idx.sort_by(|&a, &b| {
@@ -283,6 +414,27 @@ impl Standings {
             (y.games() > 0)
                 .cmp(&(x.games() > 0))
                 .then(y.score.mean().total_cmp(&x.score.mean()))
+                .then(lows[b].total_cmp(&lows[a]))
+                .then(y.games().cmp(&x.games()))
+                .then(x.name.cmp(&y.name))
+        });
+        idx
+    }
+
+    /// Entrant indices, best first: by strength (bots that played fewer games
+    /// are not ranked down for it), then by the interval's lower bound, games
+    /// played and name. Entrants without a game come last.
+    pub fn ranking(&self) -> Vec<usize> {
+        let lows: Vec<f64> = (0..self.entrants.len())
+            .map(|e| self.interval(e).low)
+            .collect();
+        let strength: Vec<f64> = (0..self.entrants.len()).map(|e| self.strength(e)).collect();
+        let mut idx: Vec<usize> = (0..self.entrants.len()).collect();
+        idx.sort_by(|&a, &b| {
+            let (x, y) = (&self.entrants[a], &self.entrants[b]);
+            (y.games() > 0)
+                .cmp(&(x.games() > 0))
+                .then(strength[b].total_cmp(&strength[a]))
                 .then(lows[b].total_cmp(&lows[a]))
                 .then(y.games().cmp(&x.games()))
                 .then(x.name.cmp(&y.name))
@@ -339,7 +491,8 @@ mod tests {
         let names = vec!["many".to_string(), "few".to_string(), "rest".to_string()];
         let mut s = Standings::new(&names);
         for i in 0..100 {
-            let w = if i < 30 { 0 } else { 2 };
+            // The winning seat.
+            let w = if i < 30 { 0 } else { 1 };
             let sc = if w == 0 {
                 vec![1.0, -1.0]
             } else {

@@ -120,6 +120,55 @@ pub struct RunSummary {
     pub elapsed: Duration,
     /// Games in which a bot asked to stop the run: game index, entrant, its words.
     pub stops: Vec<(u64, usize, String)>,
+    /// Games played again rather than charged to a bot.
+    pub replays: Replays,
+}
+
+/// Games played again from their start, the same deal, rather than charged to
+/// a bot ([`crate::Again`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Replays {
+    /// Lost with a process that failed in another game it played at once.
+    pub lost: u64,
+    /// The machine could not start a process (file descriptors, memory,
+    /// processes, disk): played again after a pause.
+    pub machine: u64,
+    /// The last such failure of the machine, as reported.
+    pub last_machine: Option<String>,
+}
+
+/// Why game `rec` is to be played again, if it is: the first forfeit that was
+/// no bot's doing in it.
+fn again_of<C>(rec: &GameRecord<C>) -> Option<&Fault> {
+    rec.forfeits
+        .iter()
+        .map(|f| &f.fault)
+        .find(|f| f.again.is_some())
+}
+
+/// Counts a game to play again; says whether the machine was to blame.
+fn count_again(replays: &Mutex<Replays>, fault: &Fault) -> bool {
+    let machine = fault.again == Some(crate::Again::Machine);
+    if let Ok(mut r) = replays.lock() {
+        if machine {
+            r.machine += 1;
+            r.last_machine = Some(fault.reason.clone());
+        } else {
+            r.lost += 1;
+        }
+    }
+    machine
+}
+
+/// Pauses a worker whose machine failed in `trouble` rounds in a row: 50 ms,
+/// doubling to 5 s, until it clears (or the run stops).
+fn pause(trouble: &mut u32, stop: &AtomicBool) {
+    let wait = Duration::from_millis(50u64 << (*trouble).min(7)).min(Duration::from_secs(5));
+    *trouble += 1;
+    let end = Instant::now() + wait;
+    while Instant::now() < end && !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(10).min(end - Instant::now()));
+    }
 }
 
 /// Games per chunk: depends only on the number of games, never on threads, so that
@@ -232,6 +281,7 @@ impl<G: Game> Tournament<G> {
         let mut standings = self.empty_standings();
         let mut merged = 0u64;
         let mut stops = Vec::new();
+        let replays = Mutex::new(Replays::default());
         let json = observer.wants_json() && self.records != RecordLevel::None;
         // Records in memory, for an observer that reads them.
         let keep = observer.wants_records() && self.records != RecordLevel::None;
@@ -316,6 +366,8 @@ impl<G: Game> Tournament<G> {
                     open: &open,
                     add: &add,
                     pool: &pool,
+                    replays: &replays,
+                    stop_on_forfeit,
                 };
                 return self.work_multi(slot, &batches, sink, stop);
             }
@@ -334,10 +386,13 @@ impl<G: Game> Tournament<G> {
             let mut game: Option<G> = None;
             // The last batch's JSON size, to size the next one's buffer once.
             let mut json_len = 0;
+            // The machine's failures in a row.
+            let mut trouble = 0;
             while let Some(id) = claim() {
                 let (lo, hi) = bounds(id);
                 let mut part = open(slot, id, json_len);
-                for index in lo..hi {
+                let mut index = lo;
+                while index < hi {
                     // Stopping: the game under way ended; the rest waits for a resume.
                     if stop.load(Ordering::Relaxed) {
                         part.complete = false;
@@ -352,7 +407,16 @@ impl<G: Game> Tournament<G> {
                         &mut legal,
                         &mut game,
                     );
+                    if let Some(f) = again_of(&rec) {
+                        // No bot's doing: the same game again.
+                        if count_again(&replays, f) {
+                            pause(&mut trouble, stop);
+                        }
+                        continue;
+                    }
+                    trouble = 0;
                     add(&mut part, index, rec);
+                    index += 1;
                 }
                 json_len = part.json.len();
                 if !sink(part) {
@@ -428,6 +492,7 @@ impl<G: Game> Tournament<G> {
             complete: merged == total,
             elapsed: start.elapsed(),
             stops,
+            replays: replays.into_inner().unwrap_or_else(|e| e.into_inner()),
         }
     }
 
@@ -468,6 +533,8 @@ impl<G: Game> Tournament<G> {
             open,
             add,
             pool,
+            replays,
+            stop_on_forfeit,
         } = *batches;
         let lock = || pool.lock().unwrap_or_else(|e| e.into_inner());
         lock().active += 1;
@@ -517,15 +584,29 @@ impl<G: Game> Tournament<G> {
         let mut done: Vec<OpenChunk<G::Choice>> = Vec::new();
         // The tables asked this round, with the seat asked.
         let mut asked: Vec<(usize, Seat)> = Vec::with_capacity(tables);
+        // Games to play again at each table (index, batch): lost with a process
+        // that failed in another game, or not started for the machine's trouble.
+        // (and whether the machine was to blame).
+        let mut again: Vec<Option<(u64, u64, bool)>> = vec![None; tables];
+        let mut trouble = 0;
         loop {
             // A new game at every free table, in index order (none once stopping:
             // the games under way end, the rest waits for a resume).
             let stopping = stop.load(Ordering::Relaxed);
+            // A game could not start for the machine's trouble.
+            let mut starved = false;
+            // Stopping, no game starts but those lost with a process: they
+            // were under way, and their batch needs them.
+            let replayed =
+                |a: &Option<(u64, u64, bool)>| a.is_some_and(|(_, _, m)| !stopping || !m);
             for t in 0..tables {
-                if seated[t].is_some() || stopping {
+                if seated[t].is_some() || (stopping && !replayed(&again[t])) {
                     continue;
                 }
-                let found = lock().pick(slot, t, tables, rotations, claim, bounds);
+                let found = match again[t].take() {
+                    Some((index, chunk, _)) => Some((index, chunk)),
+                    None => lock().pick(slot, t, tables, rotations, claim, bounds),
+                };
                 let Some((index, chunk)) = found else {
                     continue;
                 };
@@ -543,6 +624,7 @@ impl<G: Game> Tournament<G> {
                     .map(|&e| self.entrants[e].name.as_str())
                     .collect();
                 let mut sheet = Sheet::new(self.records);
+                let mut abandon = None;
                 for (seat, &e) in seating.iter().enumerate() {
                     let agent = &mut agents[e];
                     agent.seat_names(t, &names);
@@ -550,9 +632,23 @@ impl<G: Game> Tournament<G> {
                     let r = catch_unwind(AssertUnwindSafe(|| {
                         agent.start(t, game, seat, seeds.seat(seat))
                     }));
-                    if let Some(fault) = fault_of(r) {
-                        sheet.forfeit_at_start(game, seat, e, fault);
+                    match fault_of(r) {
+                        Some(fault) if fault.again.is_some() => abandon = Some(fault),
+                        Some(fault) => sheet.forfeit_at_start(game, seat, e, fault),
+                        None => {}
                     }
+                }
+                if let Some(fault) = abandon {
+                    // A process the machine could not start: the game is not
+                    // played now, but again once it can be.
+                    for (seat, &e) in seating.iter().enumerate() {
+                        let agent = &mut agents[e];
+                        let _ = catch_unwind(AssertUnwindSafe(|| agent.finish(t, game, seat)));
+                    }
+                    let machine = count_again(replays, &fault);
+                    starved |= machine;
+                    again[t] = Some((index, chunk, machine));
+                    continue;
                 }
                 seated[t] = Some(Seated {
                     index,
@@ -563,11 +659,16 @@ impl<G: Game> Tournament<G> {
                     legal: Vec::new(),
                 });
             }
-            if seated.iter().all(Option::is_none) {
+            if starved {
+                pause(&mut trouble, stop);
+            }
+            if seated.iter().all(Option::is_none) && !again.iter().any(replayed) {
                 break;
             }
             // Every game's pending decision is asked; games that are over end.
             asked.clear();
+            // A game of this round could not start for the machine's trouble.
+            let mut machine = false;
             for t in 0..tables {
                 let (Some(s), Some(game)) = (seated[t].as_mut(), games[t].as_mut()) else {
                     continue;
@@ -588,7 +689,24 @@ impl<G: Game> Tournament<G> {
                 let rec = s
                     .sheet
                     .record(game, &s.seating, s.index, s.deal, self.scoring);
+                if let Some(f) = again_of(&rec) {
+                    // No bot's doing: the same game again at this table (left
+                    // for a resume if the run is stopping).
+                    let by_machine = count_again(replays, f);
+                    machine |= by_machine;
+                    again[t] = Some((s.index, s.chunk, by_machine));
+                    continue;
+                }
+                if stop_on_forfeit && !rec.forfeits.is_empty() {
+                    // At once: no game starts after it, and none is played again.
+                    stop.store(true, Ordering::Relaxed);
+                }
                 ended.push((s.chunk, s.index, rec));
+            }
+            if machine {
+                pause(&mut trouble, stop);
+            } else if !ended.is_empty() {
+                trouble = 0;
             }
             if !ended.is_empty() {
                 lock().end(&mut ended, &mut done);
@@ -773,6 +891,9 @@ struct Batches<'a, C> {
     open: &'a (dyn Fn(usize, u64, usize) -> Chunk<C> + Sync),
     add: &'a AddRecord<'a, C>,
     pool: &'a Mutex<Pool<C>>,
+    replays: &'a Mutex<Replays>,
+    /// The run stops at the first game with a forfeit.
+    stop_on_forfeit: bool,
 }
 
 impl<C> Clone for Batches<'_, C> {

@@ -337,6 +337,7 @@ impl front::Visit for Init<'_> {
             timeout_ms: a.timeout_ms,
             runtimes: a.runtimes.clone(),
             own_candidate_seeds: true,
+            field_tables: true,
             check_seconds: a.check_seconds,
         };
         if let Some(r) = a
@@ -648,10 +649,21 @@ fn keep_playing<F: Front>(
             );
             low_disk_said = false;
         }
+        let machine = hill.replays.machine;
         let played = hill.step(&mut board, seen, stop, &mut |b, games| {
             stored += games;
             on_games(b, stored);
         })?;
+        if hill.replays.machine > machine {
+            // Charged to no bot: those games wait, and the workers pause.
+            eprintln!(
+                "the machine could not start a bot's process for {} game{} (played again when it can; {} so far): {}",
+                hill.replays.machine - machine,
+                if hill.replays.machine - machine == 1 { "" } else { "s" },
+                hill.replays.machine,
+                hill.replays.last_machine.as_deref().unwrap_or("")
+            );
+        }
         if played.is_none() {
             if !idle() {
                 break;
@@ -701,7 +713,7 @@ fn play<F: Front>(a: PlayArgs) -> Result<()> {
                 last = std::time::Instant::now();
                 let rows = b.rows();
                 let top = rows.first().map_or(String::new(), |r| {
-                    format!(", first {} ({:+.3})", r.name, r.mean)
+                    format!(", first {} ({:+.3})", r.name, r.strength)
                 });
                 eprintln!("  {} games played{top}", stored - first);
             }
@@ -1105,7 +1117,7 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
         .as_array()
         .into_iter()
         .flatten()
-        .map(|r| serde_json::json!({ "name": r["name"], "mean": r["mean"], "low": r["mean_low"], "high": r["mean_high"], "games": r["games"] }))
+        .map(|r| serde_json::json!({ "name": r["name"], "strength": r["strength"], "mean": r["mean"], "low": r["low"], "high": r["high"], "games": r["games"] }))
         .collect();
     hill.store.add_round(&koth_hill::Round {
         id: n,
@@ -1154,8 +1166,9 @@ pub fn print_board(board: &Board, stored: u64) {
         "entrant",
         "ver",
         "games",
-        "mean",
+        "strength",
         "95% interval",
+        "mean",
         "won",
         "shared",
         "lost",
@@ -1178,12 +1191,17 @@ pub fn print_board(board: &Board, stored: u64) {
             right(format!("v{}", r.version)),
             right(r.games.to_string()),
             right(if r.games > 0 {
-                format!("{:+.3}", r.mean)
+                format!("{:+.3}", r.strength)
             } else {
                 "-".into()
             }),
             right(if r.games > 0 {
                 format!("{:+.3} … {:+.3}", r.low, r.high)
+            } else {
+                String::new()
+            }),
+            right(if r.games > 0 {
+                format!("{:+.3}", r.mean)
             } else {
                 String::new()
             }),
@@ -1196,7 +1214,7 @@ pub fn print_board(board: &Board, stored: u64) {
     }
     out!("{t}");
     out!(
-        "{} games stored, {} of them among the current versions; ✓: the rank's interval clears its neighbours'",
+        "{} games stored, {} of them among the current versions; strength: the mean score against the whole field, whomever each met (mean: over the games it played); ✓: told apart from both neighbours, at a level that holds however often the hill looks",
         stored,
         board.games
     );

@@ -156,6 +156,7 @@ pub fn merge(dirs: &[PathBuf], out_dir: &Path) -> Result<()> {
         complete: true,
         elapsed: Duration::from_secs_f64(elapsed),
         stops: Vec::new(),
+        replays: Default::default(),
     };
     Summary::new(
         &info.game,

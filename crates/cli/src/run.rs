@@ -588,6 +588,9 @@ fn play<F: Front>(
     if field.external.is_some() && F::forfeits_shown(field.bots) {
         term::print_forfeits(&forfeits, &summary.standings);
     }
+    if let Some(line) = term::replays_line(&summary.replays) {
+        out!("{line}");
+    }
     show_stops(&summary, opts)?;
     if let Some(rec) = &first_forfeit {
         show_forfeit::<F>(&t.rules, rec, &summary.standings)?;

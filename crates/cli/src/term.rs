@@ -181,15 +181,19 @@ pub struct Row {
     pub warnings: u64,
     /// Its games that ended at the turn cap (also counted as the rules score them).
     pub turn_capped: u64,
-    /// Mean score per game: what the ranking is by.
+    /// Strength: the mean score it would get against opponents drawn evenly
+    /// from the field, whomever it met ([`Standings::strength`]): what the
+    /// ranking is by. The mean score when every bot met the same field.
+    pub strength: f64,
+    /// Mean score per game, over the games it played.
     pub mean: f64,
-    /// The larger distance from the mean to a bound of its 95% interval (the
-    /// interval need not be centred on the mean: see `mean_low`, `mean_high`).
+    /// The larger distance from the strength to a bound of its 95% interval
+    /// (the interval need not be centred: see `low`, `high`).
     pub ci95: f64,
-    /// Lower bound of the 95% interval of the mean score.
-    pub mean_low: f64,
-    /// Upper bound of the 95% interval of the mean score.
-    pub mean_high: f64,
+    /// Lower bound of the 95% interval of the strength.
+    pub low: f64,
+    /// Upper bound of the 95% interval of the strength.
+    pub high: f64,
     /// Wins alone per game.
     pub win_rate: f64,
     /// Lower bound of the Wilson 95% interval of the win rate.
@@ -200,7 +204,7 @@ pub struct Row {
     pub total: f64,
 }
 
-/// The leaderboard rows, best first (by mean score, [`Standings::ranking`]).
+/// The leaderboard rows, best first (by strength, [`Standings::ranking`]).
 pub fn rows(s: &Standings) -> Vec<Row> {
     s.ranking()
         .into_iter()
@@ -208,7 +212,7 @@ pub fn rows(s: &Standings) -> Vec<Row> {
         .map(|(i, e)| {
             let st = &s.entrants[e];
             let games = st.games();
-            let mean = st.score.mean();
+            let strength = s.strength(e);
             let ci = s.interval(e);
             let win = koth_arena::stats::wilson(st.wins, games);
             Row {
@@ -222,10 +226,11 @@ pub fn rows(s: &Standings) -> Vec<Row> {
                 penalties: st.penalties,
                 warnings: st.warnings,
                 turn_capped: st.turn_capped,
-                mean,
-                ci95: ci.half_width(mean),
-                mean_low: ci.low,
-                mean_high: ci.high,
+                strength,
+                mean: st.score.mean(),
+                ci95: ci.half_width(strength),
+                low: ci.low,
+                high: ci.high,
                 win_rate: if games == 0 {
                     0.0
                 } else {
@@ -246,7 +251,7 @@ pub fn decimals(rows: &[Row]) -> usize {
     let h = rows
         .iter()
         .filter(|r| r.games > 0)
-        .map(|r| r.mean_high - r.mean_low)
+        .map(|r| r.high - r.low)
         .fold(f64::INFINITY, f64::min)
         / 2.0;
     if !h.is_finite() || h <= 0.0 {
@@ -262,12 +267,12 @@ pub fn mean_text(r: &Row, d: usize) -> String {
     if r.games == 0 {
         return "-".into();
     }
-    let below = r.mean - r.mean_low;
-    let above = (r.mean_high - r.mean).max(0.0);
+    let below = r.strength - r.low;
+    let above = (r.high - r.strength).max(0.0);
     if below.min(above) * 1.25 >= below.max(above) {
-        format!("{:+.d$} ± {:.d$}", r.mean, below.max(above))
+        format!("{:+.d$} ± {:.d$}", r.strength, below.max(above))
     } else {
-        format!("{:+.d$} -{below:.d$}/+{above:.d$}", r.mean)
+        format!("{:+.d$} -{below:.d$}/+{above:.d$}", r.strength)
     }
 }
 
@@ -301,9 +306,29 @@ pub fn leaderboard(s: &Standings, columns: Columns) -> String {
     }
     let rows = rows(s);
     let d = decimals(&rows);
+    // The means get a column of their own only where they read differently
+    // from the strengths: where the bots met different fields.
+    let apart = rows
+        .iter()
+        .any(|r| r.games > 0 && format!("{:.d$}", r.mean) != format!("{:.d$}", r.strength));
+    if apart {
+        extra.insert(0, ("mean", |_| 0));
+    }
+    let cell = |r: &Row, h: &str, f: Count| {
+        if h == "mean" {
+            right(format!("{:+.d$}", r.mean))
+        } else {
+            right(f(r).to_string())
+        }
+    };
+    let (score, points) = if apart {
+        ("strength ± 95%", "strength ± 95%")
+    } else {
+        ("mean ± 95%", "points/game ± 95%")
+    };
     match columns {
         Columns::ZeroSum => {
-            let mut header = vec!["#", "bot", "games", "wins", "win %", "mean ± 95%", "total"];
+            let mut header = vec!["#", "bot", "games", "wins", "win %", score, "total"];
             header.extend(extra.iter().map(|(h, _)| *h));
             t.set_header(header);
             for r in &rows {
@@ -316,14 +341,14 @@ pub fn leaderboard(s: &Standings, columns: Columns) -> String {
                     right(mean_text(r, d)),
                     right(format!("{:+.1}", r.total)),
                 ];
-                row.extend(extra.iter().map(|(_, f)| right(f(r).to_string())));
+                row.extend(extra.iter().map(|&(h, f)| cell(r, h, f)));
                 t.add_row(row);
             }
         }
         Columns::Points => {
             let mut header = vec!["#", "score", "bot", "games", "wins", "draws", "losses"];
             header.extend(extra.iter().map(|(h, _)| *h));
-            header.push("points/game ± 95%");
+            header.push(points);
             t.set_header(header);
             for r in &rows {
                 let mut row = vec![
@@ -335,7 +360,7 @@ pub fn leaderboard(s: &Standings, columns: Columns) -> String {
                     right(r.draws.to_string()),
                     right(r.losses.to_string()),
                 ];
-                row.extend(extra.iter().map(|(_, f)| right(f(r).to_string())));
+                row.extend(extra.iter().map(|&(h, f)| cell(r, h, f)));
                 let mut text = mean_text(r, d);
                 if let Some(t) = text.strip_prefix('+') {
                     text = t.to_string();
@@ -345,7 +370,14 @@ pub fn leaderboard(s: &Standings, columns: Columns) -> String {
             }
         }
     }
-    t.to_string()
+    let mut text = t.to_string();
+    if apart {
+        text.push_str(
+            "\nstrength: the mean score against opponents drawn evenly from the field, \
+             whomever each bot met (the bots met different fields; mean: over its own games)",
+        );
+    }
+    text
 }
 
 /// One line about the run: games, time, rate, seed.
@@ -561,6 +593,26 @@ pub fn turn_cap_line(s: &koth_arena::Standings) -> Option<String> {
     ))
 }
 
+/// The games played again rather than charged to a bot, in a line (`None`
+/// when there were none).
+pub fn replays_line(r: &koth_arena::Replays) -> Option<String> {
+    let mut parts = Vec::new();
+    if r.lost > 0 {
+        parts.push(format!(
+            "{} lost with a process that failed in another game (that game is charged; these are played again, or left for a resume when the run stops)",
+            count(r.lost)
+        ));
+    }
+    if r.machine > 0 {
+        parts.push(format!(
+            "{} put off while the machine could not start a process (last: {})",
+            count(r.machine),
+            r.last_machine.as_deref().unwrap_or("?")
+        ));
+    }
+    (!parts.is_empty()).then(|| format!("charged to no bot: {}", parts.join("; ")))
+}
+
 /// Forfeits per entrant: reason → count, and the first stderr tail.
 #[derive(Default)]
 pub struct Forfeits {
@@ -754,14 +806,14 @@ mod tests {
         assert_eq!(decimals(&narrow), 4);
         // A lopsided interval says so; a symmetric one is ± h.
         let mut r = narrow[0].clone();
-        r.mean_low = r.mean - 0.01;
-        r.mean_high = r.mean + 0.0101;
+        r.low = r.strength - 0.01;
+        r.high = r.strength + 0.0101;
         assert!(
             mean_text(&r, 4).contains(" ± 0.0101"),
             "{}",
             mean_text(&r, 4)
         );
-        r.mean_high = r.mean;
+        r.high = r.strength;
         assert!(
             mean_text(&r, 4).contains(" -0.0100/+0.0000"),
             "{}",

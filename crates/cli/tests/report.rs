@@ -369,6 +369,7 @@ impl Agent<State> for Saboteur {
             illegal: false,
             tried: None,
             hook: None,
+            again: None,
         })
     }
 }

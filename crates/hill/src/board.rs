@@ -1,10 +1,12 @@
 //! The standings of a hill's current field: each listed entrant ranked on the
-//! games its current version played against the current versions of the others
-//! (the only games whose means can be compared), with the tournament's intervals,
-//! a multi-player skill rating beside them, head-to-head means, and a mark where
-//! a rank is settled.
+//! games its current version played against the current versions of the others,
+//! by its strength from the opponent-aware model (what it would score against
+//! the whole field, whomever it happened to meet), with the model's intervals,
+//! the raw mean, a multi-player skill rating, head-to-head means, and a mark
+//! where a rank is settled.
 
-use crate::store::{Entrant, Status, Store, StoredGame, Version};
+use crate::store::{Block, Entrant, Status, Store, StoredGame, Version};
+use koth_arena::model::anytime_z;
 use koth_arena::ratings::{Rater, RaterState, Rating};
 use koth_arena::records::{ForfeitRecord, NoticeRecord};
 use koth_arena::{ChoiceCode, GameRecord, Outcome, PerSeat, Standings};
@@ -66,6 +68,12 @@ pub struct Board {
     rater: Rater,
     /// Games counted.
     pub games: u64,
+    /// Deals are played once per rotation of the seats: a deal's games are one
+    /// observation for the intervals.
+    duplicate: bool,
+    /// The two versions each `pair` block was played to tell apart: only their
+    /// seats count in the model ([`Board::learn`]).
+    pairs: HashMap<i64, [i64; 2]>,
 }
 
 /// The standings of a field counted up to a point of the store, kept in it so
@@ -103,9 +111,12 @@ pub struct Row {
     pub version: i64,
     /// Games of the current version counted.
     pub games: u64,
-    /// Mean score per game.
+    /// Strength: the mean score it would get against opponents drawn evenly
+    /// from the field, from the standings' model (what it is ranked by).
+    pub strength: f64,
+    /// Mean score per game, over the opponents it happened to meet.
     pub mean: f64,
-    /// The 95% interval of the mean.
+    /// The 95% interval of the strength.
     pub low: f64,
     /// See `low`.
     pub high: f64,
@@ -119,15 +130,17 @@ pub struct Row {
     pub forfeits: u64,
     /// The skill rating's `mu - 3 sigma`.
     pub rating: f64,
-    /// Its interval clears both neighbours': the rank will not change with more
-    /// games of the same field (at 95% each).
+    /// Its difference from each neighbour clears the hill's boundary
+    /// ([`anytime_z`]): two equal bots are marked apart in at most 5% of hills,
+    /// however long they run.
     pub settled: bool,
 }
 
 impl Board {
     /// An empty board of the listed entrants among `entrants` (removed ones left
-    /// out); `versions` numbers each version.
-    pub fn new(entrants: &[Entrant], versions: &[Version]) -> Board {
+    /// out); `versions` numbers each version; `duplicate` says whether the
+    /// hill plays each deal once per rotation of the seats.
+    pub fn new(entrants: &[Entrant], versions: &[Version], duplicate: bool) -> Board {
         let listed: Vec<Entrant> = entrants
             .iter()
             .filter(|e| e.status != Status::Removed)
@@ -146,6 +159,21 @@ impl Board {
             rater: Rater::new(listed.len()),
             entrants: listed,
             games: 0,
+            duplicate,
+            pairs: HashMap::new(),
+        }
+    }
+
+    /// Takes note of which blocks were `pair` blocks, and of which two
+    /// versions: their games are counted in the model at those two seats only
+    /// (the other seats' entrants were drawn to face them, more often than
+    /// the field does). Every block whose games are counted must be learnt
+    /// first ([`Board::add_stored`] learns them itself).
+    pub fn learn(&mut self, blocks: &[Block]) {
+        for b in blocks {
+            if b.kind == "pair" && b.versions.len() >= 2 {
+                self.pairs.insert(b.id, [b.versions[0], b.versions[1]]);
+            }
         }
     }
 
@@ -183,7 +211,10 @@ impl Board {
     /// Takes up `kept` if this board has counted nothing and lists the field
     /// `kept` counted; says whether it did.
     pub fn take(&mut self, kept: &Kept) -> bool {
+        // Kept by a koth before the model: counted again.
+        let modelled = kept.standings.model.games() == kept.standings.games;
         let fits = self.games == 0
+            && modelled
             && kept.field == self.field()
             && kept.standings.entrants.len() == self.entrants.len()
             && kept.rater.ratings.len() == self.entrants.len();
@@ -209,7 +240,7 @@ impl Board {
         if !self.counts(g) {
             return Ok(false);
         }
-        Ok(self.add_played(&g.seats, &light::<C>(g)?))
+        Ok(self.add_played(g.block, &g.seats, &light::<C>(g)?))
     }
 
     /// Counts every game of `store` from point `from` on (up to `upto`, if
@@ -228,8 +259,9 @@ impl Board {
     where
         C: ChoiceCode + DeserializeOwned + Send,
     {
-        type Read<C> = Result<Vec<(Vec<i64>, GameRecord<C>)>, String>;
+        type Read<C> = Result<Vec<(i64, Vec<i64>, GameRecord<C>)>, String>;
         let threads = threads.clamp(1, 16);
+        self.learn(&store.blocks().map_err(|e| e.0)?);
         let current: std::collections::HashSet<i64> = self.slot.keys().copied().collect();
         let mut failed = None;
         std::thread::scope(|scope| {
@@ -247,7 +279,7 @@ impl Board {
                                 games
                                     .iter()
                                     .filter(|g| g.seats.iter().all(|v| current.contains(v)))
-                                    .map(|g| Ok((g.seats.clone(), light::<C>(g)?)))
+                                    .map(|g| Ok((g.block, g.seats.clone(), light::<C>(g)?)))
                                     .collect()
                             });
                         let bad = read.is_err();
@@ -266,8 +298,8 @@ impl Board {
                     let Ok(read) = from_readers[k % threads].recv() else {
                         return Ok(());
                     };
-                    for (seats, rec) in read? {
-                        self.add_played(&seats, &rec);
+                    for (block, seats, rec) in read? {
+                        self.add_played(block, &seats, &rec);
                     }
                     k += 1;
                 }
@@ -297,9 +329,10 @@ impl Board {
         failed.map_or(Ok(()), Err)
     }
 
-    /// Counts a game whose seats hold versions `versions` (its record's seats
-    /// index the block's entrants), if every one is current; says whether it did.
-    pub fn add_played<C>(&mut self, versions: &[i64], rec: &GameRecord<C>) -> bool {
+    /// Counts a game of block `block` whose seats hold versions `versions` (its
+    /// record's seats index the block's entrants), if every one is current;
+    /// says whether it did.
+    pub fn add_played<C>(&mut self, block: i64, versions: &[i64], rec: &GameRecord<C>) -> bool {
         let mut slots = koth_arena::PerSeat::<usize>::new();
         for v in versions {
             match self.slot.get(v) {
@@ -333,8 +366,18 @@ impl Board {
             log: None,
             ..*rec
         };
-        // Deals are not grouped here: a hill's games come from many blocks.
-        self.standings.add(&counted);
+        // A deal's rotations are the block's games k·j .. k·j + k − 1.
+        let k = if self.duplicate {
+            rec.seats.len() as u64
+        } else {
+            1
+        };
+        let deal = (k > 1).then(|| (((block as u64) << 32) | (rec.index / k), k));
+        let only = self
+            .pairs
+            .get(&block)
+            .and_then(|pair| versions.iter().position(|v| pair.contains(v)));
+        self.standings.add_focused(&counted, deal, only);
         self.rater.add(&counted);
         self.games += 1;
         true
@@ -353,8 +396,8 @@ impl Board {
         self.rater.ratings(&names)
     }
 
-    /// Whether every active entrant's rank is settled (its interval clears its
-    /// neighbours'): more games of the same field would hardly change the order.
+    /// Whether every active entrant's rank is settled (its difference from each
+    /// neighbour clears the boundary): more games would hardly change the order.
     /// False with fewer than two active entrants.
     pub fn settled(&self) -> bool {
         let active = Status::Active.name();
@@ -365,21 +408,25 @@ impl Board {
 
     /// The leaderboard, best first.
     pub fn rows(&self) -> Vec<Row> {
-        let ranking = self.standings.ranking();
+        let s = &self.standings;
+        let ranking = s.ranking();
         let ratings = self.ratings();
-        let ci: Vec<_> = (0..self.entrants.len())
-            .map(|e| self.standings.interval(e))
-            .collect();
-        let played = |e: usize| self.standings.entrants[e].games() > 0;
+        let ci: Vec<_> = (0..self.entrants.len()).map(|e| s.interval(e)).collect();
+        let played = |e: usize| s.entrants[e].games() > 0;
+        let (lo, hi) = s.score_range();
+        // Told apart from `o`, at a boundary no difference of zero ever clears
+        // but 5% of the time, however often the hill looks.
+        let apart = |e: usize, o: Option<&usize>| match o {
+            Some(&o) if played(o) => s
+                .difference(e, o)
+                .is_some_and(|(d, se)| d.abs() > anytime_z(se, hi - lo) * se),
+            _ => true,
+        };
         ranking
             .iter()
             .enumerate()
             .map(|(r, &e)| {
-                let st = &self.standings.entrants[e];
-                let clear = |o: Option<&usize>| match o {
-                    Some(&o) if played(o) => ci[o].high < ci[e].low || ci[o].low > ci[e].high,
-                    _ => true,
-                };
+                let st = &s.entrants[e];
                 let above = r.checked_sub(1).and_then(|i| ranking.get(i));
                 let below = ranking.get(r + 1);
                 Row {
@@ -388,6 +435,7 @@ impl Board {
                     status: self.entrants[e].status.name(),
                     version: self.numbers[e],
                     games: st.games(),
+                    strength: s.strength(e),
                     mean: st.score.mean(),
                     low: ci[e].low,
                     high: ci[e].high,
@@ -396,7 +444,7 @@ impl Board {
                     losses: st.losses,
                     forfeits: st.forfeits,
                     rating: ratings[e].conservative,
-                    settled: played(e) && st.games() >= 2 && clear(above) && clear(below),
+                    settled: played(e) && st.games() >= 2 && apart(e, above) && apart(e, below),
                 }
             })
             .collect()

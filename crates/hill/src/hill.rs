@@ -64,6 +64,11 @@ pub struct Hill<G: BotKinds> {
     pools: crate::pool::Pools<G>,
     /// Seconds of a worker a game took in the last block played.
     pace: Option<f64>,
+    /// Games played again since the hill was opened, rather than charged to a
+    /// bot: lost with a process that failed in another game, or put off while
+    /// the machine could not start a process (then the workers pause, longer
+    /// each time, until it clears).
+    pub replays: koth_arena::Replays,
     /// The hill's player lock, once this hill plays (see [`Hill::claim_play`]).
     player: Option<std::fs::File>,
 }
@@ -104,6 +109,7 @@ impl<G: BotKinds> Hill<G> {
             ready: None,
             pools: Default::default(),
             pace: None,
+            replays: koth_arena::Replays::default(),
             player: None,
         })
     }
@@ -394,7 +400,7 @@ impl<G: BotKinds> Hill<G> {
         let events = self.store.events(0)?;
         let versions = self.store.versions()?;
         let entrants = entrants_at(&events, &versions, seen);
-        let mut board = Board::new(&entrants, &versions);
+        let mut board = Board::new(&entrants, &versions, self.settings.duplicate);
         let from = match self.kept()? {
             Some(kept) if board.take(&kept) => kept.upto,
             _ => (0, 0),
@@ -688,6 +694,7 @@ impl<G: BotKinds> Hill<G> {
             },
             duplicate: self.settings.duplicate,
         };
+        board.learn(std::slice::from_ref(block));
         let mut keeper = Keeper::<G> {
             store: self.store.as_mut(),
             board,
@@ -706,6 +713,11 @@ impl<G: BotKinds> Hill<G> {
         let (chunk, least) = batch_sizes(self.pace, block.games, self.threads);
         let run = t.run_chunked(block.done..block.games, chunk, least, &mut keeper, stop);
         keeper.flush();
+        self.replays.lost += run.replays.lost;
+        self.replays.machine += run.replays.machine;
+        if run.replays.last_machine.is_some() {
+            self.replays.last_machine = run.replays.last_machine;
+        }
         let played = run.played.end - run.played.start;
         if played > 0 {
             self.pace =
@@ -822,7 +834,7 @@ impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
                 self.batch.push(&self.seats, line.trim_ascii_end());
             }
         }
-        self.board.add_played(&self.seats, rec);
+        self.board.add_played(self.block.id, &self.seats, rec);
     }
 
     fn on_progress(&mut self, _p: &Progress<'_>) {
@@ -1192,6 +1204,10 @@ impl<G: BotKinds> Hill<G> {
                 .push("the standings kept are unreadable: they are counted again".into());
             return Ok(());
         };
+        if kept.standings.model.games() != kept.standings.games {
+            // Kept by a koth before the model: never taken up, counted again.
+            return Ok(());
+        }
         let field: Vec<Entrant> = kept
             .field
             .iter()
@@ -1204,7 +1220,7 @@ impl<G: BotKinds> Hill<G> {
                 owner: None,
             })
             .collect();
-        let mut again = Board::new(&field, versions);
+        let mut again = Board::new(&field, versions, self.settings.duplicate);
         again
             .add_stored::<G::Choice>(self.store.as_ref(), cores(), (0, 0), Some(kept.upto))
             .map_err(HillError)?;
@@ -1375,7 +1391,8 @@ impl<G: BotKinds> Plans<'_, G> {
     /// read again from the store.
     fn board_before(&self, b: &Block) -> Result<Board> {
         let field = entrants_at(self.events, self.versions, b.after_event);
-        let mut bd = Board::new(&field, self.versions);
+        let mut bd = Board::new(&field, self.versions, self.hill.settings.duplicate);
+        bd.learn(self.blocks);
         let mut failed = None;
         self.hill.store.each_batch(&mut |block, first, packed| {
             if block >= b.id {

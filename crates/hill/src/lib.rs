@@ -16,7 +16,7 @@
 //!     game: "coup".into(), rules_name: "standard".into(), rules: serde_json::Value::Null,
 //!     table: 3, seed: 7, block: 30, builtin_block: 30,
 //!     candidate_games: 60, duplicate: true, timeout_ms: 1000,
-//!     own_candidate_seeds: true, ..Settings::default()
+//!     own_candidate_seeds: true, field_tables: true, ..Settings::default()
 //! };
 //! Hill::<koth_coup::State>::init(&dir, &settings).unwrap();
 //! let mut hill = Hill::<koth_coup::State>::open(&dir, koth_coup::Rules::standard(),

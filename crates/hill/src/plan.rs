@@ -6,9 +6,24 @@
 //!    current field is a candidate: it plays a gauntlet against the other active
 //!    entrants. Its blocks are dealt from seeds of its own version (see
 //!    `candidate_seed`): a deal shown on the page is never dealt again.
-//! 2. Otherwise the two neighbours in the ranking whose intervals overlap most
-//!    (or, when every rank is settled, lie closest) play a block together, with
-//!    the rest of a table drawn from the other active entrants.
+//! 2. Otherwise blocks alternate between two kinds:
+//!    - a `field` block: every active entrant, each deal's table drawn from the
+//!      whole field in whole rounds ([`Schedule::Balanced`]): every entrant the
+//!      same number of games, in every seat, against a fresh draw of opponents;
+//!    - a `pair` block: the two neighbours in the ranking whose difference is
+//!      least settled (smallest against its boundary), facing the same field
+//!      ([`Schedule::Pair`]): at every table together with opponents drawn per
+//!      game from the rest (at tables of two, each against the same opponent
+//!      drawn per two games).
+//!
+//!    Neither gives an entrant a field others do not get: the pair's two share
+//!    theirs, and every other block draws from the whole field. The standings'
+//!    model takes out what remains (whom the pair's opponents met).
+//!
+//! Hills made before tables were drawn from the field (`field_tables` false)
+//! keep their old second step, so that their audit still holds: the two
+//! neighbours by mean score whose intervals overlap most, with the rest of a
+//! table drawn once for the block.
 //!
 //! A block plays `block` games, or `builtin_block` when every version at its
 //! tables is a built-in.
@@ -16,12 +31,14 @@
 use crate::board::Board;
 pub use crate::store::Planned;
 use crate::store::{Block, Settings, Status};
+use koth_arena::model::anytime_z;
 use koth_arena::rng::derive_seed;
 use koth_arena::{Random, Rng, Schedule};
 
 /// Seed streams of the hill's blocks.
 const CANDIDATE: u64 = 1;
 const UNCERTAIN: u64 = 2;
+const FIELD: u64 = 3;
 
 /// The next block to play, or `None` when fewer than two entrants are active.
 /// `planned` summarises the blocks planned so far; `builtin` says which
@@ -74,16 +91,83 @@ pub fn next_block(
             block_games,
         ));
     }
-    // The active entrants in ranking order, and the pair least certain.
+    if !settings.field_tables {
+        return Some(uncertain(
+            settings,
+            board,
+            planned,
+            &active,
+            table,
+            size,
+            block_games,
+        ));
+    }
+    let seed = derive_seed(derive_seed(settings.seed, FIELD), planned.blocks);
     let ranking: Vec<usize> = board
         .standings
         .ranking()
         .into_iter()
         .filter(|e| active.contains(e))
         .collect();
+    if planned.blocks.is_multiple_of(2) || active.len() <= table {
+        // The whole field, each deal's table drawn from it.
+        let versions: Vec<i64> = ranking.iter().map(|&e| version(e)).collect();
+        let n = versions.len() as u64;
+        let per_deal = if settings.duplicate { table as u64 } else { 1 };
+        // Whole rounds: every entrant the same number of games in every seat.
+        let round = n * per_deal;
+        let games = size(&versions).div_ceil(round).max(1) * round;
+        let schedule = Schedule::Balanced { games, table };
+        return Some(block("field", versions, schedule, seed, block_games));
+    }
+    // The neighbours least settled: the smallest difference for its boundary.
+    let (lo, hi) = board.standings.score_range();
+    let margin = |a: usize, b: usize| match board.standings.difference(a, b) {
+        Some((d, se)) if se > 0.0 => d.abs() / (anytime_z(se, hi - lo) * se),
+        _ => 0.0,
+    };
+    let mut best = (f64::INFINITY, 0);
+    for r in 0..ranking.len() - 1 {
+        let m = margin(ranking[r], ranking[r + 1]);
+        if m < best.0 {
+            best = (m, r);
+        }
+    }
+    let (a, b) = (ranking[best.1], ranking[best.1 + 1]);
+    let mut versions = vec![version(a), version(b)];
+    versions.extend(
+        ranking
+            .iter()
+            .filter(|&&e| e != a && e != b)
+            .map(|&e| version(e)),
+    );
+    let games = size(&versions);
+    let schedule = Schedule::Pair { games, table };
+    Some(block("pair", versions, schedule, seed, block_games))
+}
+
+/// What hills made before [`Settings::field_tables`] play after the candidate
+/// games: the two neighbours (by mean score) whose intervals overlap most, with
+/// the rest of a table drawn once for the whole block.
+fn uncertain(
+    settings: &Settings,
+    board: &Board,
+    planned: &Planned,
+    active: &[usize],
+    table: usize,
+    size: impl Fn(&[i64]) -> u64,
+    block_games: impl Fn(&Schedule, usize) -> u64,
+) -> Block {
+    let version = |e: usize| board.entrants[e].version;
+    let ranking: Vec<usize> = board
+        .standings
+        .mean_ranking()
+        .into_iter()
+        .filter(|e| active.contains(e))
+        .collect();
     let ci: Vec<_> = ranking
         .iter()
-        .map(|&e| board.standings.interval(e))
+        .map(|&e| board.standings.mean_interval(e))
         .collect();
     let mut best = (f64::NEG_INFINITY, 0);
     for r in 0..ranking.len() - 1 {
@@ -117,7 +201,7 @@ pub fn next_block(
             table,
         }
     };
-    Some(block("uncertain", versions, schedule, seed, block_games))
+    block("uncertain", versions, schedule, seed, block_games)
 }
 
 /// The seed of version `v`'s `k`-th candidate block. Of its own version: a

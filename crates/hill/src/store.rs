@@ -89,6 +89,11 @@ pub struct Settings {
     /// (false in hills made before: every candidate's k-th block shares a seed).
     #[serde(default)]
     pub own_candidate_seeds: bool,
+    /// Blocks after the candidate games draw each deal's table from the whole
+    /// field, alternating with blocks for the least settled pair (false in
+    /// hills made before: two neighbours and two entrants drawn once a block).
+    #[serde(default)]
+    pub field_tables: bool,
     /// The longest an upload's check may take, in seconds (0, as in hills made
     /// before it was a setting: [`DEFAULT_CHECK_SECONDS`]).
     #[serde(default)]
@@ -227,8 +232,10 @@ pub struct Event {
 pub struct Block {
     /// Its number: blocks are planned and played in this order.
     pub id: i64,
-    /// Why it was planned: `candidate` (a new version against the field) or
-    /// `uncertain` (two neighbours whose ranking is least certain).
+    /// Why it was planned: `candidate` (a new version against the field),
+    /// `field` (the whole field, a table drawn for each deal), `pair` (the two
+    /// neighbours least settled, facing the same field) or, in hills made
+    /// before those, `uncertain` (two neighbours and two entrants drawn once).
     pub kind: String,
     /// The versions playing, as the block's entrants (a record's seats index this).
     pub versions: Vec<i64>,

@@ -831,13 +831,13 @@ pub fn head_to_head(board: &crate::Board) -> serde_json::Value {
     serde_json::json!({ "names": names, "cells": cells })
 }
 
-/// A point of the standings' history: each ranked entrant's mean and interval.
+/// A point of the standings' history: each ranked entrant's strength and interval.
 pub fn history_point(board: &crate::Board) -> serde_json::Value {
     serde_json::json!(board
         .rows()
         .iter()
         .filter(|r| r.games > 0)
-        .map(|r| serde_json::json!([r.name, r.mean, r.low, r.high, r.games]))
+        .map(|r| serde_json::json!([r.name, r.strength, r.low, r.high, r.games]))
         .collect::<Vec<_>>())
 }
 

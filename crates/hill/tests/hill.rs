@@ -1,91 +1,13 @@
 //! The hill as a library: entrants coming, changing and going; the schedule it
 //! plans; what it stores; and how close its ranking comes to a full round robin.
 
-use koth_arena::{Quiet, RecordLevel, Schedule, Scoring, Tournament};
+use koth_arena::{RecordLevel, Scoring, Tournament};
 use koth_entrants::{parse_bot, GameKind, Setup};
 use koth_hill::{entrants_at, Change, Hill, Settings, Status};
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
-type Coup = koth_coup::State;
-
-fn scratch(label: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("koth-hill-{label}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-fn settings(seed: u64, table: usize, block: u64, candidate: u64) -> Settings {
-    Settings {
-        game: "coup".into(),
-        rules_name: "standard".into(),
-        rules: serde_json::to_value(koth_coup::Rules::standard()).unwrap(),
-        table,
-        seed,
-        block,
-        builtin_block: 0,
-        candidate_games: candidate,
-        duplicate: true,
-        timeout_ms: 1000,
-        own_candidate_seeds: true,
-        ..Settings::default()
-    }
-}
-
-fn open(dir: &std::path::Path) -> Hill<Coup> {
-    let mut h = Hill::<Coup>::open(dir, koth_coup::Rules::standard(), Scoring::ZeroSum).unwrap();
-    h.threads = 2;
-    h
-}
-
-fn add(h: &mut Hill<Coup>, name: &str, builtin: &str) {
-    let bot = parse_bot(GameKind::Coup, &format!("builtin:{builtin}")).unwrap();
-    h.submit(Change::Add, name, &bot).unwrap();
-}
-
-/// A new hill in `d` with `builtins` entered, each under its own name.
-fn hill_of(d: &std::path::Path, settings: &Settings, builtins: &[&str]) -> Hill<Coup> {
-    Hill::<Coup>::init(d, settings).unwrap();
-    let mut h = open(d);
-    for b in builtins {
-        add(&mut h, b, b);
-    }
-    h
-}
-
-/// Plays whole blocks until at least `games` more are stored.
-fn play(h: &mut Hill<Coup>, games: u64) {
-    let start = h.store.game_count().unwrap();
-    let (mut board, seen) = h.board().unwrap();
-    while h.store.game_count().unwrap() - start < games {
-        let b = h
-            .step(&mut board, seen, &AtomicBool::new(false), &mut |_, _| {})
-            .unwrap();
-        assert!(b.is_some(), "nothing to play");
-    }
-    // The board counted game by game as they ended is the one the stored games
-    // give, to the last bit of every mean and rating.
-    let live = serde_json::to_value(board.rows()).unwrap();
-    let stored = serde_json::to_value(h.board_at(seen).unwrap().rows()).unwrap();
-    assert_eq!(live, stored);
-}
-
-/// Kendall's tau between two rankings of the same names.
-fn kendall_tau(a: &[String], b: &[String]) -> f64 {
-    let pos = |r: &[String], n: &String| r.iter().position(|x| x == n).unwrap() as i64;
-    let (mut concordant, mut discordant) = (0i64, 0i64);
-    for i in 0..a.len() {
-        for j in i + 1..a.len() {
-            let s = (pos(a, &a[i]) - pos(a, &a[j])) * (pos(b, &a[i]) - pos(b, &a[j]));
-            if s > 0 {
-                concordant += 1;
-            } else {
-                discordant += 1;
-            }
-        }
-    }
-    (concordant - discordant) as f64 / (concordant + discordant) as f64
-}
+mod common;
+use common::*;
 
 #[test]
 fn a_new_version_is_a_candidate_against_the_field_dealt_from_seeds_of_its_own() {
@@ -132,8 +54,8 @@ fn a_new_version_is_a_candidate_against_the_field_dealt_from_seeds_of_its_own() 
             assert_eq!(of_first[1].seed, of_late[1].seed);
         }
         assert_ne!(of_late[0].seed, of_late[1].seed);
-        // Between the candidates, the scheduler played the least certain pair.
-        assert!(blocks.iter().any(|b| b.kind == "uncertain"));
+        // Between the candidates, the scheduler drew tables from the field.
+        assert!(blocks.iter().any(|b| b.kind == "field"));
         let audit = h.audit().unwrap();
         assert!(audit.problems.is_empty(), "{:?}", audit.problems);
         assert_eq!(audit.games, h.store.game_count().unwrap());
@@ -146,7 +68,12 @@ fn a_new_version_is_a_candidate_against_the_field_dealt_from_seeds_of_its_own() 
 fn every_game(h: &Hill<Coup>, seen: i64) -> koth_hill::Board {
     let events = h.store.events(0).unwrap();
     let versions = h.store.versions().unwrap();
-    let mut every = koth_hill::Board::new(&entrants_at(&events, &versions, seen), &versions);
+    let mut every = koth_hill::Board::new(
+        &entrants_at(&events, &versions, seen),
+        &versions,
+        h.settings.duplicate,
+    );
+    every.learn(&h.store.blocks().unwrap());
     h.store
         .each_game(&mut |g| {
             every.add::<koth_coup::Choice>(&g).unwrap();
@@ -222,11 +149,13 @@ fn kept_standings_are_taken_up_and_counted_on_and_checked_by_the_audit() {
 #[test]
 fn counting_again_skips_the_blocks_of_versions_gone_and_agrees_with_every_game() {
     let d = scratch("recount");
-    let mut h = hill_of(
-        &d,
-        &settings(42, 3, 30, 30),
-        &["honest", "bluffer", "economist", "counter"],
-    );
+    // The blocks of a hill made before tables were drawn from the whole field:
+    // two neighbours and one more, a version gone from every table of some.
+    let s = Settings {
+        field_tables: false,
+        ..settings(42, 3, 30, 30)
+    };
+    let mut h = hill_of(&d, &s, &["honest", "bluffer", "economist", "counter"]);
     play(&mut h, 300);
     let bot = parse_bot(GameKind::Coup, "builtin:skeptic").unwrap();
     h.submit(Change::Update, "counter", &bot).unwrap();
@@ -550,13 +479,13 @@ fn blocks_of_built_ins_only_are_as_long_as_their_setting_says() {
     let mut h = hill_of(&d, &s, &["honest", "bluffer", "economist"]);
     play(&mut h, 400);
     let blocks = h.store.blocks().unwrap();
-    let uncertain: Vec<u64> = blocks
+    let field: Vec<u64> = blocks
         .iter()
-        .filter(|b| b.kind == "uncertain")
+        .filter(|b| b.kind != "candidate")
         .map(|b| b.games)
         .collect();
-    assert!(uncertain.len() >= 3, "{uncertain:?}");
-    assert!(uncertain.iter().all(|&g| g == 60), "{uncertain:?}");
+    assert!(field.len() >= 3, "{field:?}");
+    assert!(field.iter().all(|&g| g == 60), "{field:?}");
     // A candidate block stops at what the candidate still needs.
     assert!(blocks
         .iter()
@@ -573,11 +502,15 @@ fn blocks_of_built_ins_only_are_as_long_as_their_setting_says() {
     let h = open(&d);
     assert_eq!(h.settings.builtin_block, 0);
     let problems = h.audit().unwrap().problems;
+    // Whole rounds of 10 (12 games for a field block) or a pair block of 10.
     let longer = problems
         .iter()
-        .filter(|p| p.contains("stored as 60 games of uncertain") && p.contains("plans 10 games"))
+        .filter(|p| {
+            p.contains("stored as 60 games of")
+                && (p.contains("plans 10 games") || p.contains("plans 12 games"))
+        })
         .count();
-    assert_eq!(longer, uncertain.len(), "{problems:?}");
+    assert_eq!(longer, field.len(), "{problems:?}");
     std::fs::remove_dir_all(&d).ok();
 
     // With a program in the field (at every table of three), every block is
@@ -595,8 +528,10 @@ fn blocks_of_built_ins_only_are_as_long_as_their_setting_says() {
     h.submit(Change::Add, "py", &bot).unwrap();
     play(&mut h, 60);
     let blocks = h.store.blocks().unwrap();
-    assert!(blocks.iter().any(|b| b.kind == "uncertain"));
-    assert!(blocks.iter().all(|b| b.games <= 12), "{blocks:?}");
+    assert!(blocks.iter().any(|b| b.kind == "field"));
+    // `block` games, rounded up to whole deals (3 games) or, for a field
+    // block, whole rounds (a deal for each of the 3 entrants: 9 games).
+    assert!(blocks.iter().all(|b| b.games <= 18), "{blocks:?}");
     assert!(h.audit().unwrap().problems.is_empty());
     std::fs::remove_dir_all(&d).ok();
 }
@@ -692,29 +627,7 @@ fn an_incremental_hill_of_twelve_agrees_with_a_full_round_robin() {
             _ => (n, b),
         })
         .collect();
-    let bots: Vec<_> = finals
-        .iter()
-        .map(|(n, b)| parse_bot(GameKind::Coup, &format!("{n}=builtin:{b}")).unwrap())
-        .collect();
-    let t = Tournament::<Coup> {
-        rules: koth_coup::Rules::standard(),
-        entrants: koth_entrants::entrants::<Coup>(&bots, &Setup::default()).unwrap(),
-        schedule: Schedule::Balanced {
-            games: 12 * 2000,
-            table: 4,
-        },
-        scoring: Scoring::ZeroSum,
-        seed: 99,
-        threads: 2,
-        records: RecordLevel::None,
-        duplicate: true,
-    };
-    let full = t.run(&mut Quiet).standings;
-    let full_order: Vec<String> = full
-        .ranking()
-        .iter()
-        .map(|&e| full.entrants[e].name.clone())
-        .collect();
+    let full_order = balanced_order(&finals, 12 * 2000);
     let tau = kendall_tau(&hill_order, &full_order);
     eprintln!(
         "hill: {hill_order:?}\nfull: {full_order:?}\nKendall tau {tau:.3}, hill games counted {}",
@@ -935,11 +848,11 @@ fn a_hill_resting_when_settled_plays_only_for_candidates_and_unsettled_ranks() {
     assert_eq!(h.store.planned().unwrap().blocks, planned.blocks);
     // Not resting, the same hill plays on where it is least sure.
     h.rest_when_settled = false;
-    assert_eq!(step(&mut h).0.unwrap().kind, "uncertain");
+    assert_eq!(step(&mut h).0.unwrap().kind, "field");
     // A newcomer is a candidate, played even on a settled hill; then the hill
     // plays until the new order stands too.
     h.rest_when_settled = true;
-    add(&mut h, "economist", "economist");
+    add(&mut h, "challenger", "challenger");
     assert_eq!(step(&mut h).0.unwrap().kind, "candidate");
     let mut more = 0;
     while step(&mut h).0.is_some() {

@@ -203,6 +203,10 @@ impl PpcgAgent {
                     Some(&r),
                 ))
             }
+            // The machine could not start it: a game to play again, not a fault.
+            Exit::SpawnFailed(m) if koth_process::machine_error(m) => {
+                return Err(Fault::machine(format!("could not start: {m}")))
+            }
             Exit::SpawnFailed(m) => {
                 return Err(self.fault(game, seat, format!("could not start: {m}"), Some(&r)))
             }

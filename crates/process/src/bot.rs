@@ -29,6 +29,21 @@ pub enum ProcessError {
     /// Unexpected I/O error.
     #[error("I/O error talking to bot: {0}")]
     Io(String),
+    /// The machine could not start the bot: it ran out of file descriptors,
+    /// memory, processes or disk ([`crate::machine_error`]). No fault of the bot's.
+    #[error("the machine could not start the bot: {0}")]
+    Machine(String),
+}
+
+impl ProcessError {
+    /// A spawn failure, as [`ProcessError::Machine`] when the machine is to blame.
+    fn spawn(message: String) -> ProcessError {
+        if crate::text::machine_error(&message) {
+            ProcessError::Machine(message)
+        } else {
+            ProcessError::Spawn(message)
+        }
+    }
 }
 
 /// Default time `send_line` waits for a bot that is not reading its input.
@@ -90,7 +105,7 @@ const READ_CHUNK: usize = 64 * 1024;
 impl BotProcess {
     /// Starts the bot (process group, limits and sandbox from `cmd`).
     pub fn spawn(cmd: &Command) -> Result<BotProcess, ProcessError> {
-        let mut prepared = prepare(cmd, &[]).map_err(ProcessError::Spawn)?;
+        let mut prepared = prepare(cmd, &[]).map_err(ProcessError::spawn)?;
         let keep = cmd.keep.is_some() && prepared.wrapped;
         prepared
             .cmd
@@ -102,7 +117,7 @@ impl BotProcess {
             std::process::Command::new("/"),
         ));
         prepared.cmd = back;
-        let mut child = spawned.map_err(|e| ProcessError::Spawn(spawn_error(cmd, &e)))?;
+        let mut child = spawned.map_err(|e| ProcessError::spawn(spawn_error(cmd, &e)))?;
         let guard = prepared.into_guard();
         let pid = child.id() as libc::pid_t;
         let kill_now = |child: &mut std::process::Child, msg: String| {
@@ -110,7 +125,7 @@ impl BotProcess {
             guard.kill_all();
             let _ = child.kill();
             let _ = child.wait();
-            ProcessError::Spawn(msg)
+            ProcessError::spawn(msg)
         };
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())

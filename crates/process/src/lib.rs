@@ -92,7 +92,7 @@ pub use sandbox::{sandbox_support, SandboxSupport};
 pub use session::{Move, Moved, Session};
 pub use spawn::passed_to_bots;
 pub use sys::Exit;
-pub use text::printable;
+pub use text::{machine_error, printable};
 pub use tools::operator_paths;
 
 /// Raises this process's soft limit of open files to its hard limit (what a

@@ -90,9 +90,19 @@ impl SandboxSupport {
 }
 
 /// Checks (once, then cached) which isolation mechanisms work on this machine.
+/// A check the machine could not make (out of file descriptors or memory
+/// while it ran: [`crate::machine_error`]) is not its answer: it is not kept,
+/// and the next call checks again (its result, small, is leaked).
 pub fn sandbox_support() -> &'static SandboxSupport {
     static SUPPORT: OnceLock<SandboxSupport> = OnceLock::new();
-    SUPPORT.get_or_init(detect)
+    if let Some(s) = SUPPORT.get() {
+        return s;
+    }
+    let found = detect();
+    if crate::text::machine_error(&found.detail) {
+        return Box::leak(Box::new(found));
+    }
+    SUPPORT.get_or_init(|| found)
 }
 
 fn detect() -> SandboxSupport {

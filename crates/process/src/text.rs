@@ -47,3 +47,29 @@ fn hidden(c: char) -> bool {
         _ => false,
     }
 }
+
+/// Whether an error message is the machine's, not a program's: an operating
+/// system error for want of file descriptors (EMFILE, ENFILE), memory
+/// (ENOMEM), processes or threads (EAGAIN), or disk (ENOSPC, EDQUOT), as Rust
+/// prints them (`… (os error 24)`).
+///
+/// ```
+/// use koth_process::machine_error;
+/// assert!(machine_error("cannot start \"python3\" in bots/x: Too many open files (os error 24)"));
+/// assert!(!machine_error("cannot start \"./bot\" in bots/x: No such file or directory (os error 2)"));
+/// ```
+pub fn machine_error(message: &str) -> bool {
+    const CODES: [i32; 6] = [
+        libc::EMFILE,
+        libc::ENFILE,
+        libc::ENOMEM,
+        libc::EAGAIN,
+        libc::ENOSPC,
+        libc::EDQUOT,
+    ];
+    message.match_indices("(os error ").any(|(at, m)| {
+        let rest = &message[at + m.len()..];
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse::<i32>().is_ok_and(|n| CODES.contains(&n))
+    })
+}

@@ -221,9 +221,12 @@ impl<G: WireGame> Agent<G> for JsonAgent<G> {
 /// left out). Every line of such a program names its game's `table`; the requests
 /// of a round go in one write and the program answers them in the order asked.
 ///
-/// A fault that kills the process (a crash, a time-out, garbage) forfeits every
-/// game it was playing; an illegal answer costs only its own game. The next game
-/// starts a fresh process.
+/// A fault that kills the process (a crash, a time-out, garbage) costs the game
+/// it happened in; the other games it was playing are lost with it
+/// ([`koth_arena::Again::Lost`]) and played again from their start with a fresh
+/// process. An illegal answer, or any answer that names its request's `id`
+/// however wrong it is otherwise, costs only its own game, and the process
+/// plays on.
 pub struct JsonMux<G> {
     cfg: Arc<JsonBotConfig>,
     proc: Option<BotProcess>,
@@ -414,7 +417,7 @@ impl<G: WireGame> JsonMux<G> {
         // Killing stops the stderr reader after it has read what the bot wrote
         // last (the reason it died, often), so the tail is taken after.
         p.kill();
-        let tail = p.stderr_tail();
+        let tail = shared_stream(p.stderr_tail(), self.announced);
         self.bot_name = None;
         let reason = if self.announced > 1 {
             format!(
@@ -424,13 +427,24 @@ impl<G: WireGame> JsonMux<G> {
         } else {
             reason
         };
-        // The other games under way were lost with the process: they say so, and
-        // the stderr belongs to the game it died in.
-        let died_in = match self.reading.and_then(|t| self.tables.get(t)?.index) {
+        // The game it failed in: the one being read, or else the one asked
+        // longest ago, or else the first under way. That game is charged; the
+        // others under way were lost with the process, and are played again.
+        let generation = self.generation;
+        let cause = self
+            .reading
+            .or_else(|| {
+                self.outstanding
+                    .iter()
+                    .find(|a| a.generation == generation)
+                    .map(|a| a.table)
+            })
+            .or_else(|| self.tables.iter().position(|t| t.generation == generation));
+        let died_in = match cause.and_then(|t| self.tables.get(t)?.index) {
             Some(i) => format!("game {i}"),
             None => "another game".to_string(),
         };
-        let lost = Fault::new(format!(
+        let lost = Fault::lost(format!(
             "{}{died_in}: {reason}",
             koth_arena::LOST_WITH_PROCESS
         ));
@@ -440,9 +454,12 @@ impl<G: WireGame> JsonMux<G> {
             ..Fault::new(reason)
         };
         for (t, ts) in self.tables.iter_mut().enumerate() {
-            if ts.generation == self.generation {
-                let cause = self.reading.is_none_or(|r| r == t);
-                ts.lost = Some(if cause { fault.clone() } else { lost.clone() });
+            if ts.generation == generation {
+                ts.lost = Some(if cause == Some(t) {
+                    fault.clone()
+                } else {
+                    lost.clone()
+                });
             }
         }
         fault
@@ -487,7 +504,7 @@ impl<G: WireGame> JsonMux<G> {
                     _ => format!("closed its input or output instead of {waiting_for}"),
                 }
             }
-            ProcessError::Spawn(m) => format!("cannot start: {m}"),
+            ProcessError::Spawn(m) | ProcessError::Machine(m) => format!("cannot start: {m}"),
             ProcessError::Io(m) => format!("I/O error: {m}"),
         };
         self.fail(reason)
@@ -518,8 +535,12 @@ impl<G: WireGame> JsonMux<G> {
             .command
             .clone()
             .with_env("KOTH_RESTART", self.generation.to_string());
-        let mut p =
-            BotProcess::spawn(&cmd).map_err(|e| Fault::new(format!("cannot start: {e}")))?;
+        let mut p = BotProcess::spawn(&cmd).map_err(|e| match e {
+            // Out of file descriptors, memory or processes: the machine's
+            // trouble, and the game is played again once it clears.
+            ProcessError::Machine(m) => Fault::machine(format!("cannot start: {m}")),
+            e => Fault::new(format!("cannot start: {e}")),
+        })?;
         p.set_write_timeout(self.cfg.decision_timeout.max(Duration::from_millis(100)));
         self.proc = Some(p);
         self.generation += 1;
@@ -829,7 +850,7 @@ impl<G: WireGame> MultiAgent<G> for JsonMux<G> {
                 let tail = self
                     .proc
                     .as_mut()
-                    .map(|p| p.stderr_tail())
+                    .map(|p| shared_stream(p.stderr_tail(), self.announced))
                     .unwrap_or_default();
                 Err(Fault {
                     stderr_tail: (!tail.is_empty()).then_some(tail),
@@ -894,6 +915,16 @@ fn queue(out: &mut Vec<u8>, cfg: &JsonBotConfig, line: Result<&str, String>) -> 
     out.extend_from_slice(line.as_bytes());
     out.push(b'\n');
     Ok(())
+}
+
+/// A stderr tail as shown with a fault: a process that plays many games at
+/// once writes one stream for all of them, and the tail says so first.
+fn shared_stream(tail: String, at_once: usize) -> String {
+    if at_once > 1 && !tail.trim().is_empty() {
+        format!("[one stream for the up to {at_once} games this process played at once: lines may be other games']\n{tail}")
+    } else {
+        tail
+    }
 }
 
 /// Polls for the program's exit for up to `wait`.
@@ -1021,9 +1052,15 @@ fn parse_reply<G: WireGame>(
             )),
         };
     }
-    Err(format!(
-        "garbage: answer has neither \"choice\" nor \"index\": {}",
-        snippet(line)
-    )
-    .into())
+    // An object that names its request is in step, whatever else is wrong
+    // with it: it costs its own game only, and the process plays on.
+    let in_step = reply.id.is_some();
+    Err(Refusal(
+        format!(
+            "garbage: answer has neither \"choice\" nor \"index\": {}",
+            snippet(line)
+        ),
+        in_step,
+        None,
+    ))
 }

@@ -428,6 +428,15 @@ fn mux(mode: &str, at_once: Option<&str>) -> JsonBotConfig {
 
 /// Plays `games` games among two built-ins and `extra`, with full records.
 fn full_run(extra: Vec<Entrant<State>>, games: u64, threads: usize) -> Vec<GameRecord<Choice>> {
+    full_run_summary(extra, games, threads).1
+}
+
+/// [`full_run`], and the run's summary.
+fn full_run_summary(
+    extra: Vec<Entrant<State>>,
+    games: u64,
+    threads: usize,
+) -> (koth_arena::RunSummary, Vec<GameRecord<Choice>>) {
     let mut entrants: Vec<Entrant<State>> = ["honest", "random"]
         .iter()
         .map(|b| builtin_entrant(b, *b).unwrap())
@@ -444,9 +453,10 @@ fn full_run(extra: Vec<Entrant<State>>, games: u64, threads: usize) -> Vec<GameR
         duplicate: false,
     };
     let mut c = Collect::default();
-    assert!(t.run(&mut c).complete);
+    let summary = t.run(&mut c);
+    assert!(summary.complete);
     assert_eq!(c.0.len() as u64, games);
-    c.0
+    (summary, c.0)
 }
 
 #[test]
@@ -490,56 +500,111 @@ fn programs_that_play_many_games_at_once_play_each_as_alone() {
 }
 
 #[test]
-fn a_program_playing_many_games_at_once_that_crashes_forfeits_those_games_only() {
-    let recs = full_run(vec![json_entrant("crash", mux("crash", None))], 400, 2);
+fn a_program_playing_many_games_at_once_that_crashes_costs_the_game_it_crashed_in() {
+    let (summary, recs) = full_run_summary(vec![json_entrant("crash", mux("crash", None))], 400, 2);
     let bad = 2;
     let forfeits: Vec<_> = recs
         .iter()
         .flat_map(|r| r.forfeits.iter().map(move |f| (r.index, f)))
         .collect();
-    // The first process dies at its 300th decision: the games it was playing
-    // forfeit, with the reason and the stderr tail; every other game is whole.
-    assert!(
-        (2..=koth_arena::MAX_TABLES).contains(&forfeits.len()),
-        "{forfeits:?}"
-    );
-    // One game is where it died, with its stderr; the others were lost with it and
-    // name that game.
-    let (died, lost): (Vec<_>, Vec<_>) = forfeits
-        .iter()
-        .partition(|(_, f)| !f.fault.reason.starts_with("lost with its process"));
-    assert_eq!(died.len(), 1, "{died:?}");
-    let (cause, f) = died[0];
+    // The first process dies at its 300th decision: the game it died in
+    // forfeits, with the reason and the stderr tail. The other games it was
+    // playing were lost with it: they are played again from their start by a
+    // fresh process, and stored whole.
+    assert_eq!(forfeits.len(), 1, "{forfeits:?}");
+    let (cause, f) = forfeits[0];
     assert!(
         f.fault.reason.contains("crashed (exit code 3)")
             && f.fault.reason.contains("games at once"),
         "game {cause}: {:?}",
         f.fault.reason
     );
+    assert_eq!(f.entrant, bad);
+    // Its stderr is one stream for every game the process played, and says so.
     assert!(f
         .fault
         .stderr_tail
         .as_deref()
-        .is_some_and(|t| t.contains("crashing on purpose")));
-    for (g, f) in &forfeits {
-        assert_eq!(f.entrant, bad, "game {g}");
-    }
+        .is_some_and(|t| t.starts_with("[one stream for the up to 64 games")
+            && t.contains("crashing on purpose")));
+    assert!(summary.replays.lost >= 1, "{:?}", summary.replays);
+    assert_eq!(summary.replays.machine, 0);
+    check_intact(&recs, Some(bad));
+}
+
+/// `tests/bots/fly.py MODE`, a bot written to the protocol without the SDK,
+/// playing `at_once` games at once.
+fn fly(mode: &str, at_once: &str) -> Entrant<State> {
+    let mut cfg = py(mode, root().join("tests/bots/fly.py"), &[mode]);
+    cfg.command = cfg.command.with_env("KOTH_GAMES_AT_ONCE", at_once);
+    json_entrant("fly", cfg)
+}
+
+#[test]
+fn an_answer_that_names_its_request_costs_its_game_only_at_64_at_once_as_at_one() {
+    // {"act": "fly", "id": N}: no answer, but it names its request. It costs
+    // that game, and the process plays on in the others: the same games at 64
+    // at once as at one, the same forfeits.
+    let (many_run, many) = full_run_summary(vec![fly("fly", "64")], 400, 2);
+    let (_, one) = full_run_summary(vec![fly("fly", "1")], 400, 1);
+    let lost: Vec<_> = many
+        .iter()
+        .flat_map(|r| r.forfeits.iter().map(move |f| (r.index, f)))
+        .collect();
+    eprintln!("{} forfeits at 64 at once", lost.len());
+    assert!(lost.len() >= 10, "{lost:?}");
     for (g, f) in &lost {
+        assert_eq!(f.entrant, 2, "game {g}");
         assert!(
-            f.fault.reason.starts_with(&format!(
-                "lost with its process, which failed in game {cause}: crashed (exit code 3)"
-            )),
+            f.fault.reason.contains("neither \"choice\" nor \"index\"")
+                && !f.fault.reason.contains("games at once"),
             "game {g}: {:?}",
             f.fault.reason
         );
-        assert!(f.fault.stderr_tail.is_none(), "game {g}");
     }
-    check_intact(&recs, Some(bad));
-    // A fresh process takes the next games and plays them to the end.
-    let last = forfeits.iter().map(|(g, _)| *g).max().unwrap();
-    assert!(recs
-        .iter()
-        .any(|r| r.index > last && r.seats.contains(&bad)));
+    // The same games and forfeits, whatever the games at once (the reasons
+    // quote the answer, whose id counts the process's requests).
+    let shape = |r: &GameRecord<Choice>| {
+        let at: Vec<_> = r
+            .forfeits
+            .iter()
+            .map(|f| (f.seat, f.at, f.entrant))
+            .collect();
+        (r.index, r.outcome, r.scores.clone(), r.choices.clone(), at)
+    };
+    assert_eq!(many.len(), one.len());
+    for (a, b) in many.iter().zip(&one) {
+        assert_eq!(shape(a), shape(b), "game {}", a.index);
+    }
+    assert_eq!(many_run.replays, koth_arena::Replays::default());
+}
+
+#[test]
+fn a_process_that_dies_costs_one_game_and_its_other_games_are_played_again_as_they_were() {
+    // The first process dies in its fifth game, with up to 64 under way. That
+    // game is charged; every other game is the one a bot that never dies plays.
+    let (summary, crashed) = full_run_summary(vec![fly("crash", "64")], 300, 1);
+    let (_, calm) = full_run_summary(vec![fly("calm", "64")], 300, 1);
+    let charged: Vec<_> = crashed.iter().filter(|r| !r.forfeits.is_empty()).collect();
+    assert_eq!(charged.len(), 1, "{charged:?}");
+    let f = &charged[0].forfeits[0];
+    assert!(
+        f.fault.reason.contains("crashed (exit code 3)"),
+        "{:?}",
+        f.fault
+    );
+    assert!(f
+        .fault
+        .stderr_tail
+        .as_deref()
+        .is_some_and(|t| t.contains("crashing on purpose in game 5")));
+    assert!(summary.replays.lost >= 1, "{:?}", summary.replays);
+    assert_eq!(crashed.len(), calm.len());
+    for (a, b) in crashed.iter().zip(&calm) {
+        if a.index != charged[0].index {
+            assert_eq!(a, b, "game {}", a.index);
+        }
+    }
 }
 
 #[test]

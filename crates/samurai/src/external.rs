@@ -257,6 +257,9 @@ impl Agent<State> for ExternalSamurai {
         let view = game.view(seat);
         match self.ask(&arguments(&view)) {
             Ok(action) => Ok(action),
+            // The machine could not start it (file descriptors, memory): no
+            // W of the bot's, but a game to play again once it can.
+            Err((reason, _)) if koth_process::machine_error(&reason) => Err(Fault::machine(reason)),
             Err((reason, stderr)) => {
                 self.record(seat, view.turns_played() as u32 + 1, reason, stderr.clone());
                 self.log = Some(stderr).filter(|t| !t.trim().is_empty());

@@ -75,23 +75,27 @@
   // As the terminal prints it: "± h" unless the interval is lopsided (at the edge of the range).
   function meanText(r) {
     if (!r.games) return "–";
-    const below = r.mean - r.mean_low, above = Math.max(0, r.mean_high - r.mean);
-    if (Math.min(below, above) * 1.25 >= Math.max(below, above)) return signed(r.mean, 4) + " ± " + fmt(Math.max(below, above), 4);
-    return signed(r.mean, 4) + " −" + fmt(below, 4) + "/+" + fmt(above, 4);
+    const below = r.strength - r.low, above = Math.max(0, r.high - r.strength);
+    if (Math.min(below, above) * 1.25 >= Math.max(below, above)) return signed(r.strength, 4) + " ± " + fmt(Math.max(below, above), 4);
+    return signed(r.strength, 4) + " −" + fmt(below, 4) + "/+" + fmt(above, 4);
   }
   (function board() {
     const t = document.getElementById("board");
     const rows = D.leaderboard;
     let lo = D.neutral, hi = D.neutral;
-    for (const r of rows) { if (r.games) { lo = Math.min(lo, r.mean_low); hi = Math.max(hi, r.mean_high); } }
+    for (const r of rows) { if (r.games) { lo = Math.min(lo, r.low); hi = Math.max(hi, r.high); } }
+    // The means get a column where they read differently from the strengths.
+    const apart = rows.some(r => r.games && signed(r.mean, 4) !== signed(r.strength, 4));
     const span = (hi - lo) || 1; const dom = [lo - 0.05 * span, hi + 0.05 * span];
     t.appendChild(el("thead", {}, el("tr", {},
       el("th", {}, "#"), el("th", {}, "bot"), el("th", { class: "num" }, "games"), el("th", { class: "num" }, "wins"),
       el("th", { class: "num" }, "win %"), el("th", { class: "num" }, "draws"), el("th", { class: "num" }, "losses"),
       el("th", { class: "num" }, "forfeits"),
       el("th", { class: "num", title: "games that ended at the turn cap with this bot still in: every survivor shares the win" }, "turn cap"),
-      el("th", { class: "num" }, "mean ± 95%"), el("th", { class: "num" }, "total"),
-      el("th", {}, "mean score, 95% interval"))));
+      el("th", { class: "num", title: "the mean score against opponents drawn evenly from the field, whomever each bot met: what the ranking is by" }, apart ? "strength ± 95%" : "mean ± 95%"),
+      apart ? el("th", { class: "num", title: "mean score over the games it played (the bots met different fields)" }, "mean") : null,
+      el("th", { class: "num" }, "total"),
+      el("th", {}, apart ? "strength, 95% interval" : "mean score, 95% interval"))));
     const body = el("tbody");
     for (const r of rows) {
       body.appendChild(el("tr", { "data-bot": r.name, class: "board-row" },
@@ -102,11 +106,12 @@
         el("td", { class: "num" }, int(r.losses)),
         el("td", { class: "num" + (r.forfeits ? " neg" : "") }, int(r.forfeits)),
         el("td", { class: "num" }, int(r.turn_capped || 0)),
-        el("td", { class: "num " + (r.mean > D.neutral ? "pos" : r.mean < D.neutral ? "neg" : "") },
+        el("td", { class: "num " + (r.strength > D.neutral ? "pos" : r.strength < D.neutral ? "neg" : "") },
           meanText(r)),
+        apart ? el("td", { class: "num" }, r.games ? signed(r.mean, 4) : "–") : null,
         el("td", { class: "num" }, signed(r.total, 1)),
-        el("td", { title: signed(r.mean_low, 4) + " … " + signed(r.mean_high, 4) },
-          r.games ? intervalBar(r.mean_low, r.mean_high, r.mean, dom, D.neutral, colour(r.entrant)) : "")));
+        el("td", { title: signed(r.low, 4) + " … " + signed(r.high, 4) },
+          r.games ? intervalBar(r.low, r.high, r.strength, dom, D.neutral, colour(r.entrant)) : "")));
     }
     t.appendChild(body);
     const capped = D.turn_capped || 0;
