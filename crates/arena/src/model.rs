@@ -93,6 +93,27 @@ struct Open {
 }
 
 /// The model's sums: add games with [`Model::add`], read it with [`Model::fit`].
+///
+/// ```
+/// use koth_arena::model::{shares, Model};
+/// use koth_arena::stats::quantize;
+/// use koth_arena::SeatSet;
+/// // Two-seat games, zero-sum: 0 beats 1 three times in four, 1 beats 2 as often.
+/// let mut m = Model::default();
+/// for (i, (a, b)) in [(0, 1), (1, 2)].iter().cycle().take(400).enumerate() {
+///     let first_wins = i % 8 >= 2;
+///     let seats = [*a, *b];
+///     let winner = if first_wins { 0 } else { 1 };
+///     let scores = [winner, 1 - winner].map(|w| quantize(if w == 0 { 1.0 } else { -1.0 }));
+///     m.add(&seats, &scores, &shares(2, SeatSet::single(winner))[..2], None);
+/// }
+/// let fit = m.fit(3).unwrap();
+/// let s: Vec<f64> = fit.strength.iter().map(|x| x.unwrap()).collect();
+/// // 0 never met 2, and is still ranked above it and above 1.
+/// assert!(s[0] > s[1] && s[1] > s[2]);
+/// let (d, se) = fit.difference(0, 2).unwrap();
+/// assert!(d > 4.0 * se);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Model {
     #[serde(with = "tables")]

@@ -517,6 +517,43 @@ mod tests {
     }
 
     #[test]
+    fn a_gauntlet_ranks_by_strength_and_a_balanced_run_by_mean() {
+        let names = vec!["a".to_string(), "b".to_string(), "c".to_string()];
+        let g = Schedule::Gauntlet {
+            games: 10,
+            table: 2,
+        };
+        let b = Schedule::Balanced {
+            games: 10,
+            table: 2,
+        };
+        assert!(!Standings::for_run(&names, &g, false).even);
+        assert!(Standings::for_run(&names, &b, false).even);
+        assert!(Standings::for_run(&names, &b, true).balanced());
+        // A gauntlet whose candidate "a" met "b" only, and "c" met "a" only
+        // through "b": the strengths are not the means.
+        let mut s = Standings::for_run(&names, &g, false);
+        for i in 0..40 {
+            let (seats, w) = if i % 2 == 0 {
+                (vec![0, 1], if i % 4 == 0 { 0 } else { 1 })
+            } else {
+                (vec![1, 2], 0)
+            };
+            let sc = if w == 0 {
+                vec![1.0, -1.0]
+            } else {
+                vec![-1.0, 1.0]
+            };
+            s.add(&record(seats, w, sc));
+        }
+        assert!(!s.balanced());
+        // a: 10 wins in 20 against b; b: 10 of 20 against a and 20 of 20
+        // against c; c: none. Means a 0, b +0.5, c −1.
+        assert_eq!(s.ranking(), vec![1, 0, 2]);
+        assert!((s.strength(0) - s.entrants[0].score.mean()).abs() > 0.01);
+    }
+
+    #[test]
     fn equal_means_rank_the_surer_first_and_unplayed_last() {
         let names = vec!["a".to_string(), "b".to_string(), "idle".to_string()];
         let mut s = Standings::new(&names);

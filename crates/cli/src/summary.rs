@@ -34,6 +34,9 @@ pub struct Summary<'a, R: Serialize> {
     pub elapsed_seconds: f64,
     /// Games per second.
     pub games_per_second: f64,
+    /// What the leaderboard is ranked by: `mean` when every bot met the same
+    /// field (the strengths are then the means), `strength` when they did not.
+    pub ranked_by: &'static str,
     /// Leaderboard, best first.
     pub standings: Vec<term::Row>,
     /// `head_to_head[a][b]`: a's mean score in games with b (null when they never met).
@@ -42,6 +45,11 @@ pub struct Summary<'a, R: Serialize> {
     pub entrants: Vec<String>,
     /// Games that ended at the turn cap, every survivor a winner.
     pub turn_capped: u64,
+    /// Games lost with a process that failed in another game, played again
+    /// (or left for a resume) and charged to no bot.
+    pub replayed_lost: u64,
+    /// Games put off while the machine could not start a process.
+    pub replayed_machine: u64,
 }
 
 impl<'a, R: Serialize> Summary<'a, R> {
@@ -76,10 +84,13 @@ impl<'a, R: Serialize> Summary<'a, R> {
             complete: run.complete,
             elapsed_seconds: run.elapsed.as_secs_f64(),
             games_per_second: s.games as f64 / run.elapsed.as_secs_f64().max(1e-9),
+            ranked_by: if s.balanced() { "mean" } else { "strength" },
             standings: term::rows(s),
             head_to_head,
             entrants: s.entrants.iter().map(|e| e.name.clone()).collect(),
             turn_capped: s.turn_capped,
+            replayed_lost: run.replays.lost,
+            replayed_machine: run.replays.machine,
         }
     }
 

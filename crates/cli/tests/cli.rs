@@ -37,8 +37,11 @@ fn coup_loop_prints_a_leaderboard_and_writes_json() {
     assert_eq!(v["games"], 3000);
     assert_eq!(v["standings"].as_array().unwrap().len(), 8);
     assert_eq!(v["rules"]["preset"], "standard");
-    // The balanced schedule: 3000 games of 6 seats among 8 bots, 2250 each.
+    // The balanced schedule: 3000 games of 6 seats among 8 bots, 2250 each,
+    // every bot against the same field: ranked by mean, the strengths the means.
+    assert_eq!(v["ranked_by"], "mean");
     for r in v["standings"].as_array().unwrap() {
+        assert_eq!(r["strength"], r["mean"], "{r}");
         assert_eq!(r["games"], 2250, "{r}");
         assert!(r["low"].as_f64().unwrap() <= r["strength"].as_f64().unwrap());
         assert!(r["win_high"].as_f64().unwrap() >= r["win_rate"].as_f64().unwrap());
