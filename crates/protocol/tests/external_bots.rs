@@ -2,7 +2,7 @@
 //! bots, and a zoo of misbehaving bots that must forfeit with the right reason
 //! while every other game stays intact.
 
-use koth_arena::{Entrant, GameRecord, Observer, RecordLevel, Schedule, Scoring, Tournament};
+use koth_arena::{Entrant, GameRecord, RecordLevel, Schedule, Scoring, Tournament};
 use koth_coup::{builtin_entrant, Choice, Rules, State};
 use koth_process::{sandbox_support, Command};
 use koth_protocol::{json_entrant, JsonBotConfig};
@@ -32,13 +32,8 @@ fn zoo(mode: &str) -> JsonBotConfig {
     py(mode, root().join("tests/bots/zoo.py"), &[mode])
 }
 
-#[derive(Default)]
-struct Collect(Vec<GameRecord<Choice>>);
-impl Observer<Choice> for Collect {
-    fn on_record(&mut self, r: &GameRecord<Choice>) {
-        self.0.push(r.clone());
-    }
-}
+mod common;
+use common::Collect;
 
 /// Plays `games` games at tables of `table` among the built-ins and `extra`.
 fn tournament(

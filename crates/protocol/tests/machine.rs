@@ -3,20 +3,15 @@
 //! charged. Alone in its own test binary: it lowers the whole process's
 //! open-files limit for a moment.
 
-use koth_arena::{GameRecord, Observer, RecordLevel, Schedule, Scoring, Tournament};
-use koth_coup::{builtin_entrant, Choice, Rules};
+use koth_arena::{RecordLevel, Schedule, Scoring, Tournament};
+use koth_coup::{builtin_entrant, Rules};
 use koth_process::Command;
 use koth_protocol::{json_entrant, JsonBotConfig};
 use std::path::PathBuf;
 use std::time::Duration;
 
-#[derive(Default)]
-struct Collect(Vec<GameRecord<Choice>>);
-impl Observer<Choice> for Collect {
-    fn on_record(&mut self, r: &GameRecord<Choice>) {
-        self.0.push(r.clone());
-    }
-}
+mod common;
+use common::Collect;
 
 fn open_files() -> u64 {
     std::fs::read_dir("/proc/self/fd").unwrap().count() as u64
