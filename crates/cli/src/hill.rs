@@ -9,7 +9,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use koth_arena::{Game, GameRecord};
 use koth_entrants::BotKinds;
-use koth_hill::{Board, Change, Hill, Settings, Sqlite, Store};
+use koth_hill::{store, Board, Change, Hill, Settings};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -271,7 +271,7 @@ pub fn run(cmd: HillCmd) -> Result<()> {
         ) => dir,
     }
     .clone();
-    let game = Sqlite::open(&dir)?.settings()?.game;
+    let game = store::open(&dir)?.settings()?.game;
     front::visit(&game, On(cmd)).unwrap_or_else(|| {
         bail!(
             "{} is a hill of {game:?}, a game this koth does not know",
@@ -398,7 +398,7 @@ impl front::Visit for On {
 
 /// The hill in `dir`, with its game's rules.
 fn open<F: Front>(dir: &Path) -> Result<Hill<F::Game>> {
-    let settings = Sqlite::open(dir)?.settings()?;
+    let settings = store::open(dir)?.settings()?;
     let rules = F::recorded_rules(&settings.rules)?;
     let mut hill = Hill::<F::Game>::open(dir, rules, F::SCORING)?;
     // No folder: the hill keeps every game in its database.
@@ -410,7 +410,7 @@ fn open<F: Front>(dir: &Path) -> Result<Hill<F::Game>> {
 
 fn submit<F: Front>(change: Change, a: SubmitArgs) -> Result<()> {
     let mut hill = open::<F>(&a.dir)?;
-    koth_hill::hill::check_name(&a.name)?;
+    koth_hill::service::check_name(&a.name)?;
     let mut bot = koth_entrants::parse_bot(F::Game::KIND, &a.bot)?;
     crate::play::bare::<F>(&mut bot, &a.bot);
     bot.name = a.name.clone();
@@ -498,7 +498,7 @@ struct GameLine<'a> {
 
 fn export_games(a: &GamesArgs) -> Result<()> {
     use std::io::Write as _;
-    let store = Sqlite::open(&a.dir)?;
+    let store = store::open(&a.dir)?;
     let entrants = store.entrants()?;
     let versions = store.versions()?;
     let only = match &a.entrant {
@@ -630,13 +630,13 @@ fn keep_playing<F: Front>(
         }
         // A full disk would fail a batch mid-block: wait, saying why, until
         // there is room again.
-        if let Some(free) = koth_hill::hill::disk_low(&hill.dir) {
+        if let Some(free) = koth_hill::folders::disk_low(&hill.dir) {
             if !low_disk_said {
                 eprintln!(
                     "the disk of {} has {} MiB free, under the {} MiB the hill keeps free: no games until there is more (free some space; the hill goes on by itself)",
                     hill.dir.display(),
                     free >> 20,
-                    koth_hill::hill::DISK_RESERVE >> 20
+                    koth_hill::folders::DISK_RESERVE >> 20
                 );
                 low_disk_said = true;
             }
@@ -773,7 +773,7 @@ fn serve<F: Front>(a: ServeArgs) -> Result<()> {
             rec = open::<F>(&dir)
                 .map_err(|e| format!("{e:#}"))?
                 .full_record(g)
-                .map_err(|e| e.0)?;
+                .map_err(|e| e.to_string())?;
         }
         let steps = F::page_steps(&rules, &rec, names)?;
         Ok(serde_json::json!({ "steps": steps, "facts": F::page_facts(), "record": rec }))
@@ -827,12 +827,12 @@ fn token<F: Front>(t: TokenCmd) -> Result<()> {
             );
         }
         TokenCmd::List { dir } => {
-            for t in Sqlite::open(&dir)?.tokens()? {
+            for t in store::open(&dir)?.tokens()? {
                 out!("{}{}", t.name, if t.admin { " (organiser)" } else { "" });
             }
         }
         TokenCmd::Remove { dir, name } => {
-            Sqlite::open(&dir)?.remove_token(&name)?;
+            store::open(&dir)?.remove_token(&name)?;
             out!("token {name:?} revoked");
         }
     }
@@ -849,7 +849,7 @@ fn submitter<F: Front>(
     sandbox: koth_process::Sandbox,
 ) -> Result<koth_hill::web::Submit> {
     let exe = std::env::current_exe().context("cannot find koth's own program")?;
-    let settings = Sqlite::open(&dir)?.settings()?;
+    let settings = store::open(&dir)?.settings()?;
     let rules_flag = options_for::<F>(Some(&settings.rules_name)).is_ok();
     Ok(Box::new(move |s: &koth_hill::web::Submission| {
         use koth_hill::web::Refused;
@@ -860,13 +860,13 @@ fn submitter<F: Front>(
         let hill = open::<F>(&dir).map_err(|e| before(format!("{e:#}")))?;
         let refused = |e: String| before(format!("{e}\n{} did not enter the hill", s.name));
         hill.may_enter(&s.name, &serde_json::Value::Null, Some(&s.author))
-            .map_err(|e| refused(e.0))?;
+            .map_err(|e| refused(e.to_string()))?;
         let spec = hill
             .upload_spec(&s.command, &s.folder, F::BARE)
-            .map_err(|e| refused(e.0))?;
+            .map_err(|e| refused(e.to_string()))?;
         if let Err(e) = hill.may_enter(&s.name, &spec, Some(&s.author)) {
             hill.forget_spec(&spec).ok();
-            return Err(refused(e.0));
+            return Err(refused(e.to_string()));
         }
         let mut words: Vec<String> = vec![exe.display().to_string(), F::WORD.to_string()];
         words.extend(
@@ -933,7 +933,7 @@ fn submitter<F: Front>(
             Err(e) => {
                 hill.forget_spec(&spec).ok();
                 return Err(Refused {
-                    why: e.0,
+                    why: e.to_string(),
                     checked: true,
                 });
             }
@@ -942,7 +942,7 @@ fn submitter<F: Front>(
             .store
             .versions()
             .map_err(|e| Refused {
-                why: e.0,
+                why: e.to_string(),
                 checked: true,
             })?
             .into_iter()

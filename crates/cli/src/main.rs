@@ -218,6 +218,18 @@ impl front::Visit for Page<'_> {
     }
 }
 
+/// The exit status of an error: a hill's refusal or failure says its kind
+/// (3 not found, 4 forbidden, 5 conflict, 6 invalid, 7 the storage or the
+/// machine); any other error is 2.
+fn exit_code(e: &anyhow::Error) -> i32 {
+    let kind = e.chain().find_map(|c| {
+        c.downcast_ref::<koth_hill::HillError>()
+            .map(|h| h.kind())
+            .or_else(|| c.downcast_ref::<koth_hill::StoreError>().map(|s| s.kind()))
+    });
+    kind.map_or(2, koth_hill::Kind::exit_code)
+}
+
 fn main() {
     // Inside a sandbox, koth is the launcher of the bot's processes.
     koth_process::launcher::serve_if_asked();
@@ -244,7 +256,7 @@ fn main() {
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
-        std::process::exit(2);
+        std::process::exit(exit_code(&e));
     }
     let status = term::EXIT_STATUS.load(std::sync::atomic::Ordering::SeqCst);
     if status != 0 {

@@ -102,9 +102,8 @@ fn game_count(dir: &Path) -> i64 {
 
 /// Every stored game, read through the hill's own store.
 fn games(dir: &Path) -> Vec<koth_hill::StoredGame> {
-    use koth_hill::store::Store;
     let mut all = Vec::new();
-    koth_hill::store::Sqlite::open(dir)
+    koth_hill::store::open_read(dir)
         .unwrap()
         .each_game(&mut |g| all.push(g))
         .unwrap();
@@ -122,20 +121,24 @@ fn forfeited_games(dir: &Path) -> usize {
 /// Every stored game and block, as text, for comparing two hills (games one by
 /// one: a restart may store them in other batches).
 fn contents(dir: &Path) -> (Vec<String>, Vec<String>) {
-    let c = db(dir);
-    let rows = |sql: &str| -> Vec<String> {
-        let mut q = c.prepare(sql).unwrap();
-        q.query_map([], |r| r.get::<_, String>(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-    };
     (
         games(dir)
             .iter()
             .map(|g| format!("{} {} {:?} {}", g.block, g.index, g.seats, g.record))
             .collect(),
-        rows("SELECT id || ' ' || kind || ' ' || versions || ' ' || schedule || ' ' || seed || ' ' || games || ' ' || done FROM blocks ORDER BY id"),
+        koth_hill::store::open_read(dir)
+            .unwrap()
+            .blocks()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                let (id, kind, versions, schedule) = (b.id, b.kind, &b.versions, &b.schedule);
+                format!(
+                    "{id} {kind} {versions:?} {schedule} {} {} {}",
+                    b.seed, b.games, b.done
+                )
+            })
+            .collect(),
     )
 }
 

@@ -66,43 +66,99 @@ fn code(text: &str) -> String {
         .join("\n")
 }
 
-/// The identifiers after each `crate::` in `code`, and inside `use crate::{...}`.
-fn crate_paths(code: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let ident = |s: &str| -> String {
-        s.chars()
+/// The module a file of `src` is: its path's parts (`front/coup.rs` is
+/// `front::coup`, `store/mod.rs` is `store`, `lib.rs` the root, no part).
+fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The parts of the path that starts `rest` (`a::b::C`), up to a group, a
+/// generic or anything that is not a name.
+fn path_parts(rest: &str) -> (Vec<String>, usize) {
+    let mut parts = Vec::new();
+    let mut at = 0;
+    loop {
+        let id: String = rest[at..]
+            .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect()
+            .collect();
+        if id.is_empty() {
+            break;
+        }
+        at += id.len();
+        parts.push(id);
+        if rest[at..].starts_with("::") && !rest[at + 2..].starts_with('{') {
+            at += 2;
+            continue;
+        }
+        if rest[at..].starts_with("::{") {
+            at += 2;
+        }
+        break;
+    }
+    (parts, at)
+}
+
+/// Every path `code` names from `crate::`, `super::` or `self::`, inline or in
+/// a `use` (each part of a `{...}` group its own path, its prefix included),
+/// the leading keyword kept as its first part.
+fn paths(code: &str) -> Vec<Vec<String>> {
+    let bytes = code.as_bytes();
+    let boundary = |i: usize| {
+        i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || b"_:".contains(&bytes[i - 1]))
     };
-    let mut rest = code;
-    while let Some(i) = rest.find("crate::") {
-        rest = &rest[i + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            // The first name of each part at the group's own depth.
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < code.len() {
+        let keyword = ["crate::", "super::", "self::"]
+            .into_iter()
+            .find(|k| code[i..].starts_with(k) && boundary(i));
+        let Some(k) = keyword else {
+            i += code[i..].chars().next().map_or(1, char::len_utf8);
+            continue;
+        };
+        let mut prefix = vec![k.trim_end_matches(':').to_string()];
+        let (parts, len) = path_parts(&code[i + k.len()..]);
+        prefix.extend(parts);
+        let mut j = i + k.len() + len;
+        if code[i + k.len()..].starts_with('{') {
+            j = i + k.len();
+        }
+        if code[j..].starts_with('{') {
+            // Each part of the group at its own depth, with the prefix.
+            let group = &code[j + 1..];
             let mut depth = 0;
-            let mut start = true;
-            for (i, c) in group.char_indices() {
+            let mut part_start = true;
+            for (n, c) in group.char_indices() {
                 match c {
                     '{' => depth += 1,
                     '}' if depth == 0 => break,
                     '}' => depth -= 1,
-                    ',' if depth == 0 => start = true,
-                    c if start && (c.is_alphanumeric() || c == '_') => {
-                        let name = ident(&group[i..]);
-                        if !name.is_empty() {
-                            out.insert(name);
-                        }
-                        start = false;
+                    ',' if depth == 0 => part_start = true,
+                    c if part_start && depth == 0 && (c.is_alphanumeric() || c == '_') => {
+                        let mut p = prefix.clone();
+                        p.extend(path_parts(&group[n..]).0);
+                        out.push(p);
+                        part_start = false;
                     }
                     _ => {}
                 }
             }
         } else {
-            let name = ident(rest);
-            if !name.is_empty() {
-                out.insert(name);
-            }
+            out.push(prefix);
         }
+        i = j.max(i + k.len());
     }
     out
 }
@@ -131,36 +187,79 @@ fn reexports(root_code: &str) -> BTreeMap<String, String> {
     map
 }
 
-/// The module graph of one crate: top-level module → the modules it uses.
-fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
-    let tops: BTreeSet<String> = files
+/// The module graph of a crate whose files are `files` (path under `src`,
+/// code): each module (`a::b`) → the modules it names. A parent's use of its
+/// descendant and a child's of its ancestor are left out: a parent declares
+/// its children and a child uses its parent's items, which is the tree, not a
+/// circle.
+fn graph_of(files: &[(PathBuf, String)]) -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new("");
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|(f, _)| module_of(src, f)).collect();
+    let root_code = files
         .iter()
-        .map(|f| top_module(src, f))
-        .filter(|m| m != "lib" && m != "main")
-        .collect();
-    let root_file = [src.join("lib.rs"), src.join("main.rs")]
-        .into_iter()
-        .find(|p| p.exists())
-        .unwrap();
-    let names = reexports(&code(&std::fs::read_to_string(&root_file).unwrap()));
+        .find(|(f, _)| module_of(src, f).is_empty())
+        .map(|(_, c)| code(c))
+        .unwrap_or_default();
+    let names = reexports(&root_code);
     let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for f in &files {
-        let top = top_module(src, f);
-        if top == "lib" || top == "main" {
+    for (f, text) in files {
+        let me = module_of(src, f);
+        if me.is_empty() {
             continue;
         }
-        let text = std::fs::read_to_string(f).unwrap();
-        let uses = g.entry(top.clone()).or_default();
-        for p in crate_paths(&code(&text)) {
-            let module = names.get(&p).cloned().unwrap_or(p);
-            if module != top && tops.contains(&module) {
-                uses.insert(module);
+        let uses = g.entry(me.join("::")).or_default();
+        for p in paths(&code(text)) {
+            // The keywords resolved: a path from the root.
+            let mut at: Vec<String> = Vec::new();
+            let mut parts = p.into_iter().peekable();
+            match parts.next().as_deref() {
+                Some("crate") => {}
+                Some("self") => at = me.clone(),
+                Some("super") => {
+                    at = me.clone();
+                    at.pop();
+                    while parts.peek().map(String::as_str) == Some("super") {
+                        parts.next();
+                        at.pop();
+                    }
+                }
+                _ => continue,
+            }
+            at.extend(parts);
+            // A name the root re-exports stands for its module.
+            if !at.is_empty() && !modules.contains(&at[..1]) {
+                if let Some(m) = names.get(&at[0]) {
+                    at = vec![m.clone()];
+                }
+            }
+            // The longest prefix that is a module.
+            let target = (1..=at.len())
+                .rev()
+                .map(|n| at[..n].to_vec())
+                .find(|m| modules.contains(m));
+            let Some(target) = target else { continue };
+            if !(target.starts_with(&me) || me.starts_with(&target)) {
+                uses.insert(target.join("::"));
             }
         }
     }
     g
+}
+
+/// The module graph of one crate's `src`.
+fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let files: Vec<(PathBuf, String)> = files
+        .iter()
+        .map(|f| {
+            (
+                f.strip_prefix(src).unwrap().to_path_buf(),
+                std::fs::read_to_string(f).unwrap(),
+            )
+        })
+        .collect();
+    graph_of(&files)
 }
 
 /// The circles of a graph: its strongly connected parts of two modules or more.
@@ -234,14 +333,59 @@ fn the_circle_finder_finds_circles() {
     .map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect()))
     .collect();
     assert_eq!(circles(&g), vec![vec!["a", "b", "c"]]);
-    let uses = crate_paths("use crate::{front::{self, Front}, term};\nlet x = crate::run::go();");
-    assert_eq!(
-        uses.into_iter().collect::<Vec<_>>(),
-        ["front", "run", "term"]
-    );
+    let uses: Vec<String> =
+        paths("use crate::{front::{self, Front}, term};\nlet x = crate::run::go();")
+            .into_iter()
+            .map(|p| p.join("::"))
+            .collect();
+    assert_eq!(uses, ["crate::front", "crate::term", "crate::run::go"]);
     let names = reexports("pub use records::{GameRecord, RecordLevel};\npub use seeds::GameSeeds;");
     assert_eq!(names["GameRecord"], "records");
     assert_eq!(names["GameSeeds"], "seeds");
+}
+
+/// A circle of two sibling modules that name each other inline through
+/// `super::` (no `use` line) is found, and so is one through `crate::` paths in
+/// a `use` group; a child using its parent's items is no circle.
+#[test]
+fn a_circle_of_inline_paths_is_found() {
+    let file = |p: &str, c: &str| (PathBuf::from(p), c.to_string());
+    let crate_with = |ppcg: &str| {
+        vec![
+            file("main.rs", "mod front;\nmod term;"),
+            file(
+                "front/mod.rs",
+                "mod coup;\nmod ppcg;\npub trait Front {}\nfn f() { coup::go(); }",
+            ),
+            file(
+                "front/coup.rs",
+                "use super::{Front, page::x};\nfn g() { let w = super::ppcg::Ppcg::WORD; }",
+            ),
+            file("front/ppcg.rs", ppcg),
+            file("term.rs", "use crate::{front::Front};"),
+        ]
+    };
+    // The injected circle: ppcg names coup inline, coup names ppcg inline.
+    let g = graph_of(&crate_with("fn h() { super::coup::page_steps(); }"));
+    assert_eq!(circles(&g), vec![vec!["front::coup", "front::ppcg"]]);
+    // Without it: coup → ppcg only, and no circle.
+    let g = graph_of(&crate_with(
+        "use super::Front;\nfn h() { crate::term::x(); }",
+    ));
+    assert!(circles(&g).is_empty(), "{g:?}");
+    assert!(g["front::coup"].contains("front::ppcg"));
+    assert!(g["front::ppcg"].contains("term"));
+    assert!(
+        !g["front::coup"].contains("front"),
+        "a child's use of its parent is no edge"
+    );
+    // Through crate:: in a use group, across top modules.
+    let g = graph_of(&[
+        file("lib.rs", "mod a;\nmod b;"),
+        file("a.rs", "use crate::{b::{self, X}};"),
+        file("b.rs", "fn f() -> crate::a::Y { todo!() }"),
+    ]);
+    assert_eq!(circles(&g), vec![vec!["a", "b"]]);
 }
 
 #[test]

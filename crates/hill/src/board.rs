@@ -171,7 +171,7 @@ impl Board {
     /// first ([`Board::add_stored`] learns them itself).
     pub fn learn(&mut self, blocks: &[Block]) {
         for b in blocks {
-            if b.kind == "pair" && b.versions.len() >= 2 {
+            if b.kind == crate::store::BlockKind::Pair && b.versions.len() >= 2 {
                 self.pairs.insert(b.id, [b.versions[0], b.versions[1]]);
             }
         }
@@ -261,7 +261,7 @@ impl Board {
     {
         type Read<C> = Result<Vec<(i64, Vec<i64>, GameRecord<C>)>, String>;
         let threads = threads.clamp(1, 16);
-        self.learn(&store.blocks().map_err(|e| e.0)?);
+        self.learn(&store.blocks().map_err(|e| e.to_string())?);
         let current: std::collections::HashSet<i64> = self.slot.keys().copied().collect();
         let mut failed = None;
         std::thread::scope(|scope| {
@@ -274,7 +274,7 @@ impl Board {
                 scope.spawn(move || {
                     for (block, first, packed) in rx {
                         let read = crate::store::unpack(block, first, &packed)
-                            .map_err(|e| e.0)
+                            .map_err(|e| e.to_string())
                             .and_then(|games| {
                                 games
                                     .iter()
@@ -324,7 +324,7 @@ impl Board {
             let counted: Result<(), String> = counter.join().unwrap_or_else(|_| {
                 Err("the standings could not be counted (a thread panicked)".into())
             });
-            failed = read.map_err(|e| e.0).and(counted).err();
+            failed = read.map_err(|e| e.to_string()).and(counted).err();
         });
         failed.map_or(Ok(()), Err)
     }

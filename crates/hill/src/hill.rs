@@ -2,9 +2,13 @@
 //! scheduler plans, storing each batch of games as it finishes.
 
 use crate::board::Board;
+use crate::entity::entrants_at;
+pub use crate::folders::VERSIONS;
+use crate::folders::{is_version_folder, keep_folder};
 use crate::plan::next_block;
+use crate::service::{self, check_name};
 use crate::store::{
-    Author, Batch, Block, Change, Entrant, Event, Settings, Sqlite, Status, Store, StoredGame,
+    Author, Batch, Block, BlockKind, Change, Entrant, Event, Settings, Status, Store, StoredGame,
 };
 use koth_arena::{
     Game, GameRecord, Observer, Progress, RecordLevel, Schedule, Scoring, Tournament,
@@ -15,16 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-/// A hill's failure, in words for its organiser.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct HillError(pub String);
-
-impl From<crate::store::StoreError> for HillError {
-    fn from(e: crate::store::StoreError) -> Self {
-        HillError(e.0)
-    }
-}
+pub use crate::error::HillError;
 
 /// A result of the hill.
 pub type Result<T, E = HillError> = std::result::Result<T, E>;
@@ -35,9 +30,6 @@ pub type Result<T, E = HillError> = std::result::Result<T, E>;
 pub type Ready<G> = Box<
     dyn Fn(&mut <G as Game>::Rules, &[String], &Schedule, u64) -> Result<(), String> + Send + Sync,
 >;
-
-/// Where every submitted version's folder is kept, by content hash, in a hill.
-pub const VERSIONS: &str = "versions";
 
 /// One hill, open.
 pub struct Hill<G: BotKinds> {
@@ -80,17 +72,17 @@ impl<G: BotKinds> Hill<G> {
     /// Makes a new hill in `dir` (created if need be).
     pub fn init(dir: &Path, settings: &Settings) -> Result<()> {
         std::fs::create_dir_all(dir.join(VERSIONS))
-            .map_err(|e| HillError(format!("cannot create {}: {e}", dir.display())))?;
-        Sqlite::create(dir, settings)?;
+            .map_err(|e| HillError::Io(format!("cannot create {}: {e}", dir.display())))?;
+        crate::store::create(dir, settings)?;
         Ok(())
     }
 
     /// Opens the hill in `dir`, played under `rules`, scored by `scoring`.
     pub fn open(dir: &Path, rules: G::Rules, scoring: Scoring) -> Result<Hill<G>> {
-        let store = Sqlite::open(dir)?;
+        let store = crate::store::open(dir)?;
         let settings = store.settings()?;
         if settings.game != G::NAME {
-            return Err(HillError(format!(
+            return Err(HillError::Invalid(format!(
                 "{} is a hill of {}, not of {}",
                 dir.display(),
                 settings.game,
@@ -99,7 +91,7 @@ impl<G: BotKinds> Hill<G> {
         }
         Ok(Hill {
             dir: dir.to_path_buf(),
-            store: Box::new(store),
+            store,
             settings,
             rules,
             scoring,
@@ -131,7 +123,8 @@ impl<G: BotKinds> Hill<G> {
             return Ok(());
         }
         let path = self.dir.join(PLAYER_LOCK);
-        let cannot = |e: std::io::Error| HillError(format!("cannot lock {}: {e}", path.display()));
+        let cannot =
+            |e: std::io::Error| HillError::Io(format!("cannot lock {}: {e}", path.display()));
         let mut file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -163,7 +156,7 @@ impl<G: BotKinds> Hill<G> {
                     },
                     _ => "another process".to_string(),
                 };
-                Err(HillError(format!(
+                Err(HillError::Conflict(format!(
                     "{} is being played by {who}: one process plays a hill at a time\n  fix: stop that one first (koth hill add, update, remove, pause and resume work while it plays)",
                     self.dir.display()
                 )))
@@ -221,7 +214,7 @@ impl<G: BotKinds> Hill<G> {
         protocol: Protocol,
     ) -> Result<serde_json::Value> {
         let words = crate::program::command_words(command, folder, &self.settings.runtimes())
-            .map_err(|e| HillError(e.0))?;
+            .map_err(|e| HillError::Invalid(e.to_string()))?;
         let kept = keep_folder(&self.dir, folder)?;
         Ok(serde_json::json!({ "command": words, "protocol": protocol.name(), "folder": kept }))
     }
@@ -239,7 +232,7 @@ impl<G: BotKinds> Hill<G> {
         by: Option<&Author>,
     ) -> Result<Event> {
         self.may_enter(name, &spec, by)?;
-        Ok(self.store.change(change, name, Some(spec), by)?)
+        service::change(self.store.as_mut(), change, name, Some(spec), by)
     }
 
     /// Whether `by` may enter `spec` as `name` (see [`Hill::enter`]): asked
@@ -250,37 +243,7 @@ impl<G: BotKinds> Hill<G> {
         spec: &serde_json::Value,
         by: Option<&Author>,
     ) -> Result<()> {
-        check_name(name)?;
-        if let Some(author) = by.filter(|a| !a.admin) {
-            let entrants = self.store.entrants()?;
-            if let Some(other) = entrants
-                .iter()
-                .find(|e| e.name != name && look_alike(&e.name, name))
-            {
-                return Err(HillError(format!(
-                    "{name:?} looks too much like {:?}, an entrant of the hill\n  fix: choose a name that is plainly your own",
-                    other.name
-                )));
-            }
-            if let Some(folder) = spec.get("folder").and_then(|f| f.as_str()) {
-                let versions = self.store.versions()?;
-                let copied = entrants.iter().find(|e| {
-                    e.status != Status::Removed
-                        && e.owner.as_deref() != Some(author.name.as_str())
-                        && versions.iter().any(|v| {
-                            v.id == e.version
-                                && v.spec.get("folder").and_then(|f| f.as_str()) == Some(folder)
-                        })
-                });
-                if let Some(e) = copied {
-                    return Err(HillError(format!(
-                        "this upload is an exact copy of {:?}'s current version, another author's\n  fix: enter a bot of your own",
-                        e.name
-                    )));
-                }
-            }
-        }
-        Ok(())
+        service::may_enter(self.store.as_ref(), name, spec, by)
     }
 
     /// Clears what a process that played this hill and was killed may have
@@ -349,19 +312,13 @@ impl<G: BotKinds> Hill<G> {
 
     /// Removes, pauses or resumes `name`.
     pub fn set(&mut self, change: Change, name: &str) -> Result<Event> {
-        Ok(self.store.change(change, name, None, None)?)
+        service::change(self.store.as_mut(), change, name, None, None)
     }
 
     /// Makes a token called `name` (an organiser's with `admin`) and gives it,
     /// once: only its hash is kept.
     pub fn add_token(&mut self, name: &str, admin: bool) -> Result<String> {
-        check_name(name)?;
-        let mut bytes = [0u8; 24];
-        getrandom::fill(&mut bytes)
-            .map_err(|e| HillError(format!("no randomness for a token: {e}")))?;
-        let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        self.store.add_token(name, &token_hash(&token), admin)?;
-        Ok(token)
+        service::add_token(self.store.as_mut(), name, admin)
     }
 
     /// The bot of a stored version, named `name`: what its games and its check
@@ -407,7 +364,7 @@ impl<G: BotKinds> Hill<G> {
         };
         board
             .add_stored::<G::Choice>(self.store.as_ref(), cores(), from, None)
-            .map_err(HillError)?;
+            .map_err(HillError::Invalid)?;
         Ok(board)
     }
 
@@ -426,7 +383,7 @@ impl<G: BotKinds> Hill<G> {
     pub fn keep_standings(&mut self, board: &Board) -> Result<()> {
         let kept = board.kept(self.store.end()?);
         let json = serde_json::to_string(&kept)
-            .map_err(|e| HillError(format!("the standings cannot be kept: {e}")))?;
+            .map_err(|e| HillError::Io(format!("the standings cannot be kept: {e}")))?;
         self.store.keep(&json)?;
         Ok(())
     }
@@ -440,16 +397,16 @@ impl<G: BotKinds> Hill<G> {
         let versions = self.store.versions()?;
         for ev in news.iter().filter(|e| e.id <= seen) {
             let listed = board.entrants.iter().position(|e| e.name == ev.entrant);
-            let taken = match (ev.kind.as_str(), listed) {
-                ("pause" | "resume", Some(i)) => {
-                    board.entrants[i].status = if ev.kind == "pause" {
+            let taken = match (ev.kind, listed) {
+                (Change::Pause | Change::Resume, Some(i)) => {
+                    board.entrants[i].status = if ev.kind == Change::Pause {
                         Status::Paused
                     } else {
                         Status::Active
                     };
                     true
                 }
-                ("add", None) => {
+                (Change::Add, None) => {
                     let v = ev.version.and_then(|v| versions.iter().find(|x| x.id == v));
                     match v {
                         // Listed last only if it came last: a removed entrant
@@ -500,7 +457,7 @@ impl<G: BotKinds> Hill<G> {
                     return Ok(None);
                 };
                 // A candidate always plays; the rest only sharpens a settled order.
-                if self.rest_when_settled && plan.kind != "candidate" && board.settled() {
+                if self.rest_when_settled && plan.kind != BlockKind::Candidate && board.settled() {
                     return Ok(None);
                 }
                 plan.after_event = seen;
@@ -521,7 +478,7 @@ impl<G: BotKinds> Hill<G> {
         let mut bots = Vec::new();
         for v in &block.versions {
             let version = versions.iter().find(|x| x.id == *v).ok_or_else(|| {
-                HillError(format!("block {} names no known version {v}", block.id))
+                HillError::Invalid(format!("block {} names no known version {v}", block.id))
             })?;
             let name = entrants
                 .iter()
@@ -534,12 +491,13 @@ impl<G: BotKinds> Hill<G> {
 
     /// `block`'s schedule, and its rules readied.
     fn block_rules(&self, block: &Block, bots: &[BotEntry]) -> Result<(Schedule, G::Rules)> {
-        let schedule: Schedule = serde_json::from_value(block.schedule.clone())
-            .map_err(|e| HillError(format!("block {}: unreadable schedule: {e}", block.id)))?;
+        let schedule: Schedule = serde_json::from_value(block.schedule.clone()).map_err(|e| {
+            HillError::Invalid(format!("block {}: unreadable schedule: {e}", block.id))
+        })?;
         let mut rules = self.rules.clone();
         let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
         if let Some(ready) = &self.ready {
-            ready(&mut rules, &names, &schedule, block.seed).map_err(HillError)?;
+            ready(&mut rules, &names, &schedule, block.seed).map_err(HillError::Invalid)?;
         }
         Ok((schedule, rules))
     }
@@ -556,7 +514,7 @@ impl<G: BotKinds> Hill<G> {
     ) -> Result<()> {
         let bots = self.block_bots(block, &self.store.entrants()?, &self.store.versions()?)?;
         if !results_only(&bots) {
-            return Err(HillError(format!(
+            return Err(HillError::Invalid(format!(
                 "block {} has programs at its tables: its games are played once, and kept whole",
                 block.id
             )));
@@ -565,7 +523,10 @@ impl<G: BotKinds> Hill<G> {
         let setup = Setup::default();
         let mut entrants = Vec::new();
         for b in &bots {
-            entrants.push(G::entrant(b, &setup.for_bot(b, &bots)).map_err(|e| HillError(e.0))?);
+            entrants.push(
+                G::entrant(b, &setup.for_bot(b, &bots))
+                    .map_err(|e| HillError::Invalid(e.to_string()))?,
+            );
         }
         let t = Tournament {
             rules,
@@ -592,7 +553,7 @@ impl<G: BotKinds> Hill<G> {
     /// that game's results are not the stored ones).
     pub fn full_record(&self, g: &StoredGame) -> Result<GameRecord<G::Choice>> {
         let stored: GameRecord<G::Choice> = serde_json::from_str(&g.record).map_err(|e| {
-            HillError(format!(
+            HillError::Invalid(format!(
                 "block {} game {}: unreadable record: {e}",
                 g.block, g.index
             ))
@@ -600,18 +561,18 @@ impl<G: BotKinds> Hill<G> {
         if stored.choices.is_some() {
             return Ok(stored);
         }
-        let block = self
-            .store
-            .block(g.block)?
-            .ok_or_else(|| HillError(format!("game {} names no block {}", g.index, g.block)))?;
+        let block = self.store.block(g.block)?.ok_or_else(|| {
+            HillError::NotFound(format!("game {} names no block {}", g.index, g.block))
+        })?;
         let mut again = None;
         self.replay_block(&block, g.index..g.index + 1, RecordLevel::Full, &mut |r| {
             again = Some(r.clone())
         })?;
-        let again =
-            again.ok_or_else(|| HillError(format!("block {} has no game {}", g.block, g.index)))?;
+        let again = again.ok_or_else(|| {
+            HillError::NotFound(format!("block {} has no game {}", g.block, g.index))
+        })?;
         if results_line(&again) != g.record.trim_end().as_bytes() {
-            return Err(HillError(format!(
+            return Err(HillError::Invalid(format!(
                 "block {} game {}: its stored results are not what its seed plays",
                 g.block, g.index
             )));
@@ -645,7 +606,7 @@ impl<G: BotKinds> Hill<G> {
         let bots = self.block_bots(block, &entrants, versions)?;
         let (schedule, rules) = self.block_rules(block, &bots)?;
         let copies = koth_process::Workspace::new(None)
-            .map_err(|e| HillError(format!("cannot make the bots' working folders: {e}")))?;
+            .map_err(|e| HillError::Io(format!("cannot make the bots' working folders: {e}")))?;
         let setup = Setup {
             timeouts: Timeouts {
                 decision: Duration::from_millis(self.settings.timeout_ms.max(1)),
@@ -673,9 +634,9 @@ impl<G: BotKinds> Hill<G> {
             let make = || G::entrant(b, &setup).map_err(|e| e.0);
             // Built-ins cost nothing to make: only programs are kept.
             field.push(if current.contains(v) && b.dir().is_some() {
-                self.pools.entrant(*v, make).map_err(HillError)?
+                self.pools.entrant(*v, make).map_err(HillError::Invalid)?
             } else {
-                make().map_err(HillError)?
+                make().map_err(HillError::Invalid)?
             });
         }
         let t = Tournament {
@@ -834,6 +795,11 @@ impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
                 self.batch.push(&self.seats, line.trim_ascii_end());
             }
         }
+        self.batch.tally(
+            &self.seats,
+            &rec.scores,
+            rec.forfeits.iter().map(|f| f.seat),
+        );
         self.board.add_played(self.block.id, &self.seats, rec);
     }
 
@@ -854,19 +820,19 @@ pub fn results_only(bots: &[BotEntry]) -> bool {
 }
 
 /// The threads that count stored games.
-fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Whether version `v` of `versions` is a built-in.
-fn is_builtin(versions: &[crate::Version], v: i64) -> bool {
+pub(crate) fn is_builtin(versions: &[crate::Version], v: i64) -> bool {
     versions
         .iter()
         .any(|x| x.id == v && x.spec.get("builtin").is_some())
 }
 
 /// Block `id` of `blocks` (in order of their numbers, as the store lists them).
-fn block_of(blocks: &[Block], id: i64) -> Option<&Block> {
+pub(crate) fn block_of(blocks: &[Block], id: i64) -> Option<&Block> {
     blocks
         .binary_search_by_key(&id, |b| b.id)
         .ok()
@@ -874,7 +840,7 @@ fn block_of(blocks: &[Block], id: i64) -> Option<&Block> {
 }
 
 /// A record's line as a block of built-ins stores it: without its choices.
-fn results_line<C: Clone + serde::Serialize + koth_arena::code::ChoiceCode>(
+pub(crate) fn results_line<C: Clone + serde::Serialize + koth_arena::code::ChoiceCode>(
     rec: &GameRecord<C>,
 ) -> Vec<u8> {
     let mut line = Vec::new();
@@ -902,7 +868,7 @@ pub fn spec_bot<G: BotKinds>(
         return Ok(BotEntry::new(name, BotSource::Builtin(b.to_string())));
     }
     let bad = || {
-        HillError(format!(
+        HillError::Invalid(format!(
             "the hill's version of {name:?} is unreadable: {spec}"
         ))
     };
@@ -919,7 +885,7 @@ pub fn spec_bot<G: BotKinds>(
         .get("protocol")
         .and_then(|p| p.as_str())
         .map_or(Ok(Protocol::Json), |p| G::KIND.protocol(p))
-        .map_err(HillError)?;
+        .map_err(HillError::Invalid)?;
     // Only a folder the hill made: a hash, inside its versions folder.
     if !is_version_folder(folder) {
         return Err(bad());
@@ -931,488 +897,4 @@ pub fn spec_bot<G: BotKinds>(
         protocol,
         sandbox,
     ))
-}
-
-/// Whether `folder` is one the hill makes: `versions/` and a hash.
-fn is_version_folder(folder: &str) -> bool {
-    folder
-        .strip_prefix("versions/")
-        .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
-/// Whether two entrants' names would be taken for one another: the same once
-/// case is folded, `-`, `_` and `.` are dropped and the letters and digits that
-/// look alike are taken as one (`0` and `o`; `1`, `i` and `l`; `5` and `s`;
-/// `rn` and `m`; `vv` and `w`).
-///
-/// ```
-/// use koth_hill::hill::look_alike;
-/// for name in ["Victim", "VICTIM", "victim.", "vict1m", "vic-tim", "v1ct1m"] {
-///     assert!(look_alike("victim", name), "{name}");
-/// }
-/// assert!(!look_alike("victim", "victor"));
-/// ```
-pub fn look_alike(a: &str, b: &str) -> bool {
-    fn skeleton(s: &str) -> String {
-        let folded: String = s
-            .chars()
-            .filter(|c| !matches!(c, '-' | '_' | '.'))
-            .map(|c| match c.to_ascii_lowercase() {
-                '0' => 'o',
-                '1' | 'i' | '|' => 'l',
-                '5' => 's',
-                c => c,
-            })
-            .collect();
-        folded.replace("rn", "m").replace("vv", "w")
-    }
-    skeleton(a) == skeleton(b)
-}
-
-/// Bytes a hill keeps free on its disk: below them it plays no games (a batch
-/// that cannot be written would end the block with an error).
-pub const DISK_RESERVE: u64 = 512 << 20;
-
-/// The bytes free on the disk of `dir` when they are fewer than
-/// [`DISK_RESERVE`] (or the `KOTH_HILL_DISK_RESERVE_MB` this process was given,
-/// for tests), else `None`; `None` too when the disk cannot be asked.
-pub fn disk_low(dir: &Path) -> Option<u64> {
-    let reserve = std::env::var("KOTH_HILL_DISK_RESERVE_MB")
-        .ok()
-        .and_then(|m| m.parse::<u64>().ok())
-        .map_or(DISK_RESERVE, |m| m << 20);
-    let st = rustix::fs::statvfs(dir).ok()?;
-    let free = st.f_bavail.saturating_mul(st.f_frsize);
-    (free < reserve).then_some(free)
-}
-
-/// How a token is kept: its BLAKE3 hash (tokens are 192 random bits, so a
-/// fast hash is enough).
-pub fn token_hash(token: &str) -> String {
-    blake3::hash(token.trim().as_bytes()).to_hex().to_string()
-}
-
-/// An entrant's name: what a page, a file name and a terminal can all show.
-pub fn check_name(name: &str) -> Result<()> {
-    let ok = !name.is_empty()
-        && name.len() <= 40
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        && !name.starts_with('.');
-    if ok {
-        Ok(())
-    } else {
-        Err(HillError(format!(
-            "{name:?} cannot name an entrant\n  fix: use up to 40 letters, digits, '-', '_' or '.', not starting with '.'"
-        )))
-    }
-}
-
-/// Copies a program's folder into the hill under its content hash (once: a
-/// version with the same files shares it) and gives its path in the hill.
-/// Links are kept as links, never followed.
-pub fn keep_folder(hill: &Path, dir: &Path) -> Result<String> {
-    let hash = hash_folder(dir).map_err(|e| {
-        HillError(format!(
-            "cannot read the bot's folder {}: {e}",
-            dir.display()
-        ))
-    })?;
-    let rel = format!("{VERSIONS}/{hash}");
-    let target = hill.join(&rel);
-    if !target.is_dir() {
-        let tmp = hill
-            .join(VERSIONS)
-            .join(format!(".new-{hash}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&tmp);
-        koth_process::copy_tree(dir, &tmp)
-            .and_then(|()| std::fs::rename(&tmp, &target))
-            .map_err(|e| {
-                let _ = std::fs::remove_dir_all(&tmp);
-                HillError(format!(
-                    "cannot copy the bot's folder {}: {e}",
-                    dir.display()
-                ))
-            })?;
-    }
-    Ok(rel)
-}
-
-/// A hash of a folder's names, kinds, executable bits, contents and link targets,
-/// walked in name order without following a link.
-pub fn hash_folder(dir: &Path) -> std::io::Result<String> {
-    use std::os::unix::fs::PermissionsExt;
-    let mut h = blake3::Hasher::new();
-    let mut stack = vec![(dir.to_path_buf(), String::new())];
-    let mut files = 0u64;
-    while let Some((path, rel)) = stack.pop() {
-        let mut entries: Vec<_> = std::fs::read_dir(&path)?.collect::<std::io::Result<_>>()?;
-        entries.sort_by_key(|e| e.file_name());
-        // Folders are walked after their files, in reverse on the stack: the order
-        // is fixed, which is all a hash needs.
-        for e in entries {
-            files += 1;
-            if files > koth_process::MAX_COPY_FILES {
-                return Err(std::io::Error::other(format!(
-                    "more than {} files",
-                    koth_process::MAX_COPY_FILES
-                )));
-            }
-            let name = e.file_name().to_string_lossy().into_owned();
-            let r = format!("{rel}/{name}");
-            let meta = std::fs::symlink_metadata(e.path())?;
-            if meta.file_type().is_symlink() {
-                h.update(b"l\0");
-                h.update(r.as_bytes());
-                h.update(b"\0");
-                h.update(std::fs::read_link(e.path())?.as_os_str().as_encoded_bytes());
-            } else if meta.is_dir() {
-                h.update(b"d\0");
-                h.update(r.as_bytes());
-                stack.push((e.path(), r));
-            } else {
-                h.update(if meta.permissions().mode() & 0o111 != 0 {
-                    b"x\0"
-                } else {
-                    b"f\0"
-                });
-                h.update(r.as_bytes());
-                h.update(b"\0");
-                h.update(&meta.len().to_le_bytes());
-                let mut f = std::fs::File::open(e.path())?;
-                std::io::copy(&mut f, &mut h)?;
-            }
-            h.update(b"\n");
-        }
-    }
-    Ok(h.finalize().to_hex()[..32].to_string())
-}
-
-/// What [`Hill::audit`] found.
-#[derive(Clone, Debug, Default)]
-pub struct Audit {
-    /// Blocks planned again.
-    pub blocks: u64,
-    /// Games replayed.
-    pub games: u64,
-    /// Every difference, in words.
-    pub problems: Vec<String>,
-}
-
-/// The field as it stood after event `upto`, from the event log.
-pub fn entrants_at(events: &[Event], versions: &[crate::Version], upto: i64) -> Vec<Entrant> {
-    let mut out: Vec<Entrant> = Vec::new();
-    for ev in events.iter().filter(|e| e.id <= upto) {
-        let at = out.iter().position(|e| e.name == ev.entrant);
-        match (ev.kind.as_str(), at) {
-            ("add" | "update", at) => {
-                let Some(v) = ev.version.and_then(|v| versions.iter().find(|x| x.id == v)) else {
-                    continue;
-                };
-                match at {
-                    Some(i) => {
-                        out[i].version = v.id;
-                        out[i].status = Status::Active;
-                    }
-                    None => out.push(Entrant {
-                        id: v.entrant,
-                        name: ev.entrant.clone(),
-                        status: Status::Active,
-                        version: v.id,
-                        owner: None,
-                    }),
-                }
-            }
-            (kind, Some(i)) => {
-                out[i].status = match kind {
-                    "remove" => Status::Removed,
-                    "pause" => Status::Paused,
-                    _ => Status::Active,
-                }
-            }
-            _ => {}
-        }
-    }
-    out.sort_by_key(|e| e.id);
-    out
-}
-
-impl<G: BotKinds> Hill<G> {
-    /// Plans every block again from the event log and the games before it, and
-    /// replays every game from its record: a hill whose database was not
-    /// tampered with has no problem.
-    pub fn audit(&self) -> Result<Audit> {
-        let events = self.store.events(0)?;
-        let versions = self.store.versions()?;
-        let blocks = self.store.blocks()?;
-        let mut audit = Audit::default();
-        let mut plans = Plans {
-            hill: self,
-            events: &events,
-            versions: &versions,
-            blocks: &blocks,
-            next: 0,
-            board: None,
-            planned: crate::plan::Planned::default(),
-        };
-        // The games stream by, batch by batch: a hill's games need not fit in
-        // memory. Those of built-ins kept as results wait for the end of their
-        // block, to be played again together.
-        let mut again: Vec<StoredGame> = Vec::new();
-        let mut rules: Option<(i64, G::Rules)> = None;
-        let mut failed = None;
-        self.store.each_batch(&mut |block, first, packed| {
-            let mut step = || -> Result<()> {
-                let games = crate::store::unpack(block, first, &packed)?;
-                plans.upto(block, &mut audit)?;
-                for g in games {
-                    plans.add(&g)?;
-                    audit.games += 1;
-                    self.audit_game(&blocks, g, &mut again, &mut rules, &mut audit)?;
-                }
-                Ok(())
-            };
-            match step() {
-                Ok(()) => true,
-                Err(e) => {
-                    failed = Some(e);
-                    false
-                }
-            }
-        })?;
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        plans.upto(i64::MAX, &mut audit)?;
-        if !again.is_empty() {
-            self.audit_results(&blocks, &again, &mut audit);
-        }
-        self.audit_kept(&versions, &mut audit)?;
-        Ok(audit)
-    }
-
-    /// Counts the standings kept ([`Hill::keep_standings`]) again from the
-    /// stored games before their point: a hill opened takes them up.
-    fn audit_kept(&self, versions: &[crate::Version], audit: &mut Audit) -> Result<()> {
-        let Some(text) = self.store.kept()? else {
-            return Ok(());
-        };
-        let Ok(kept) = serde_json::from_str::<crate::board::Kept>(&text) else {
-            audit
-                .problems
-                .push("the standings kept are unreadable: they are counted again".into());
-            return Ok(());
-        };
-        if kept.standings.model.games() != kept.standings.games {
-            // Kept by a koth before the model: never taken up, counted again.
-            return Ok(());
-        }
-        let field: Vec<Entrant> = kept
-            .field
-            .iter()
-            .enumerate()
-            .map(|(i, (name, version))| Entrant {
-                id: i as i64 + 1,
-                name: name.clone(),
-                status: Status::Active,
-                version: *version,
-                owner: None,
-            })
-            .collect();
-        let mut again = Board::new(&field, versions, self.settings.duplicate);
-        again
-            .add_stored::<G::Choice>(self.store.as_ref(), cores(), (0, 0), Some(kept.upto))
-            .map_err(HillError)?;
-        if again.kept(kept.upto) != kept {
-            audit.problems.push(format!(
-                "the standings kept at block {} game {} are not what the games stored before that give ({} games counted, {} kept)",
-                kept.upto.0, kept.upto.1, again.games, kept.games
-            ));
-        }
-        Ok(())
-    }
-
-    /// Replays game `g` from its choices under its block's rules (readied once
-    /// a block, kept in `rules`), or, kept as results, keeps it in `again`
-    /// until its block's games are all there.
-    fn audit_game(
-        &self,
-        blocks: &[Block],
-        g: StoredGame,
-        again: &mut Vec<StoredGame>,
-        rules: &mut Option<(i64, G::Rules)>,
-        audit: &mut Audit,
-    ) -> Result<()> {
-        let rec: GameRecord<G::Choice> = match serde_json::from_str(&g.record) {
-            Ok(r) => r,
-            Err(e) => {
-                audit.problems.push(format!(
-                    "block {} game {}: unreadable record: {e}",
-                    g.block, g.index
-                ));
-                return Ok(());
-            }
-        };
-        if rec.choices.is_none() {
-            if again.last().is_some_and(|p| p.block != g.block) {
-                self.audit_results(blocks, again, audit);
-                again.clear();
-            }
-            again.push(g);
-            return Ok(());
-        }
-        if rules.as_ref().is_none_or(|(id, _)| *id != g.block) {
-            let mut r = self.rules.clone();
-            if let (Some(ready), Some(b)) = (&self.ready, block_of(blocks, g.block)) {
-                let schedule: Schedule = serde_json::from_value(b.schedule.clone())
-                    .map_err(|e| HillError(e.to_string()))?;
-                let names: Vec<String> = b.versions.iter().map(|v| format!("v{v}")).collect();
-                ready(&mut r, &names, &schedule, b.seed).map_err(HillError)?;
-            }
-            *rules = Some((g.block, r));
-        }
-        let (_, rules) = rules.as_ref().expect("readied above");
-        if let Err(e) = koth_arena::records::replay::<G>(rules, &rec, |_| {}) {
-            audit
-                .problems
-                .push(format!("block {} game {}: {e}", g.block, g.index));
-        }
-        Ok(())
-    }
-
-    /// Plays `games` (of one block, stored as results only) again from their
-    /// block's seed and notes each whose stored results differ.
-    fn audit_results(&self, blocks: &[Block], games: &[StoredGame], audit: &mut Audit) {
-        let (first, last) = (&games[0], &games[games.len() - 1]);
-        let Some(block) = block_of(blocks, first.block) else {
-            audit.problems.push(format!(
-                "block {} game {}: no such block",
-                first.block, first.index
-            ));
-            return;
-        };
-        let mut k = 0;
-        let mut differ = Vec::new();
-        let replayed = self.replay_block(
-            block,
-            first.index..last.index + 1,
-            RecordLevel::Results,
-            &mut |r| {
-                while k < games.len() && games[k].index < r.index {
-                    k += 1;
-                }
-                if games.get(k).is_some_and(|g| g.index == r.index) {
-                    if results_line(r) != games[k].record.trim_end().as_bytes() {
-                        differ.push(r.index);
-                    }
-                    k += 1;
-                }
-            },
-        );
-        match replayed {
-            Ok(()) => audit.problems.extend(differ.into_iter().map(|i| {
-                format!(
-                    "block {} game {i}: its stored results are not what its seed plays",
-                    block.id
-                )
-            })),
-            Err(e) => audit.problems.push(format!(
-                "block {}: cannot play its games again: {e}",
-                block.id
-            )),
-        }
-    }
-}
-
-/// The audit's planning half: every block planned again from the board the
-/// scheduler saw, the games streaming by in order.
-struct Plans<'a, G: BotKinds> {
-    hill: &'a Hill<G>,
-    events: &'a [Event],
-    versions: &'a [crate::Version],
-    blocks: &'a [Block],
-    /// The next block to plan again.
-    next: usize,
-    /// The board, and the event it reflects.
-    board: Option<(i64, Board)>,
-    planned: crate::plan::Planned,
-}
-
-impl<G: BotKinds> Plans<'_, G> {
-    /// Plans again every block up to block `upto` (the games before it counted).
-    fn upto(&mut self, upto: i64, audit: &mut Audit) -> Result<()> {
-        while let Some(b) = self.blocks.get(self.next).filter(|b| b.id <= upto) {
-            self.next += 1;
-            // The board the scheduler saw: counted again when the field changed,
-            // otherwise grown by the games as they pass.
-            if !matches!(&self.board, Some((seen, _)) if *seen == b.after_event) {
-                self.board = Some((b.after_event, self.board_before(b)?));
-            }
-            let (_, bd) = self.board.as_ref().expect("made above");
-            let builtin = |v| is_builtin(self.versions, v);
-            let again = next_block(&self.hill.settings, bd, &self.planned, &builtin);
-            self.planned.add(b);
-            audit.blocks += 1;
-            let same = again.as_ref().is_some_and(|p| {
-                p.kind == b.kind
-                    && p.versions == b.versions
-                    && p.schedule == b.schedule
-                    && p.seed == b.seed
-                    && p.games == b.games
-            });
-            if !same {
-                audit.problems.push(format!(
-                    "block {}: stored as {} games of {} of versions {:?} (seed {}), but the log plans {}",
-                    b.id,
-                    b.games,
-                    b.kind,
-                    b.versions,
-                    b.seed,
-                    again.map_or("nothing".to_string(), |p| format!(
-                        "{} games of {} of versions {:?} (seed {})",
-                        p.games, p.kind, p.versions, p.seed
-                    ))
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// Counts a game that has passed on the board.
-    fn add(&mut self, g: &StoredGame) -> Result<()> {
-        if let Some((_, bd)) = &mut self.board {
-            bd.add::<G::Choice>(g).map_err(HillError)?;
-        }
-        Ok(())
-    }
-
-    /// The board of the field after `b`'s event, from the games before `b`,
-    /// read again from the store.
-    fn board_before(&self, b: &Block) -> Result<Board> {
-        let field = entrants_at(self.events, self.versions, b.after_event);
-        let mut bd = Board::new(&field, self.versions, self.hill.settings.duplicate);
-        bd.learn(self.blocks);
-        let mut failed = None;
-        self.hill.store.each_batch(&mut |block, first, packed| {
-            if block >= b.id {
-                return false;
-            }
-            let counted = crate::store::unpack(block, first, &packed)
-                .map_err(HillError::from)
-                .and_then(|games| {
-                    games
-                        .iter()
-                        .try_for_each(|g| bd.add::<G::Choice>(g).map(|_| ()).map_err(HillError))
-                });
-            match counted {
-                Ok(()) => true,
-                Err(e) => {
-                    failed = Some(e);
-                    false
-                }
-            }
-        })?;
-        failed.map_or(Ok(bd), Err)
-    }
 }

@@ -1,11 +1,19 @@
 //! The hill: a king-of-the-hill league that runs itself.
 //!
-//! A hill is one folder: a SQLite database ([`store`]) of its entrants, their
+//! A hill is one folder: a database ([`store`]) of its entrants, their
 //! versions, the event log, the blocks of games the scheduler ([`plan`]) planned
 //! and every game's record, beside a content-hashed copy of every submitted
-//! program's folder. [`Hill::step`] plays the next block on every core and
-//! stores its games batch by batch; the [`Board`] ranks the current versions;
-//! [`web`] serves the live page.
+//! program's folder ([`folders`]). [`Hill::step`] plays the next block on every
+//! core and stores its games batch by batch; the [`Board`] ranks the current
+//! versions; [`web`] serves the live page; [`audit`] checks it all again.
+//!
+//! The layers, from the bottom: [`entity`] (what a hill holds, no storage),
+//! [`store`] (where it is kept: one trait, a folder of backends, the layouts
+//! and their migrations), [`service`] (every rule: who may change what, names,
+//! tokens), then the hill's runner ([`hill`]), the page ([`web`]) and the
+//! command line, which only call down. Errors are [`HillError`] and
+//! [`StoreError`], whose variant, never their words, decides an HTTP status or
+//! an exit status.
 //!
 //! ```
 //! use koth_hill::{Change, Hill, Settings};
@@ -32,22 +40,29 @@
 //! # std::fs::remove_dir_all(&dir).ok();
 //! ```
 
+pub mod audit;
 pub mod board;
 pub mod conn;
+pub mod entity;
+pub mod error;
+pub mod folders;
 pub mod hill;
 pub mod plan;
 mod pool;
 pub mod program;
+pub mod service;
 pub mod store;
 pub mod upload;
 pub mod web;
 
+pub use audit::Audit;
 pub use board::{Board, Row};
-pub use hill::{
-    entrants_at, hash_folder, keep_folder, look_alike, spec_bot, token_hash, Audit, Hill,
-    HillError, Ready,
+pub use entity::{
+    entrants_at, Author, Block, BlockKind, Change, Entrant, Event, Round, Settings, Status,
+    StoredGame, TokenInfo, Version,
 };
-pub use store::{
-    Author, Batch, Block, Change, Entrant, Event, Refusal, Round, Settings, Sqlite, Status, Store,
-    StoreError, StoredGame, TokenInfo, Version,
-};
+pub use error::{HillError, Kind};
+pub use folders::{hash_folder, keep_folder};
+pub use hill::{spec_bot, Hill, Ready};
+pub use service::{look_alike, token_hash};
+pub use store::{Batch, Store, StoreError};

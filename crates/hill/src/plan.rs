@@ -30,7 +30,7 @@
 
 use crate::board::Board;
 pub use crate::store::Planned;
-use crate::store::{Block, Settings, Status};
+use crate::store::{Block, BlockKind, Settings, Status};
 use koth_arena::model::anytime_z;
 use koth_arena::rng::derive_seed;
 use koth_arena::{Random, Rng, Schedule};
@@ -84,7 +84,7 @@ pub fn next_block(
             Schedule::Gauntlet { games, table }
         };
         return Some(block(
-            "candidate",
+            BlockKind::Candidate,
             versions,
             schedule,
             candidate_seed(settings, v, k),
@@ -118,7 +118,13 @@ pub fn next_block(
         let round = n * per_deal;
         let games = size(&versions).div_ceil(round).max(1) * round;
         let schedule = Schedule::Balanced { games, table };
-        return Some(block("field", versions, schedule, seed, block_games));
+        return Some(block(
+            BlockKind::Field,
+            versions,
+            schedule,
+            seed,
+            block_games,
+        ));
     }
     // The neighbours least settled: the smallest difference for its boundary.
     let (lo, hi) = board.standings.score_range();
@@ -143,7 +149,13 @@ pub fn next_block(
     );
     let games = size(&versions);
     let schedule = Schedule::Pair { games, table };
-    Some(block("pair", versions, schedule, seed, block_games))
+    Some(block(
+        BlockKind::Pair,
+        versions,
+        schedule,
+        seed,
+        block_games,
+    ))
 }
 
 /// What hills made before [`Settings::field_tables`] play after the candidate
@@ -201,7 +213,7 @@ fn uncertain(
             table,
         }
     };
-    block("uncertain", versions, schedule, seed, block_games)
+    block(BlockKind::Uncertain, versions, schedule, seed, block_games)
 }
 
 /// The seed of version `v`'s `k`-th candidate block. Of its own version: a
@@ -220,7 +232,7 @@ fn candidate_seed(settings: &Settings, v: i64, k: u64) -> u64 {
 }
 
 fn block(
-    kind: &str,
+    kind: BlockKind,
     versions: Vec<i64>,
     schedule: Schedule,
     seed: u64,
@@ -228,7 +240,7 @@ fn block(
 ) -> Block {
     Block {
         id: 0,
-        kind: kind.to_string(),
+        kind,
         games: games(&schedule, versions.len()),
         versions,
         schedule: serde_json::to_value(schedule).unwrap_or_default(),

@@ -41,6 +41,11 @@ pub struct CommandRefused(pub String);
 /// assert!(command_words("python3 /srv/hill/hill.sqlite", &d, &py).is_err());
 /// assert!(command_words("python3 ../../hill.sqlite", &d, &py).is_err());
 /// assert!(command_words("perl bot.pl", &d, &py).is_err());
+/// // A link in the upload that leads out of it is refused too.
+/// std::os::unix::fs::symlink("/usr/bin", d.join("sub")).unwrap();
+/// assert!(command_words("sub/python3 bot.py", &d, &py).is_err());
+/// std::os::unix::fs::symlink("/etc/passwd", d.join("data.txt")).unwrap();
+/// assert!(command_words("python3 bot.py --data=data.txt", &d, &py).is_err());
 /// # std::fs::remove_dir_all(&d).ok();
 /// ```
 pub fn command_words(
@@ -66,10 +71,32 @@ pub fn command_words(
             )));
         }
     }
+    // Every word that names something of the upload names it inside the
+    // upload once links are resolved (a folder `sub` linked to `/usr/bin` is
+    // not the upload's, whatever the words say).
+    let home = std::fs::canonicalize(folder)
+        .map_err(|e| CommandRefused(format!("the upload's folder cannot be read: {e}")))?;
+    for w in &words {
+        for part in w.split(['=', ':', ',']).filter(|p| !p.is_empty()) {
+            // As far as the path exists: `up/x.py` leaves through `up`.
+            let named = home.join(part);
+            let real = named
+                .ancestors()
+                .take_while(|a| a.starts_with(&home))
+                .find_map(|a| std::fs::canonicalize(a).ok());
+            if let Some(real) = real {
+                if !real.starts_with(&home) {
+                    return Err(CommandRefused(format!(
+                        "{w:?} leads out of the bot's folder through a link: a bot sees its own folder and nothing else\n  fix: upload the file itself, not a link to it"
+                    )));
+                }
+            }
+        }
+    }
     if program.contains('/') {
         // A program of its own: a plain executable file of the upload.
         let rel = Path::new(program);
-        let ok = std::fs::symlink_metadata(folder.join(rel)).is_ok_and(|m| {
+        let ok = std::fs::symlink_metadata(home.join(rel)).is_ok_and(|m| {
             use std::os::unix::fs::PermissionsExt;
             m.is_file() && m.permissions().mode() & 0o111 != 0
         });
@@ -165,6 +192,42 @@ mod tests {
 
     fn rt() -> Vec<String> {
         DEFAULT_RUNTIMES.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Containment is decided on canonical paths: a link of the upload that
+    /// leads out of it is refused whatever the words look like; one that stays
+    /// inside is the upload's.
+    #[test]
+    fn a_link_out_of_the_upload_is_refused_and_one_inside_is_not() {
+        use std::os::unix::fs::symlink;
+        let d = folder("links");
+        std::fs::create_dir_all(d.join("lib")).unwrap();
+        std::fs::write(d.join("lib/bot.py"), "").unwrap();
+        symlink("lib/bot.py", d.join("bot.py")).unwrap();
+        symlink("/usr/bin", d.join("bin")).unwrap();
+        symlink("..", d.join("up")).unwrap();
+        symlink("/etc/passwd", d.join("python3")).unwrap();
+        assert!(
+            command_words("python3 bot.py", &d, &rt()).is_err(),
+            "python3 names a link out"
+        );
+        std::fs::remove_file(d.join("python3")).unwrap();
+        assert_eq!(
+            command_words("python3 bot.py", &d, &rt()).unwrap(),
+            ["python3", "bot.py"]
+        );
+        for bad in [
+            "bin/python3 bot.py",
+            "python3 up/x.py",
+            "python3 bot.py --lib=bin",
+        ] {
+            let e = command_words(bad, &d, &rt()).unwrap_err();
+            assert!(
+                e.0.contains("through a link") && e.0.contains("fix:"),
+                "{bad}: {e}"
+            );
+        }
+        std::fs::remove_dir_all(&d).ok();
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! game step by step. The page ships inside the binary; whatever a bot wrote is
 //! put on it as text, never as markup.
 
-use crate::store::{Author, Change, Sqlite, Store};
+use crate::error::{HillError, Kind};
+use crate::service;
+use crate::store::{Author, Change, Store};
 use axum::extract::{Path as UrlPath, State};
 use axum::http::{header, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -171,30 +173,37 @@ fn not_found(what: String) -> Response {
     (StatusCode::NOT_FOUND, what).into_response()
 }
 
-/// Runs a read of the database off the async threads.
+/// Runs a read of the database off the async threads, through a read-only
+/// store (it never waits for the writer).
 async fn read<T: Send + 'static>(
     shared: &Arc<Shared>,
-    f: impl FnOnce(&mut Sqlite, &Site) -> Result<T, String> + Send + 'static,
+    f: impl FnOnce(&mut dyn Store, &Site) -> Result<T, HillError> + Send + 'static,
 ) -> Result<T, Response> {
     let shared = shared.clone();
     tokio::task::spawn_blocking(move || {
-        let mut store = Sqlite::open_read(&shared.site.dir).map_err(|e| e.0)?;
-        f(&mut store, &shared.site)
+        let mut store = crate::store::open_read(&shared.site.dir)?;
+        f(store.as_mut(), &shared.site)
     })
     .await
-    .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response())?
-    .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e).into_response())
+    .map_err(|e| refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+    .map_err(|e| refusal(&e))
 }
 
-/// The HTTP status of a store's refusal: chosen by its kind, never its words.
-fn status_of(kind: crate::store::Refusal) -> StatusCode {
-    use crate::store::Refusal;
+/// The HTTP status of an error's kind: the one place it is chosen, by the
+/// kind, never by the words.
+pub fn status_of(kind: Kind) -> StatusCode {
     match kind {
-        Refusal::NotFound => StatusCode::NOT_FOUND,
-        Refusal::Forbidden => StatusCode::FORBIDDEN,
-        Refusal::Conflict => StatusCode::CONFLICT,
-        Refusal::Storage => StatusCode::INTERNAL_SERVER_ERROR,
+        Kind::NotFound => StatusCode::NOT_FOUND,
+        Kind::Forbidden => StatusCode::FORBIDDEN,
+        Kind::Conflict => StatusCode::CONFLICT,
+        Kind::Invalid => StatusCode::UNPROCESSABLE_ENTITY,
+        Kind::Failed => StatusCode::INTERNAL_SERVER_ERROR,
     }
+}
+
+/// The answer to an error.
+fn refusal(e: &HillError) -> Response {
+    refuse(status_of(e.kind()), e.to_string())
 }
 
 /// `text` with the hill's folder (where its versions live) left out: no
@@ -229,9 +238,9 @@ fn strip_stderr(v: &mut serde_json::Value) {
 }
 
 /// The names of a block's entrants, by version.
-fn names_of(store: &Sqlite, versions: &[i64]) -> Result<Vec<String>, String> {
-    let all = store.versions().map_err(|e| e.0)?;
-    let entrants = store.entrants().map_err(|e| e.0)?;
+fn names_of(store: &dyn Store, versions: &[i64]) -> Result<Vec<String>, HillError> {
+    let all = store.versions()?;
+    let entrants = store.entrants()?;
     Ok(versions
         .iter()
         .map(|v| {
@@ -255,20 +264,17 @@ async fn entrant(
 ) -> Response {
     let token = bearer(&headers);
     let r = read(&shared, move |store, site| {
-        let entrants = store.entrants().map_err(|e| e.0)?;
+        let entrants = store.entrants()?;
         let Some(e) = entrants.iter().find(|e| e.name == name) else {
-            return Ok(None);
+            return Err(HillError::NotFound(format!("no entrant {name:?}")));
         };
         let viewer = match &token {
-            Some(t) => author_of(&*store, t).ok(),
+            Some(t) => service::author_of(store, t).ok(),
             None => None,
         };
-        let own = viewer
-            .as_ref()
-            .is_some_and(|a| a.admin || e.owner.as_deref() == Some(a.name.as_str()));
+        let own = viewer.as_ref().is_some_and(|a| service::owns(a, e));
         let versions: Vec<_> = store
-            .versions()
-            .map_err(|e| e.0)?
+            .versions()?
             .into_iter()
             .filter(|v| v.entrant == e.id)
             .map(|mut v| {
@@ -279,16 +285,15 @@ async fn entrant(
             })
             .collect();
         let events: Vec<_> = store
-            .events(0)
-            .map_err(|e| e.0)?
+            .events(0)?
             .into_iter()
             .filter(|ev| ev.entrant == e.name)
             .collect();
         let mut recent = Vec::new();
         let mut forfeits = Vec::new();
-        for g in store.recent_games(e.version, 30).map_err(|e| e.0)? {
+        for g in store.recent_games(e.version, 30)? {
             let rec: serde_json::Value = serde_json::from_str(&g.record).unwrap_or_default();
-            let names = names_of(&*store, &g.seats)?;
+            let names = names_of(store, &g.seats)?;
             let seat_of_mine = g.seats.iter().position(|v| *v == e.version);
             for f in rec["forfeits"].as_array().into_iter().flatten() {
                 if f["seat"].as_u64().map(|s| s as usize) == seat_of_mine {
@@ -308,37 +313,28 @@ async fn entrant(
                 "scores": rec["scores"], "winners": rec["outcome"]["winners"],
             }));
         }
-        // Each version's results over its latest games, whoever it met.
-        let mut results = Vec::new();
-        for v in &versions {
-            let (mut n, mut sum, mut forfeited) = (0u64, 0.0, 0u64);
-            for g in store.recent_games(v.id, 2000).map_err(|e| e.0)? {
-                let rec: serde_json::Value = serde_json::from_str(&g.record).unwrap_or_default();
-                let Some(seat) = g.seats.iter().position(|x| *x == v.id) else {
-                    continue;
-                };
-                n += 1;
-                sum += rec["scores"][seat].as_f64().unwrap_or(0.0);
-                let lost = rec["forfeits"].as_array().into_iter().flatten();
-                forfeited += lost
-                    .filter(|f| f["seat"].as_u64() == Some(seat as u64))
-                    .count() as u64;
-            }
-            results.push(serde_json::json!({
-                "version": v.number, "games": n, "forfeits": forfeited,
-                "mean": if n > 0 { sum / n as f64 } else { 0.0 },
-            }));
-        }
-        Ok(Some(serde_json::json!({
+        // Each version's results over all its games, whoever it met: kept by
+        // the store as games are stored, not counted here.
+        let kept = store.results()?;
+        let results: Vec<_> = versions
+            .iter()
+            .map(|v| {
+                let r = kept.get(&v.id).copied().unwrap_or_default();
+                serde_json::json!({
+                    "version": v.number, "games": r.games, "forfeits": r.forfeits,
+                    "mean": r.mean(),
+                })
+            })
+            .collect();
+        Ok(serde_json::json!({
             "name": e.name, "status": e.status, "version": e.version,
             "versions": versions, "events": events, "recent": recent, "forfeits": forfeits,
             "results": results, "stderr_shown": own,
-        })))
+        }))
     })
     .await;
     match r {
-        Ok(Some(v)) => json(v.to_string()),
-        Ok(None) => not_found("no such entrant".into()),
+        Ok(v) => json(v.to_string()),
         Err(e) => e,
     }
 }
@@ -355,12 +351,14 @@ async fn game(
     let r = read(&shared, move |store, site| {
         let organiser = token
             .as_ref()
-            .and_then(|t| author_of(&*store, t).ok())
+            .and_then(|t| service::author_of(store, t).ok())
             .is_some_and(|a| a.admin);
-        let Some(g) = store.game(block, index).map_err(|e| e.0)? else {
-            return Ok(None);
+        let Some(g) = store.game(block, index)? else {
+            return Err(HillError::NotFound(format!(
+                "no game {index} in block {block}"
+            )));
         };
-        let names = names_of(&*store, &g.seats)?;
+        let names = names_of(store, &g.seats)?;
         let mut steps = match &site.view {
             Some(view) => view(&g, &names).unwrap_or_else(|e| serde_json::json!({ "error": e })),
             None => serde_json::Value::Null,
@@ -376,12 +374,11 @@ async fn game(
         if !organiser {
             strip_stderr(&mut out);
         }
-        Ok(Some(out))
+        Ok(out)
     })
     .await;
     match r {
-        Ok(Some(v)) => json(v.to_string()),
-        Ok(None) => not_found("no such game".into()),
+        Ok(v) => json(v.to_string()),
         Err(e) => e,
     }
 }
@@ -484,17 +481,6 @@ fn refuse(code: StatusCode, why: impl Into<String>) -> Response {
     (code, why.into()).into_response()
 }
 
-/// Whose token this is, or the refusal to send.
-fn author_of(store: &Sqlite, token: &str) -> Result<Author, String> {
-    if token.trim().is_empty() {
-        return Err("no token: ask the organiser for one".into());
-    }
-    store
-        .author(&crate::hill::token_hash(token))
-        .map_err(|e| e.0)?
-        .ok_or_else(|| "unknown token".to_string())
-}
-
 /// The token a request carries in `Authorization: Bearer TOKEN`, if any.
 fn bearer(headers: &axum::http::HeaderMap) -> Option<String> {
     let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
@@ -502,15 +488,8 @@ fn bearer(headers: &axum::http::HeaderMap) -> Option<String> {
 }
 
 /// Whose `token` is (read off the async threads), or the refusal to send.
-async fn authenticate(shared: &Arc<Shared>, token: String) -> Result<Author, (StatusCode, String)> {
-    let shared = shared.clone();
-    tokio::task::spawn_blocking(move || {
-        let store = Sqlite::open_read(&shared.site.dir)
-            .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.0))?;
-        author_of(&store, &token).map_err(|e| (StatusCode::FORBIDDEN, e))
-    })
-    .await
-    .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+async fn authenticate(shared: &Arc<Shared>, token: String) -> Result<Author, Response> {
+    read(shared, move |store, _| service::author_of(store, &token)).await
 }
 
 /// `POST /api/submit`: a multipart form with `token`, `name`, `command`,
@@ -532,7 +511,7 @@ async fn submit(
     if let Some(token) = bearer(&headers) {
         match authenticate(&shared, token).await {
             Ok(a) => author = Some(a),
-            Err((code, why)) => return refuse(code, why),
+            Err(refused) => return refused,
         }
     }
     let mut fields: std::collections::HashMap<String, Vec<u8>> = Default::default();
@@ -552,7 +531,7 @@ async fn submit(
                             let token = String::from_utf8_lossy(&b).trim().to_string();
                             match authenticate(&shared, token).await {
                                 Ok(a) => author = Some(a),
-                                Err((code, why)) => return refuse(code, why),
+                                Err(refused) => return refused,
                             }
                         }
                         fields.insert(name, b.to_vec());
@@ -601,22 +580,14 @@ async fn submit(
             .submit
             .as_ref()
             .map_err(|why| (StatusCode::SERVICE_UNAVAILABLE, why.clone()))?;
-        crate::hill::check_name(&name).map_err(|e| (StatusCode::UNPROCESSABLE_ENTITY, e.0))?;
-        let store =
-            Sqlite::open_read(&site.dir).map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.0))?;
+        let refused = |e: HillError| (status_of(e.kind()), e.to_string());
+        service::check_name(&name).map_err(refused)?;
         // Refused before any work when the name is not theirs to use.
-        let entrants = store
-            .entrants()
-            .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.0))?;
-        drop(store);
+        let entrants = crate::store::open_read(&site.dir)
+            .and_then(|store| store.entrants())
+            .map_err(|e| refused(e.into()))?;
         let found = entrants.iter().find(|e| e.name == name);
-        let theirs = found.is_none_or(|e| author.admin || e.owner.as_deref() == Some(&author.name));
-        if !theirs {
-            return Err((
-                StatusCode::FORBIDDEN,
-                format!("{name:?} is another author's entrant"),
-            ));
-        }
+        service::permit(Some(&author), change, &name, found).map_err(refused)?;
         if command.is_empty() {
             return Err((
                 StatusCode::UNPROCESSABLE_ENTITY,
@@ -703,16 +674,15 @@ async fn log(
         );
     };
     let r = read(&shared, move |store, site| {
-        let author = match author_of(&*store, &token) {
-            Ok(a) => a,
-            Err(why) => return Ok(Some(Err(why))),
-        };
-        let entrants = store.entrants().map_err(|e| e.0)?;
+        let author = service::author_of(store, &token)?;
+        let entrants = store.entrants()?;
         let Some(e) = entrants.iter().find(|e| e.name == name) else {
-            return Ok(None);
+            return Err(HillError::NotFound(format!("no entrant {name:?}")));
         };
-        if !(author.admin || e.owner.as_deref() == Some(author.name.as_str())) {
-            return Ok(Some(Err(format!("{name:?} is another author's entrant"))));
+        if !service::owns(&author, e) {
+            return Err(HillError::Forbidden(format!(
+                "{name:?} is another author's entrant: its stderr is for its author"
+            )));
         }
         // koth's own folder of this version's logs: files it wrote, read in
         // name order, each a slot's stderr.
@@ -745,15 +715,11 @@ async fn log(
                 text += "\n";
             }
         }
-        Ok(Some(Ok(scrub(&text, &site.dir))))
+        Ok(scrub(&text, &site.dir))
     })
     .await;
     match r {
-        Ok(Some(Ok(text))) => {
-            ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response()
-        }
-        Ok(Some(Err(why))) => refuse(StatusCode::FORBIDDEN, why),
-        Ok(None) => not_found("no such entrant".into()),
+        Ok(text) => ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response(),
         Err(e) => e,
     }
 }
@@ -788,19 +754,16 @@ async fn act(
         }
     };
     let token = form.get("token").cloned().unwrap_or_default();
-    let r = tokio::task::spawn_blocking(move || -> Result<String, (StatusCode, String)> {
-        let mut store =
-            Sqlite::open(&shared.site.dir).map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.0))?;
-        let author = author_of(&store, &token).map_err(|e| (StatusCode::FORBIDDEN, e))?;
-        store
-            .change(change, &name, None, Some(&author))
-            .map(|_| format!("{name}: {}", change.name()))
-            .map_err(|e| (status_of(e.1), e.0))
+    let r = tokio::task::spawn_blocking(move || -> Result<String, HillError> {
+        let mut store = crate::store::open(&shared.site.dir)?;
+        let author = service::author_of(store.as_ref(), &token)?;
+        service::change(store.as_mut(), change, &name, None, Some(&author))?;
+        Ok(format!("{name}: {}", change.name()))
     })
     .await;
     match r {
         Ok(Ok(text)) => (StatusCode::OK, text).into_response(),
-        Ok(Err((code, why))) => refuse(code, why),
+        Ok(Err(e)) => refusal(&e),
         Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
 }
@@ -843,7 +806,7 @@ pub fn history_point(board: &crate::Board) -> serde_json::Value {
 
 async fn history(State(shared): State<Arc<Shared>>) -> Response {
     let r = read(&shared, |store, _| {
-        let points = store.history(300).map_err(|e| e.0)?;
+        let points = store.history(300)?;
         Ok(serde_json::json!(points
             .into_iter()
             .map(|(at, games, rows)| serde_json::json!({ "at": at, "games": games, "rows": rows }))
@@ -857,10 +820,7 @@ async fn history(State(shared): State<Arc<Shared>>) -> Response {
 }
 
 async fn rounds(State(shared): State<Arc<Shared>>) -> Response {
-    let r = read(&shared, |store, _| {
-        Ok(serde_json::json!(store.rounds().map_err(|e| e.0)?))
-    })
-    .await;
+    let r = read(&shared, |store, _| Ok(serde_json::json!(store.rounds()?))).await;
     match r {
         Ok(v) => json(v.to_string()),
         Err(e) => e,

@@ -31,7 +31,10 @@ fn a_new_version_is_a_candidate_against_the_field_dealt_from_seeds_of_its_own() 
             .find(|v| v.number == 1 && v.entrant == 4)
             .unwrap()
             .id;
-        let cands: Vec<_> = blocks.iter().filter(|b| b.kind == "candidate").collect();
+        let cands: Vec<_> = blocks
+            .iter()
+            .filter(|b| b.kind == koth_hill::BlockKind::Candidate)
+            .collect();
         // The first three were candidates in turn, then the late one: twice (60 games
         // of 30), in a gauntlet against the whole field.
         let of_late: Vec<_> = cands.iter().filter(|b| b.versions[0] == late).collect();
@@ -55,7 +58,7 @@ fn a_new_version_is_a_candidate_against_the_field_dealt_from_seeds_of_its_own() 
         }
         assert_ne!(of_late[0].seed, of_late[1].seed);
         // Between the candidates, the scheduler drew tables from the field.
-        assert!(blocks.iter().any(|b| b.kind == "field"));
+        assert!(blocks.iter().any(|b| b.kind == koth_hill::BlockKind::Field));
         let audit = h.audit().unwrap();
         assert!(audit.problems.is_empty(), "{:?}", audit.problems);
         assert_eq!(audit.games, h.store.game_count().unwrap());
@@ -270,9 +273,9 @@ fn updates_pauses_and_removals_change_what_is_ranked_and_scheduled_but_keep_the_
     let gone = h.store.entrants().unwrap();
     assert_eq!(gone[2].status, Status::Removed);
     // Errors name the fix.
-    let e = h.set(Change::Pause, "economist").unwrap_err().0;
+    let e = h.set(Change::Pause, "economist").unwrap_err().to_string();
     assert!(e.contains("has left the hill"), "{e}");
-    let e = h.set(Change::Resume, "nobody").unwrap_err().0;
+    let e = h.set(Change::Resume, "nobody").unwrap_err().to_string();
     assert!(
         e.contains("no entrant \"nobody\"") && e.contains("fix:"),
         "{e}"
@@ -284,7 +287,7 @@ fn updates_pauses_and_removals_change_what_is_ranked_and_scheduled_but_keep_the_
             &parse_bot(GameKind::Coup, "honest").unwrap(),
         )
         .unwrap_err()
-        .0;
+        .to_string();
     assert!(e.contains("already"), "{e}");
     for bad in ["", "../x", ".hidden", "a b", "<script>", &"x".repeat(41)] {
         assert!(
@@ -323,7 +326,7 @@ fn the_audit_finds_a_tampered_game_and_a_tampered_block() {
         problems.iter().any(|p| p.starts_with("block 1 game 3:")),
         "{problems:?}"
     );
-    let e = h.full_record(&tampered).unwrap_err().0;
+    let e = h.full_record(&tampered).unwrap_err().to_string();
     assert!(e.contains("not what its seed plays"), "{e}");
     let db = rusqlite::Connection::open(d.join(koth_hill::store::DATABASE)).unwrap();
     // A block's seed changed by hand is not what the log plans.
@@ -481,7 +484,7 @@ fn blocks_of_built_ins_only_are_as_long_as_their_setting_says() {
     let blocks = h.store.blocks().unwrap();
     let field: Vec<u64> = blocks
         .iter()
-        .filter(|b| b.kind != "candidate")
+        .filter(|b| b.kind != koth_hill::BlockKind::Candidate)
         .map(|b| b.games)
         .collect();
     assert!(field.len() >= 3, "{field:?}");
@@ -489,7 +492,7 @@ fn blocks_of_built_ins_only_are_as_long_as_their_setting_says() {
     // A candidate block stops at what the candidate still needs.
     assert!(blocks
         .iter()
-        .filter(|b| b.kind == "candidate")
+        .filter(|b| b.kind == koth_hill::BlockKind::Candidate)
         .all(|b| b.games <= 20));
     assert!(h.audit().unwrap().problems.is_empty());
     // Planned again under a hill's settings without the field (read as 0: every
@@ -528,7 +531,7 @@ fn blocks_of_built_ins_only_are_as_long_as_their_setting_says() {
     h.submit(Change::Add, "py", &bot).unwrap();
     play(&mut h, 60);
     let blocks = h.store.blocks().unwrap();
-    assert!(blocks.iter().any(|b| b.kind == "field"));
+    assert!(blocks.iter().any(|b| b.kind == koth_hill::BlockKind::Field));
     // `block` games, rounded up to whole deals (3 games) or, for a field
     // block, whole rounds (a deal for each of the 3 entrants: 9 games).
     assert!(blocks.iter().all(|b| b.games <= 18), "{blocks:?}");
@@ -744,7 +747,7 @@ fn a_damaged_batch_or_record_is_an_error_when_the_standings_are_counted() {
         rusqlite::params![koth_hill::store::pack(&games), id],
     )
     .unwrap();
-    let e = h.board().err().unwrap().0;
+    let e = h.board().err().unwrap().to_string();
     assert!(
         e.contains(&format!("game {first} of block {block}: unreadable record")),
         "{e}"
@@ -755,7 +758,7 @@ fn a_damaged_batch_or_record_is_an_error_when_the_standings_are_counted() {
         [id],
     )
     .unwrap();
-    let e = h.board().err().unwrap().0;
+    let e = h.board().err().unwrap().to_string();
     assert!(
         e.contains(&format!("block {block}, games from {first}")),
         "{e}"
@@ -781,7 +784,7 @@ fn one_process_plays_a_hill_at_a_time_and_the_other_is_told_which() {
         .step(&mut board, seen, &AtomicBool::new(false), &mut |_, _| {})
         .unwrap_err();
     assert!(
-        err.0.contains(&format!(
+        err.to_string().contains(&format!(
             "is being played by process {}",
             std::process::id()
         )),
@@ -805,7 +808,7 @@ fn one_process_plays_a_hill_at_a_time_and_the_other_is_told_which() {
     std::fs::remove_file(&lock).unwrap();
     std::os::unix::fs::symlink(&target, &lock).unwrap();
     let err = open(&d).claim_play().unwrap_err();
-    assert!(err.0.contains("cannot lock"), "{err}");
+    assert!(err.to_string().contains("cannot lock"), "{err}");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
     let _ = std::fs::remove_dir_all(&d);
 }
@@ -848,12 +851,15 @@ fn a_hill_resting_when_settled_plays_only_for_candidates_and_unsettled_ranks() {
     assert_eq!(h.store.planned().unwrap().blocks, planned.blocks);
     // Not resting, the same hill plays on where it is least sure.
     h.rest_when_settled = false;
-    assert_eq!(step(&mut h).0.unwrap().kind, "field");
+    assert_eq!(step(&mut h).0.unwrap().kind, koth_hill::BlockKind::Field);
     // A newcomer is a candidate, played even on a settled hill; then the hill
     // plays until the new order stands too.
     h.rest_when_settled = true;
     add(&mut h, "challenger", "challenger");
-    assert_eq!(step(&mut h).0.unwrap().kind, "candidate");
+    assert_eq!(
+        step(&mut h).0.unwrap().kind,
+        koth_hill::BlockKind::Candidate
+    );
     let mut more = 0;
     while step(&mut h).0.is_some() {
         more += 1;

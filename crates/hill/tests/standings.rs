@@ -215,12 +215,15 @@ fn blocks_after_the_candidates_draw_from_the_whole_field() {
     );
     play(&mut h, 3000);
     let blocks = h.store.blocks().unwrap();
-    let kinds: Vec<&str> = blocks.iter().map(|b| b.kind.as_str()).collect();
+    let kinds: Vec<&str> = blocks.iter().map(|b| b.kind.name()).collect();
     assert!(
         kinds.contains(&"field") && kinds.contains(&"pair"),
         "{kinds:?}"
     );
-    for b in blocks.iter().filter(|b| b.kind == "field") {
+    for b in blocks
+        .iter()
+        .filter(|b| b.kind == koth_hill::BlockKind::Field)
+    {
         // Every active entrant, in whole rounds of the balanced schedule.
         assert_eq!(b.versions.len(), 5);
         assert_eq!(b.games % (5 * 3), 0, "{b:?}");
@@ -241,8 +244,12 @@ fn blocks_after_the_candidates_draw_from_the_whole_field() {
     );
     play(&mut h, 2000);
     let blocks = h.store.blocks().unwrap();
-    assert!(blocks.iter().any(|b| b.kind == "uncertain"));
-    assert!(blocks.iter().all(|b| b.kind != "field" && b.kind != "pair"));
+    assert!(blocks
+        .iter()
+        .any(|b| b.kind == koth_hill::BlockKind::Uncertain));
+    assert!(blocks
+        .iter()
+        .all(|b| b.kind != koth_hill::BlockKind::Field && b.kind != koth_hill::BlockKind::Pair));
     let audit = h.audit().unwrap();
     assert!(audit.problems.is_empty(), "{:?}", audit.problems);
     std::fs::remove_dir_all(&d).ok();

@@ -163,7 +163,7 @@ impl Front for Coup {
             bail!("programs of the two-player challenge play under its rules\n  fix: add rules = \"ppcg\" to [tournament], or --rules ppcg");
         }
         Ok(Some(HandOverTo {
-            game: super::ppcg::Ppcg::WORD,
+            game: super::PPCG,
             rules: name,
         }))
     }

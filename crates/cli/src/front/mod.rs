@@ -338,6 +338,10 @@ pub struct CheckFacts<'a, F: Front> {
 }
 
 /// The words of every game's commands.
+/// The word of seed 000's two-player edition (`koth ppcg`), which Coup's front
+/// hands its programs over to.
+pub const PPCG: &str = "ppcg";
+
 pub const WORDS: [&str; 3] = [coup::Coup::WORD, samurai::Samurai::WORD, ppcg::Ppcg::WORD];
 
 /// Runs `V` with the front whose record name (`run.json`'s `game`) is `game`.

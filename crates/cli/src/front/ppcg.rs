@@ -36,7 +36,7 @@ pub struct PpcgOptions {
 impl Front for Ppcg {
     type Game = PpcgGame;
     type Options = PpcgOptions;
-    const WORD: &'static str = "ppcg";
+    const WORD: &'static str = super::PPCG;
     const SCORING: Scoring = Scoring::SharedPoint;
     const BARE: Protocol = Protocol::Ppcg;
     const LIST: Option<Protocol> = Some(Protocol::Ppcg);

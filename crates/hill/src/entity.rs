@@ -1,0 +1,430 @@
+//! The hill's entities: what a hill holds (settings, entrants, versions,
+//! events, blocks, games, rounds, tokens) and the enums that name their states,
+//! with no storage in them. The store keeps them; the service's rules and the
+//! scheduler work on them.
+
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// The settings a hill was made with; they never change.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// The game (`coup`, `samurai`, `ppcg`).
+    pub game: String,
+    /// The rules preset's name.
+    pub rules_name: String,
+    /// The rule options, as JSON (as a run's `run.json` keeps them).
+    pub rules: serde_json::Value,
+    /// Seats at a table.
+    pub table: usize,
+    /// The master seed: every block's games derive from it.
+    pub seed: u64,
+    /// Games a block plays (rounded up to whole deals under duplicate play).
+    pub block: u64,
+    /// Games a block of built-ins only plays (0, as in hills made before it
+    /// was a setting: `block`). A built-in's game takes microseconds, a
+    /// program's milliseconds: blocks of the same length in games would cost
+    /// built-ins a quarter of their speed at every block's start and end.
+    #[serde(default)]
+    pub builtin_block: u64,
+    /// Games a new version plays against the field before the scheduler looks
+    /// elsewhere.
+    pub candidate_games: u64,
+    /// Each deal played once per rotation of the seats (games that deal hidden
+    /// cards).
+    pub duplicate: bool,
+    /// A decision's time limit for programs, in milliseconds.
+    pub timeout_ms: u64,
+    /// The runtimes an upload's command may start (`python3`, `node`); a
+    /// program of the upload's own (`./bot`) needs none. Empty (as in hills made
+    /// before it was a setting): [`crate::program::DEFAULT_RUNTIMES`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runtimes: Vec<String>,
+    /// Each candidate's blocks are dealt from seeds of its own version, so that
+    /// no game shown on the page deals what a later candidate will be dealt
+    /// (false in hills made before: every candidate's k-th block shares a seed).
+    #[serde(default)]
+    pub own_candidate_seeds: bool,
+    /// Blocks after the candidate games draw each deal's table from the whole
+    /// field, alternating with blocks for the least settled pair (false in
+    /// hills made before: two neighbours and two entrants drawn once a block).
+    #[serde(default)]
+    pub field_tables: bool,
+    /// The longest an upload's check may take, in seconds (0, as in hills made
+    /// before it was a setting: [`DEFAULT_CHECK_SECONDS`]).
+    #[serde(default)]
+    pub check_seconds: u64,
+}
+
+/// How long an upload's check may take when the hill does not say.
+pub const DEFAULT_CHECK_SECONDS: u64 = 600;
+
+impl Settings {
+    /// The runtimes an upload may name (the hill's, or the default list).
+    pub fn runtimes(&self) -> Vec<String> {
+        if self.runtimes.is_empty() {
+            crate::program::DEFAULT_RUNTIMES
+                .iter()
+                .map(|s| s.to_string())
+                .collect()
+        } else {
+            self.runtimes.clone()
+        }
+    }
+
+    /// The longest an upload's check may take.
+    pub fn check_time(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(match self.check_seconds {
+            0 => DEFAULT_CHECK_SECONDS,
+            s => s,
+        })
+    }
+}
+
+/// Where an entrant stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Scheduled and ranked.
+    Active,
+    /// Ranked on its games so far, not scheduled.
+    Paused,
+    /// Gone: neither ranked nor scheduled; its games stay in the history.
+    Removed,
+}
+
+impl Status {
+    /// Its name in the database and on the page.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Active => "active",
+            Status::Paused => "paused",
+            Status::Removed => "removed",
+        }
+    }
+
+    /// The status named `s` (as [`Status::name`] writes it); anything else is
+    /// not a status, and a store that holds it is damaged.
+    pub fn parse(s: &str) -> Option<Status> {
+        [Status::Active, Status::Paused, Status::Removed]
+            .into_iter()
+            .find(|k| k.name() == s)
+    }
+}
+
+/// An entrant: a name that keeps its history across versions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entrant {
+    /// Its number, in the order entrants came.
+    pub id: i64,
+    /// Its unique name.
+    pub name: String,
+    /// Where it stands.
+    pub status: Status,
+    /// Its current version.
+    pub version: i64,
+    /// The author token's name that entered it from the page (`None`: the
+    /// organiser, at the command line).
+    #[serde(default)]
+    pub owner: Option<String>,
+}
+
+/// Who asks for a change from the page: the name of their token, and whether it
+/// is the organiser's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Author {
+    /// The token's name.
+    pub name: String,
+    /// An organiser's token: every change of every entrant.
+    pub admin: bool,
+}
+
+/// A token as listed (never the token itself: only its hash is kept).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenInfo {
+    /// Its name.
+    pub name: String,
+    /// An organiser's token.
+    pub admin: bool,
+    /// When it was made (seconds since 1970).
+    pub at: i64,
+}
+
+/// One submitted version of an entrant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Version {
+    /// Its number, over the whole hill.
+    pub id: i64,
+    /// Whose it is.
+    pub entrant: i64,
+    /// 1 for the entrant's first version, then 2, 3...
+    pub number: i64,
+    /// How it is played: `{"builtin": NAME}`, or a program's `command`, `protocol`
+    /// and `folder` (a content-hashed copy inside the hill).
+    pub spec: serde_json::Value,
+    /// When it was submitted (seconds since 1970).
+    pub at: i64,
+}
+
+/// What changed in the field, in order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Its number: the log's order.
+    pub id: i64,
+    /// When (seconds since 1970).
+    pub at: i64,
+    /// What changed.
+    pub kind: Change,
+    /// The entrant's name.
+    pub entrant: String,
+    /// The version it brought, for `add` and `update`.
+    pub version: Option<i64>,
+    /// Blocks planned before it: the scheduler saw it from the next one on.
+    pub before_block: i64,
+}
+
+/// A block: games the scheduler planned together, among fixed versions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Block {
+    /// Its number: blocks are planned and played in this order.
+    pub id: i64,
+    /// Why it was planned.
+    pub kind: BlockKind,
+    /// The versions playing, as the block's entrants (a record's seats index this).
+    pub versions: Vec<i64>,
+    /// Who plays whom ([`koth_arena::Schedule`], as JSON).
+    pub schedule: serde_json::Value,
+    /// The block's master seed.
+    pub seed: u64,
+    /// Games planned.
+    pub games: u64,
+    /// Games stored: always the first `done` of the block.
+    pub done: u64,
+    /// The last event the scheduler had seen when it planned the block.
+    pub after_event: i64,
+}
+
+/// Why a block was planned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BlockKind {
+    /// A new version against the field, until it has its candidate games.
+    Candidate,
+    /// The whole field, a table drawn for each deal.
+    Field,
+    /// The two neighbours least settled, facing the same field.
+    Pair,
+    /// In hills made before field and pair blocks: two neighbours and two
+    /// entrants drawn once.
+    Uncertain,
+}
+
+impl BlockKind {
+    /// Its name in the database and on the page.
+    pub fn name(self) -> &'static str {
+        match self {
+            BlockKind::Candidate => "candidate",
+            BlockKind::Field => "field",
+            BlockKind::Pair => "pair",
+            BlockKind::Uncertain => "uncertain",
+        }
+    }
+
+    /// The kind named `s`, if it is one.
+    pub fn parse(s: &str) -> Option<BlockKind> {
+        [
+            BlockKind::Candidate,
+            BlockKind::Field,
+            BlockKind::Pair,
+            BlockKind::Uncertain,
+        ]
+        .into_iter()
+        .find(|k| k.name() == s)
+    }
+}
+
+/// What the scheduler needs of the blocks planned so far: how many, and how
+/// many candidate blocks each version had. A summary, not the blocks: a hill
+/// that runs for weeks plans hundreds of thousands, and reading them all before
+/// each block would cost more than the block.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Planned {
+    /// Blocks planned.
+    pub blocks: u64,
+    /// Candidate blocks planned, by candidate version.
+    pub candidate: HashMap<i64, u64>,
+}
+
+impl Planned {
+    /// The summary of `blocks`.
+    pub fn of(blocks: &[Block]) -> Planned {
+        let mut p = Planned::default();
+        for b in blocks {
+            p.add(b);
+        }
+        p
+    }
+
+    /// Counts one more block.
+    pub fn add(&mut self, block: &Block) {
+        self.blocks += 1;
+        if block.kind == BlockKind::Candidate {
+            if let Some(&v) = block.versions.first() {
+                *self.candidate.entry(v).or_default() += 1;
+            }
+        }
+    }
+}
+
+/// One stored game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredGame {
+    /// Its block.
+    pub block: i64,
+    /// Its number in the block.
+    pub index: u64,
+    /// The version at each seat.
+    pub seats: Vec<i64>,
+    /// The record, as a line of a run's `games.jsonl` (seats index the block's
+    /// versions).
+    pub record: String,
+}
+
+/// What a version's stored games gave it, whoever it met: kept as games are
+/// stored, so that an entrant's page reads them rather than its games.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    /// Games it played.
+    pub games: u64,
+    /// Its scores, summed.
+    pub score: f64,
+    /// Games it forfeited.
+    pub forfeits: u64,
+}
+
+impl Results {
+    /// Its mean score (0 before any game).
+    pub fn mean(&self) -> f64 {
+        if self.games == 0 {
+            0.0
+        } else {
+            self.score / self.games as f64
+        }
+    }
+}
+
+/// A round: the field frozen, a fixed number of games, a report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Round {
+    /// Its number.
+    pub id: i64,
+    /// When it was played (seconds since 1970).
+    pub at: i64,
+    /// Games played.
+    pub games: u64,
+    /// Who played, with their versions' numbers: `[["honest", 1], ...]`.
+    pub entrants: serde_json::Value,
+    /// The leaderboard of the round, best first: `[{"name", "mean", "low", "high"}]`.
+    pub standings: serde_json::Value,
+}
+
+/// A change of the field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    /// A new entrant with its first version.
+    Add,
+    /// A new version of an entrant.
+    Update,
+    /// The entrant leaves.
+    Remove,
+    /// No more games for now.
+    Pause,
+    /// Games again.
+    Resume,
+}
+
+impl Change {
+    /// Its name in the event log.
+    pub fn name(self) -> &'static str {
+        match self {
+            Change::Add => "add",
+            Change::Update => "update",
+            Change::Remove => "remove",
+            Change::Pause => "pause",
+            Change::Resume => "resume",
+        }
+    }
+}
+
+impl Change {
+    /// The change named `s` (as [`Change::name`] writes it), if it is one.
+    pub fn parse(s: &str) -> Option<Change> {
+        [
+            Change::Add,
+            Change::Update,
+            Change::Remove,
+            Change::Pause,
+            Change::Resume,
+        ]
+        .into_iter()
+        .find(|k| k.name() == s)
+    }
+}
+
+/// Seconds since 1970, as the store keeps times (events, history, rounds).
+pub fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// The field as it stood after event `upto`, from the event log.
+pub fn entrants_at(events: &[Event], versions: &[Version], upto: i64) -> Vec<Entrant> {
+    let mut out: Vec<Entrant> = Vec::new();
+    for ev in events.iter().filter(|e| e.id <= upto) {
+        let at = out.iter().position(|e| e.name == ev.entrant);
+        match (ev.kind, at) {
+            (Change::Add | Change::Update, at) => {
+                let Some(v) = ev.version.and_then(|v| versions.iter().find(|x| x.id == v)) else {
+                    continue;
+                };
+                match at {
+                    Some(i) => {
+                        out[i].version = v.id;
+                        out[i].status = Status::Active;
+                    }
+                    None => out.push(Entrant {
+                        id: v.entrant,
+                        name: ev.entrant.clone(),
+                        status: Status::Active,
+                        version: v.id,
+                        owner: None,
+                    }),
+                }
+            }
+            (kind, Some(i)) => {
+                out[i].status = match kind {
+                    Change::Remove => Status::Removed,
+                    Change::Pause => Status::Paused,
+                    _ => Status::Active,
+                }
+            }
+            _ => {}
+        }
+    }
+    out.sort_by_key(|e| e.id);
+    out
+}
+
+/// Each enum the store keeps shows as its name.
+macro_rules! shown_by_name {
+    ($($t:ty),*) => {$(
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    )*};
+}
+shown_by_name!(BlockKind, Change, Status);

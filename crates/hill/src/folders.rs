@@ -1,0 +1,117 @@
+//! The hill's copies of its programs' folders: each kept once under the hash of
+//! its content (names, kinds, executable bits, contents, link targets), never
+//! following a link; and the disk they live on, watched so that a full disk
+//! stops play before it stops a write.
+
+use crate::error::HillError;
+use std::path::Path;
+
+/// Where every submitted version's folder is kept, by content hash, in a hill.
+pub const VERSIONS: &str = "versions";
+
+/// A result of the folders.
+pub type Result<T, E = HillError> = std::result::Result<T, E>;
+
+/// Whether `folder` is one the hill makes: `versions/` and a hash.
+pub(crate) fn is_version_folder(folder: &str) -> bool {
+    folder
+        .strip_prefix("versions/")
+        .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Bytes a hill keeps free on its disk: below them it plays no games (a batch
+/// that cannot be written would end the block with an error).
+pub const DISK_RESERVE: u64 = 512 << 20;
+
+/// The bytes free on the disk of `dir` when they are fewer than
+/// [`DISK_RESERVE`] (or the `KOTH_HILL_DISK_RESERVE_MB` this process was given,
+/// for tests), else `None`; `None` too when the disk cannot be asked.
+pub fn disk_low(dir: &Path) -> Option<u64> {
+    let reserve = std::env::var("KOTH_HILL_DISK_RESERVE_MB")
+        .ok()
+        .and_then(|m| m.parse::<u64>().ok())
+        .map_or(DISK_RESERVE, |m| m << 20);
+    let st = rustix::fs::statvfs(dir).ok()?;
+    let free = st.f_bavail.saturating_mul(st.f_frsize);
+    (free < reserve).then_some(free)
+}
+
+/// Copies a program's folder into the hill under its content hash (once: a
+/// version with the same files shares it) and gives its path in the hill.
+/// Links are kept as links, never followed.
+pub fn keep_folder(hill: &Path, dir: &Path) -> Result<String> {
+    let hash = hash_folder(dir).map_err(|e| {
+        HillError::Io(format!(
+            "cannot read the bot's folder {}: {e}",
+            dir.display()
+        ))
+    })?;
+    let rel = format!("{VERSIONS}/{hash}");
+    let target = hill.join(&rel);
+    if !target.is_dir() {
+        let tmp = hill
+            .join(VERSIONS)
+            .join(format!(".new-{hash}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        koth_process::copy_tree(dir, &tmp)
+            .and_then(|()| std::fs::rename(&tmp, &target))
+            .map_err(|e| {
+                let _ = std::fs::remove_dir_all(&tmp);
+                HillError::Io(format!(
+                    "cannot copy the bot's folder {}: {e}",
+                    dir.display()
+                ))
+            })?;
+    }
+    Ok(rel)
+}
+
+/// A hash of a folder's names, kinds, executable bits, contents and link targets,
+/// walked in name order without following a link.
+pub fn hash_folder(dir: &Path) -> std::io::Result<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut h = blake3::Hasher::new();
+    let mut stack = vec![(dir.to_path_buf(), String::new())];
+    let mut files = 0u64;
+    while let Some((path, rel)) = stack.pop() {
+        let mut entries: Vec<_> = std::fs::read_dir(&path)?.collect::<std::io::Result<_>>()?;
+        entries.sort_by_key(|e| e.file_name());
+        // Folders are walked after their files, in reverse on the stack: the order
+        // is fixed, which is all a hash needs.
+        for e in entries {
+            files += 1;
+            if files > koth_process::MAX_COPY_FILES {
+                return Err(std::io::Error::other(format!(
+                    "more than {} files",
+                    koth_process::MAX_COPY_FILES
+                )));
+            }
+            let name = e.file_name().to_string_lossy().into_owned();
+            let r = format!("{rel}/{name}");
+            let meta = std::fs::symlink_metadata(e.path())?;
+            if meta.file_type().is_symlink() {
+                h.update(b"l\0");
+                h.update(r.as_bytes());
+                h.update(b"\0");
+                h.update(std::fs::read_link(e.path())?.as_os_str().as_encoded_bytes());
+            } else if meta.is_dir() {
+                h.update(b"d\0");
+                h.update(r.as_bytes());
+                stack.push((e.path(), r));
+            } else {
+                h.update(if meta.permissions().mode() & 0o111 != 0 {
+                    b"x\0"
+                } else {
+                    b"f\0"
+                });
+                h.update(r.as_bytes());
+                h.update(b"\0");
+                h.update(&meta.len().to_le_bytes());
+                let mut f = std::fs::File::open(e.path())?;
+                std::io::copy(&mut f, &mut h)?;
+            }
+            h.update(b"\n");
+        }
+    }
+    Ok(h.finalize().to_hex()[..32].to_string())
+}

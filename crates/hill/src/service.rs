@@ -1,0 +1,189 @@
+//! The hill's rules, each in one place: who may change what, what a name may
+//! be, how tokens are made and kept, what an author may enter. The hill, the
+//! page and the command line ask here; the store only keeps what they decided.
+
+use crate::error::HillError;
+use crate::store::{Author, Change, Entrant, Event, Status, Store};
+
+/// A result of the rules.
+pub type Result<T, E = HillError> = std::result::Result<T, E>;
+
+/// Whether `by` may make `change` to `name`, whose entrant (if the hill has
+/// one by that name) is `found`. The organiser (`by` is `None`, at the
+/// command line, or an organiser's token) may do everything; an author's token
+/// adds entrants and updates or removes its own; pausing and resuming are the
+/// organiser's.
+pub fn permit(
+    by: Option<&Author>,
+    change: Change,
+    name: &str,
+    found: Option<&Entrant>,
+) -> Result<()> {
+    let Some(author) = by.filter(|a| !a.admin) else {
+        return Ok(());
+    };
+    let theirs = found.is_none_or(|e| owns(author, e));
+    let allowed = match change {
+        Change::Add | Change::Update | Change::Remove => theirs,
+        Change::Pause | Change::Resume => false,
+    };
+    if allowed {
+        return Ok(());
+    }
+    Err(HillError::Forbidden(if theirs {
+        format!(
+            "only the organiser's token may {} an entrant ({name:?} is yours, and stays as it is)",
+            change.name()
+        )
+    } else {
+        format!(
+            "{name:?} is another author's entrant: only its author (or the organiser) may {} it",
+            change.name()
+        )
+    }))
+}
+
+/// Whether `author` entered `entrant` from the page, or is the organiser:
+/// who may read its stderr and remove it.
+pub fn owns(author: &Author, entrant: &Entrant) -> bool {
+    author.admin || entrant.owner.as_deref() == Some(author.name.as_str())
+}
+
+/// Makes `change` to `name` for `by` if the rules allow it (see [`permit`]):
+/// the one way a change reaches the store.
+pub fn change(
+    store: &mut dyn Store,
+    change: Change,
+    name: &str,
+    spec: Option<serde_json::Value>,
+    by: Option<&Author>,
+) -> Result<Event> {
+    if by.is_some_and(|a| !a.admin) {
+        let entrants = store.entrants()?;
+        permit(by, change, name, entrants.iter().find(|e| e.name == name))?;
+    }
+    // An entrant's owner never changes once it is entered, so the answer above
+    // still holds when the store writes (an entrant added meanwhile by another
+    // is refused there as a conflict).
+    Ok(store.change(change, name, spec, by)?)
+}
+
+/// Whether `by` may enter `spec` as `name`: a name of the right form, and for
+/// an author neither a name that passes for another entrant's nor an exact
+/// copy of another author's current version. Asked before an upload's check
+/// too, so that a refusal costs no check.
+pub fn may_enter(
+    store: &dyn Store,
+    name: &str,
+    spec: &serde_json::Value,
+    by: Option<&Author>,
+) -> Result<()> {
+    check_name(name)?;
+    let Some(author) = by.filter(|a| !a.admin) else {
+        return Ok(());
+    };
+    let entrants = store.entrants()?;
+    if let Some(other) = entrants
+        .iter()
+        .find(|e| e.name != name && look_alike(&e.name, name))
+    {
+        return Err(HillError::Conflict(format!(
+            "{name:?} looks too much like {:?}, an entrant of the hill\n  fix: choose a name that is plainly your own",
+            other.name
+        )));
+    }
+    if let Some(folder) = spec.get("folder").and_then(|f| f.as_str()) {
+        let versions = store.versions()?;
+        let copied = entrants.iter().find(|e| {
+            e.status != Status::Removed
+                && e.owner.as_deref() != Some(author.name.as_str())
+                && versions.iter().any(|v| {
+                    v.id == e.version
+                        && v.spec.get("folder").and_then(|f| f.as_str()) == Some(folder)
+                })
+        });
+        if let Some(e) = copied {
+            return Err(HillError::Conflict(format!(
+                "this upload is an exact copy of {:?}'s current version, another author's\n  fix: enter a bot of your own",
+                e.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Makes a token called `name` (an organiser's with `admin`) and gives it,
+/// once: only its hash is kept.
+pub fn add_token(store: &mut dyn Store, name: &str, admin: bool) -> Result<String> {
+    check_name(name)?;
+    let mut bytes = [0u8; 24];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| HillError::Io(format!("no randomness for a token: {e}")))?;
+    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    store.add_token(name, &token_hash(&token), admin)?;
+    Ok(token)
+}
+
+/// Whose `token` is, or a refusal that says only that it is not one.
+pub fn author_of(store: &dyn Store, token: &str) -> Result<Author> {
+    if token.trim().is_empty() {
+        return Err(HillError::Forbidden(
+            "no token: ask the organiser for one".into(),
+        ));
+    }
+    store
+        .author(&token_hash(token))?
+        .ok_or_else(|| HillError::Forbidden("unknown token".into()))
+}
+
+/// How a token is kept: its BLAKE3 hash (tokens are 192 random bits, so a
+/// fast hash is enough).
+pub fn token_hash(token: &str) -> String {
+    blake3::hash(token.trim().as_bytes()).to_hex().to_string()
+}
+
+/// An entrant's name: what a page, a file name and a terminal can all show.
+pub fn check_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 40
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !name.starts_with('.');
+    if ok {
+        Ok(())
+    } else {
+        Err(HillError::Invalid(format!(
+            "{name:?} cannot name an entrant\n  fix: use up to 40 letters, digits, '-', '_' or '.', not starting with '.'"
+        )))
+    }
+}
+
+/// Whether two entrants' names would be taken for one another: the same once
+/// case is folded, `-`, `_` and `.` are dropped and the letters and digits that
+/// look alike are taken as one (`0` and `o`; `1`, `i` and `l`; `5` and `s`;
+/// `rn` and `m`; `vv` and `w`).
+///
+/// ```
+/// use koth_hill::service::look_alike;
+/// for name in ["Victim", "VICTIM", "victim.", "vict1m", "vic-tim", "v1ct1m"] {
+///     assert!(look_alike("victim", name), "{name}");
+/// }
+/// assert!(!look_alike("victim", "victor"));
+/// ```
+pub fn look_alike(a: &str, b: &str) -> bool {
+    fn skeleton(s: &str) -> String {
+        let folded: String = s
+            .chars()
+            .filter(|c| !matches!(c, '-' | '_' | '.'))
+            .map(|c| match c.to_ascii_lowercase() {
+                '0' => 'o',
+                '1' | 'i' | '|' => 'l',
+                '5' => 's',
+                c => c,
+            })
+            .collect();
+        folded.replace("rn", "m").replace("vv", "w")
+    }
+    skeleton(a) == skeleton(b)
+}
