@@ -4,6 +4,7 @@
 //! [`Agent`]s; a [`Tournament`] plays a [`Schedule`] of games on every core and
 //! returns [`Standings`] that are identical for any thread count.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod agent;
 pub mod check;

@@ -94,10 +94,7 @@ fn koth<F: Front>(names: &[&str], games: u64, threads: usize) -> Result<Measure>
 
 /// This process's peak resident memory, in MiB.
 fn peak_rss_mib() -> f64 {
-    // SAFETY: getrusage fills the struct it is given.
-    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut r) };
-    r.ru_maxrss as f64 / 1024.0
+    koth_process::usage(koth_process::Who::Process).peak_rss_kib as f64 / 1024.0
 }
 
 /// `6` as `six`, for headings.
@@ -338,15 +335,12 @@ pub fn first_legal_bot(games: usize) -> Result<()> {
 
 /// User and system CPU time of this process (every thread; the bots are other
 /// processes) or of this thread.
-fn cpu(who: libc::c_int) -> (Duration, Duration) {
-    // SAFETY: getrusage fills the struct it is given.
-    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(who, &mut r) };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    (tv(r.ru_utime), tv(r.ru_stime))
+fn cpu(who: koth_process::Who) -> (Duration, Duration) {
+    let u = koth_process::usage(who);
+    (u.user, u.system)
 }
 
-fn cpu_since(who: libc::c_int, (u0, s0): (Duration, Duration)) -> (Duration, Duration) {
+fn cpu_since(who: koth_process::Who, (u0, s0): (Duration, Duration)) -> (Duration, Duration) {
     let (u, s) = cpu(who);
     (u - u0, s - s0)
 }
@@ -397,9 +391,9 @@ fn external<F: Front>(games: u64, table: usize) -> Result<()> {
             records: RecordLevel::None,
             duplicate: false,
         };
-        let c0 = cpu(libc::RUSAGE_SELF);
+        let c0 = cpu(koth_process::Who::Process);
         let run = t.run(&mut Quiet);
-        let (user, sys) = cpu_since(libc::RUSAGE_SELF, c0);
+        let (user, sys) = cpu_since(koth_process::Who::Process, c0);
         let forfeits: u64 = run.standings.entrants.iter().map(|e| e.forfeits).sum();
         if forfeits > 0 {
             bail!("the compiled bot forfeited {forfeits} times: the measurement would be wrong");
@@ -419,12 +413,12 @@ fn external<F: Front>(games: u64, table: usize) -> Result<()> {
     let n = run.standings.decisions.clamp(1_000, 20_000);
     let timeout = Duration::from_secs(5);
     let t0 = std::time::Instant::now();
-    let c0 = cpu(libc::RUSAGE_THREAD);
+    let c0 = cpu(koth_process::Who::Thread);
     for _ in 0..n {
         bot.send_line(&line)?;
         bot.read_line(timeout, 1 << 16)?;
     }
-    let (bare_user, bare_sys) = cpu_since(libc::RUSAGE_THREAD, c0);
+    let (bare_user, bare_sys) = cpu_since(koth_process::Who::Thread, c0);
     let bare_wall = t0.elapsed();
     bot.kill();
     let us = |d: Duration, n: f64| d.as_secs_f64() * 1e6 / n;

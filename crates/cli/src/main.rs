@@ -9,6 +9,7 @@
 //!   `settings` (seeds, threads, schedules), `summary` (standings as JSON) and
 //!   `runs` (run folders: `--out`, `--resume`, `--shard`, `--records`).
 
+#![forbid(unsafe_code)]
 /// `println!` that ends the program quietly when stdout is closed (`koth ... | head`);
 /// SIGPIPE stays ignored so that a bot closing its pipe never kills the arena.
 macro_rules! out {

@@ -486,7 +486,7 @@ struct Field<'a> {
     /// Games at once every JSON-lines program said it plays.
     at_once: Option<usize>,
     timeouts: Timeouts,
-    notes: koth_samurai::NoteSink,
+    notes: koth_samurai_programs::NoteSink,
 }
 
 /// How a run is shown.

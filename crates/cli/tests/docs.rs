@@ -9,8 +9,13 @@
 //! shown lines before it must begin the output, those after it end it); a
 //! command shown without output is not compared. A block whose info string is `console output-varies` (programs
 //! with their own randomness, machine-dependent warnings) is run and checked for
-//! success only; `console no-run` (an interactive session: Ctrl-C) is not run.
+//! success only; `console no-run` (an interactive session: Ctrl-C) is not run,
+//! nor is `console measured` (a measurement of this machine, such as the full
+//! `koth bench`: its figures are the machine's, and a test of its own runs it
+//! small).
 //!
+//! Each document is a test of its own, so that they run side by side (a
+//! document's blocks run in order: a later one may use what an earlier made).
 //! `KOTH_BLESS_DOCS=1 cargo test -p koth --test docs` writes the real outputs into
 //! the documents instead of comparing.
 
@@ -24,25 +29,32 @@ fn root() -> PathBuf {
         .unwrap()
 }
 
-/// The documents whose commands are run.
-fn documents() -> Vec<PathBuf> {
-    let root = root();
-    let mut docs = vec![root.join("README.md")];
-    let mut more: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
-    more.sort();
-    docs.extend(more);
-    // KOTH_DOCS_ONLY=samurai.md,README.md runs (or blesses) only those documents.
-    if let Ok(only) = std::env::var("KOTH_DOCS_ONLY") {
-        docs.retain(|d| {
-            let name = d.file_name().unwrap().to_string_lossy();
-            only.split(',').any(|o| o.trim() == name)
-        });
-    }
-    docs
+/// Every document with commands, and its test: a document added to `docs/`
+/// without one here fails [`every_document_is_tested`].
+macro_rules! documents {
+    ($($test:ident => $path:literal,)*) => {
+        $(
+            #[test]
+            fn $test() {
+                check_document($path);
+            }
+        )*
+        const DOCUMENTS: &[&str] = &[$($path),*];
+    };
+}
+
+documents! {
+    readme => "README.md",
+    champions => "docs/champions.md",
+    coup_crate => "docs/coup-crate.md",
+    fair_play => "docs/fair-play.md",
+    hill => "docs/hill.md",
+    ppcg => "docs/ppcg.md",
+    protocol => "docs/protocol.md",
+    report => "docs/report.md",
+    rules => "docs/rules.md",
+    runs => "docs/runs.md",
+    samurai => "docs/samurai.md",
 }
 
 /// One command of a console block and the lines shown after it.
@@ -220,72 +232,105 @@ fn blessed(shown: &[String], got: &[String]) -> Vec<String> {
     }
 }
 
-#[test]
-fn every_command_in_the_docs_runs_as_shown() {
+/// Runs (or blesses) every command of the document at `rel` (from the
+/// repository root). `KOTH_DOCS_ONLY=samurai.md,README.md` runs only those.
+fn check_document(rel: &str) {
+    if let Ok(only) = std::env::var("KOTH_DOCS_ONLY") {
+        let name = Path::new(rel).file_name().unwrap().to_string_lossy();
+        if !only.split(',').any(|o| o.trim() == name) {
+            return;
+        }
+    }
     let bless = std::env::var_os("KOTH_BLESS_DOCS").is_some();
     // `koth` on the PATH: the binary under test.
     let bin = Path::new(env!("CARGO_BIN_EXE_koth"))
         .parent()
         .unwrap()
         .to_path_buf();
+    let doc = root().join(rel);
     let mut failures = Vec::new();
-    let mut ran = 0;
-    for doc in documents() {
-        let text = std::fs::read_to_string(&doc).unwrap();
-        let name = doc.strip_prefix(root()).unwrap().display().to_string();
-        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-        let mut edits: Vec<(usize, usize, Vec<String>)> = Vec::new();
-        for block in blocks(&text) {
-            match block.kind.as_str() {
-                "" | "output-varies" => {}
-                "no-run" => continue,
-                other => panic!(
-                    "{name}:{}: unknown console block kind {other:?}",
-                    block.open + 1
-                ),
+    let text = std::fs::read_to_string(&doc).unwrap();
+    let name = rel;
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut edits: Vec<(usize, usize, Vec<String>)> = Vec::new();
+    for block in blocks(&text) {
+        match block.kind.as_str() {
+            "" | "output-varies" => {}
+            "no-run" | "measured" => continue,
+            other => panic!(
+                "{name}:{}: unknown console block kind {other:?}",
+                block.open + 1
+            ),
+        }
+        for d in scratch_folders(&block) {
+            let _ = std::fs::remove_dir_all(d);
+        }
+        let mut new_block = Vec::new();
+        for shown in &block.commands {
+            let (ok, got) = run(&shown.command, &bin);
+            if !ok {
+                failures.push(format!(
+                    "{name}:{}: `{}` failed:\n{}",
+                    shown.line,
+                    shown.command,
+                    got.join("\n")
+                ));
             }
-            for d in scratch_folders(&block) {
-                let _ = std::fs::remove_dir_all(d);
+            new_block.push(format!("$ {}", shown.command));
+            new_block.extend(blessed(&shown.output, &got));
+            if bless || block.kind == "output-varies" {
+                continue;
             }
-            let mut new_block = Vec::new();
-            for shown in &block.commands {
-                ran += 1;
-                let (ok, got) = run(&shown.command, &bin);
-                if !ok {
-                    failures.push(format!(
-                        "{name}:{}: `{}` failed:\n{}",
-                        shown.line,
-                        shown.command,
-                        got.join("\n")
-                    ));
-                }
-                new_block.push(format!("$ {}", shown.command));
-                new_block.extend(blessed(&shown.output, &got));
-                if bless || block.kind == "output-varies" {
-                    continue;
-                }
-                if let Err(what) = matches(&shown.output, &got) {
-                    failures.push(format!(
-                        "{name}:{}: `{}` printed something else: {what}\n  (KOTH_BLESS_DOCS=1 cargo test -p koth --test docs writes the real output in)",
-                        shown.line, shown.command
-                    ));
-                }
-            }
-            if bless {
-                edits.push((block.open + 1, block.close, new_block));
+            if let Err(what) = matches(&shown.output, &got) {
+                failures.push(format!(
+                    "{name}:{}: `{}` printed something else: {what}\n  (KOTH_BLESS_DOCS=1 cargo test -p koth --test docs writes the real output in)",
+                    shown.line, shown.command
+                ));
             }
         }
-        if bless && !edits.is_empty() {
-            for (from, to, new) in edits.into_iter().rev() {
-                lines.splice(from..to, new);
-            }
-            std::fs::write(&doc, lines.join("\n") + "\n").unwrap();
+        if bless {
+            edits.push((block.open + 1, block.close, new_block));
         }
     }
-    if std::env::var_os("KOTH_DOCS_ONLY").is_none() {
-        assert!(ran >= 15, "only {ran} commands found: is the parser right?");
+    if bless && !edits.is_empty() {
+        for (from, to, new) in edits.into_iter().rev() {
+            lines.splice(from..to, new);
+        }
+        std::fs::write(&doc, lines.join("\n") + "\n").unwrap();
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Every document (README.md and each of docs/) has its test above, and the
+/// parser finds the commands they show.
+#[test]
+fn every_document_is_tested() {
+    let root = root();
+    let mut found = vec!["README.md".to_string()];
+    for e in std::fs::read_dir(root.join("docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|e| e == "md") {
+            found.push(format!("docs/{}", p.file_name().unwrap().to_string_lossy()));
+        }
+    }
+    found.sort();
+    let mut listed: Vec<String> = DOCUMENTS.iter().map(|d| d.to_string()).collect();
+    listed.sort();
+    assert_eq!(found, listed, "add the document to documents! in this file");
+    let commands: usize = DOCUMENTS
+        .iter()
+        .map(|d| {
+            let text = std::fs::read_to_string(root.join(d)).unwrap();
+            blocks(&text)
+                .iter()
+                .map(|b| b.commands.len())
+                .sum::<usize>()
+        })
+        .sum();
+    assert!(
+        commands >= 15,
+        "only {commands} commands found: is the parser right?"
+    );
 }
 
 #[test]

@@ -512,6 +512,21 @@ fn the_page_shows_the_leaderboard_change_as_games_end() {
     let (mut serve, addr) = serve(h, &["--sandbox", sandbox()]);
     let url = format!("http://{addr}/");
 
+    // The page runs only its own files: no inline script or style is allowed,
+    // and it has none (the browser below would show nothing if it needed one).
+    let page = http_get(&addr, "/").to_ascii_lowercase();
+    let csp = page
+        .lines()
+        .find_map(|l| l.strip_prefix("content-security-policy: "))
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"),
+        "{csp}"
+    );
+    assert!(page.contains("<script src=\"/page.js\"></script>") && !page.contains("<style"));
+    assert!(http_get(&addr, "/page.js").starts_with("HTTP/1.1 200"));
+    assert!(http_get(&addr, "/page.css").starts_with("HTTP/1.1 200"));
     let profile = scratch("page-profile");
     let mut b = common::cdp::Browser::open(&url, &profile);
     b.wait_for(
@@ -842,8 +857,9 @@ fn a_bot_uploaded_through_the_pages_form_enters_with_a_token_only() {
     std::fs::write(&file, example_bot_tar()).unwrap();
     let profile = scratch("form-profile");
     let mut b = common::cdp::Browser::open(&format!("http://{addr}/"), &profile);
+    // The page's own script (a file of its own) has loaded and run.
     b.wait_for(
-        "document.querySelector('#upload') !== null",
+        "document.readyState === 'complete' && typeof el === 'function' && document.querySelector('#upload') !== null",
         Duration::from_secs(20),
     );
     let doc = b.call("DOM.getDocument", serde_json::json!({}), true);
@@ -866,9 +882,13 @@ fn a_bot_uploaded_through_the_pages_form_enters_with_a_token_only() {
                f.requestSubmit(); return true; }})()"
         )
     };
+    // The browser's own check: a required field left empty is not sent (the
+    // form is invalid, so its submit event never fires).
+    assert_eq!(
+        b.eval("(() => { const f = document.getElementById('upload'); f.token.value = ''; return f.checkValidity(); })()"),
+        false
+    );
     b.eval(&fill(""));
-    // The browser's own check: a required field left empty is not sent.
-    std::thread::sleep(Duration::from_millis(300));
     assert_eq!(
         b.eval("document.getElementById('upload-report').dataset.status"),
         ""

@@ -490,14 +490,23 @@ fn bots_die_with_the_arena(tag: &str, signals: &[i32]) {
     let script = format!("stubborn-{tag}.py");
     let start = Instant::now();
     // One running per worker (their folders are private: the greeting is not seen
-    // from here; the processes are).
+    // from here; the processes and where each waits are).
     loop {
-        if processes("python3", &script).len() >= 2 {
-            // Time to be greeted.
-            std::thread::sleep(Duration::from_millis(300));
+        // Greeted: asleep after answering (before, each waits on its pipe).
+        let asleep = processes("python3", &script)
+            .into_iter()
+            .filter(|p| {
+                std::fs::read_to_string(format!("/proc/{p}/wchan"))
+                    .is_ok_and(|w| w.contains("nanosleep"))
+            })
+            .count();
+        if asleep >= 2 {
             break;
         }
-        assert!(start.elapsed() < Duration::from_secs(30), "no bot started");
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no bot was greeted"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     for &sig in signals {

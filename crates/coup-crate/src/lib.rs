@@ -32,6 +32,7 @@
 //! held, cards to give back that were not there) is sent as an answer that is
 //! not a choice of the game: koth then judges it illegal under its rules.
 
+#![forbid(unsafe_code)]
 use coup::bot::{BotInterface, Context, OtherBot};
 use coup::{Action, Card, History, Score};
 use serde_json::{json, Value};

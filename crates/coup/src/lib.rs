@@ -16,6 +16,7 @@
 //! assert_eq!(record.outcome.winners.len(), 1);
 //! ```
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod action;
 mod bot;

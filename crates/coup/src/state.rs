@@ -209,6 +209,14 @@ impl State {
     /// A game set up by hand, for tests and puzzles: `hands[i]` are seat i's cards,
     /// `deck` is the deck from bottom to top (drawn from the end). The cards must
     /// add up to the full deck.
+    ///
+    /// ```
+    /// use koth_coup::{Card::*, Rules, State};
+    /// // Cards that cannot be the game's deck are refused, never a panic.
+    /// let hands: [&[koth_coup::Card]; 2] = [&[Duke, Duke], &[Captain, Captain]];
+    /// let e = State::from_setup(Rules::standard(), &hands, &[2, 2], &[Contessa; 16], 1);
+    /// assert!(e.unwrap_err().contains("16 cards"));
+    /// ```
     pub fn from_setup(
         rules: Rules,
         hands: &[&[Card]],
@@ -234,6 +242,12 @@ impl State {
             for &c in h.iter() {
                 count[c.index()] += 1;
             }
+        }
+        if deck.len() > DECK_SIZE {
+            return Err(format!(
+                "a deck of {} cards: the game has {DECK_SIZE}",
+                deck.len()
+            ));
         }
         let mut deck_arr = [Card::Ambassador; DECK_SIZE];
         deck_arr[..deck.len()].copy_from_slice(deck);

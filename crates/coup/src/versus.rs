@@ -99,15 +99,11 @@ pub fn crate_two() -> Vec<Box<dyn coup::bot::BotInterface>> {
 /// score board, which it prints after every game, sent to /dev/null: games/s and
 /// games played.
 pub fn coup_crate(make: CrateTable, budget: Duration) -> std::io::Result<(f64, u64)> {
-    use std::os::fd::AsRawFd;
     let devnull = std::fs::OpenOptions::new().write(true).open("/dev/null")?;
     std::io::Write::flush(&mut std::io::stdout())?;
-    // SAFETY: plain descriptor calls; stdout is restored before returning.
-    let saved = unsafe { libc::dup(1) };
-    if saved < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    unsafe { libc::dup2(devnull.as_raw_fd(), 1) };
+    // stdout is restored before returning.
+    let saved = rustix::io::dup(std::io::stdout())?;
+    rustix::stdio::dup2_stdout(&devnull)?;
     let start = Instant::now();
     let mut games = 0u64;
     let mut batch = 10u64;
@@ -118,17 +114,12 @@ pub fn coup_crate(make: CrateTable, budget: Duration) -> std::io::Result<(f64, u
         batch = (batch * 2).min(2_000);
     }
     let secs = start.elapsed().as_secs_f64();
-    unsafe {
-        libc::dup2(saved, 1);
-        libc::close(saved);
-    }
+    std::io::Write::flush(&mut std::io::stdout())?;
+    rustix::stdio::dup2_stdout(&saved)?;
     Ok((games as f64 / secs, games))
 }
 
 /// This process's peak resident memory, in MiB.
 pub fn peak_rss_mib() -> f64 {
-    // SAFETY: getrusage fills the struct it is given.
-    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut r) };
-    r.ru_maxrss as f64 / 1024.0
+    koth_process::usage(koth_process::Who::Process).peak_rss_kib as f64 / 1024.0
 }

@@ -55,7 +55,7 @@ pub struct Setup {
     pub copies: Option<Arc<Workspace>>,
     /// Where the programs of Samurai's original challenge note why an answer was
     /// recorded as W.
-    pub notes: koth_samurai::NoteSink,
+    pub notes: koth_samurai_programs::NoteSink,
     /// Seed 000's programs: forfeit anything but exactly one legal move (by
     /// default a move is read as the original arbiter reads it).
     pub strict: bool,
@@ -209,9 +209,10 @@ impl BotKinds for koth_samurai::State {
                     (b.name.clone(), setup.copies.clone(), setup.notes.clone());
                 let timeout = setup.timeouts.decision;
                 Ok(Entrant::new(b.name.clone(), move |slot| {
-                    let mut s = koth_samurai::ExternalSamurai::new(name.clone(), cmd.clone())
-                        .with_timeout(timeout)
-                        .with_note_sink(notes.clone());
+                    let mut s =
+                        koth_samurai_programs::ExternalSamurai::new(name.clone(), cmd.clone())
+                            .with_timeout(timeout)
+                            .with_note_sink(notes.clone());
                     if let Some(ws) = &copies {
                         s = s.with_copies(ws.clone(), slot);
                     }

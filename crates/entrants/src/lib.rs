@@ -9,6 +9,7 @@
 //! * [`preflight`](mod@preflight): every program started and greeted before the first game;
 //! * [`coup_cli`]: the bundled adapter that runs coup-cli bot folders.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod agents;
 pub mod arg;

@@ -40,6 +40,7 @@
 //! # std::fs::remove_dir_all(&dir).ok();
 //! ```
 
+#![forbid(unsafe_code)]
 pub mod audit;
 pub mod board;
 pub mod conn;

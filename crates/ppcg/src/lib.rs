@@ -11,6 +11,7 @@
 //! * [`entrants`], [`tournament()`]: a mixed field, every game archived;
 //! * [`check`]: one program through every kind of decision, before a contest.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod agent;
 pub mod check;

@@ -138,7 +138,7 @@ impl BotProcess {
         // stderr too: the reader drains it when stopping and must never block there
         // (a process that escaped the kill could still hold its write end).
         for fd in [&stdin, &stdout, &stderr] {
-            if let Err(e) = sys::set_nonblocking(fd.as_raw_fd()) {
+            if let Err(e) = sys::set_nonblocking(fd) {
                 return Err(kill_now(&mut child, format!("fcntl: {e}")));
             }
         }
@@ -487,7 +487,7 @@ impl BotProcess {
             // between the pipe and the tail while it is held.
             let target = {
                 let t = tail();
-                t.total() + sys::unread_bytes(fd.as_raw_fd()) as u64
+                t.total() + sys::unread_bytes(fd) as u64
             };
             let total = || tail().total();
             let end = std::time::Instant::now() + std::time::Duration::from_millis(200);
@@ -640,7 +640,7 @@ fn stderr_loop(fd: OwnedFd, stop: OwnedFd, tail: Arc<Mutex<Tail>>, mut log: Opti
                 Ok(t) => t,
                 Err(p) => p.into_inner(),
             };
-            let r = sys::read_once(fd.as_raw_fd(), &mut buf);
+            let r = sys::read_once(&fd, &mut buf);
             if let Ok(ReadOutcome::Data(n)) = r {
                 t.push(&buf[..n]);
             }

@@ -1,6 +1,6 @@
 //! One-shot invocations.
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -82,7 +82,7 @@ pub fn invoke(
     let out: Option<OwnedFd> = child.stdout.take().map(OwnedFd::from);
     let err: Option<OwnedFd> = child.stderr.take().map(OwnedFd::from);
     for fd in out.iter().chain(err.iter()) {
-        let _ = sys::set_nonblocking(fd.as_raw_fd());
+        let _ = sys::set_nonblocking(fd);
     }
     let pidfd = sys::pidfd_open(pid);
     let deadline = start.checked_add(timeout);
@@ -165,7 +165,7 @@ pub fn invoke(
         }
         if idx_out != usize::MAX && fds[idx_out].revents != 0 {
             if let Some(fd) = &out_fd {
-                match sys::read_once(fd.as_raw_fd(), &mut scratch) {
+                match sys::read_once(fd, &mut scratch) {
                     Ok(ReadOutcome::Data(k)) => {
                         first_output.get_or_insert_with(|| start.elapsed());
                         let room = max_stdout.saturating_sub(stdout.len());
@@ -181,7 +181,7 @@ pub fn invoke(
         }
         if idx_err != usize::MAX && fds[idx_err].revents != 0 {
             if let Some(fd) = &err_fd {
-                match sys::read_once(fd.as_raw_fd(), &mut scratch) {
+                match sys::read_once(fd, &mut scratch) {
                     Ok(ReadOutcome::Data(k)) => tail.push(&scratch[..k]),
                     Ok(ReadOutcome::WouldBlock) => {}
                     Ok(ReadOutcome::Eof) | Err(_) => err_fd = None,

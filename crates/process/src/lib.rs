@@ -91,7 +91,7 @@ pub use invoke::{invoke, InvokeResult};
 pub use sandbox::{sandbox_support, SandboxSupport};
 pub use session::{Move, Moved, Session};
 pub use spawn::passed_to_bots;
-pub use sys::Exit;
+pub use sys::{usage, Exit, Usage, Who};
 pub use text::{machine_error, printable};
 pub use tools::operator_paths;
 

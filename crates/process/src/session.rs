@@ -8,7 +8,7 @@ use crate::spawn::{prepare_session, Guard};
 use crate::sys::{self, Exit, ReadOutcome};
 use crate::{Command, InvokeResult, Sandbox, ScratchDir, Workspace};
 use std::io::Write;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
@@ -134,7 +134,7 @@ impl Session {
             .take()
             .ok_or("no pipe from the sandbox")?
             .into();
-        let _ = sys::set_nonblocking(output.as_raw_fd());
+        let _ = sys::set_nonblocking(&output);
         let mut s = Sandboxed {
             child,
             input: Some(input),
@@ -216,7 +216,7 @@ impl Sandboxed {
                 Ok(_) => {}
                 Err(e) => return Err(format!("cannot read from the sandbox: {e}")),
             }
-            match sys::read_once(self.output.as_raw_fd(), &mut scratch) {
+            match sys::read_once(&self.output, &mut scratch) {
                 Ok(ReadOutcome::Data(k)) => self.buffer.extend_from_slice(&scratch[..k]),
                 Ok(ReadOutcome::WouldBlock) => {}
                 Ok(ReadOutcome::Eof) | Err(_) => return Err("the sandbox ended".into()),

@@ -1,7 +1,7 @@
 //! Thin, panic-free wrappers around the raw system calls this crate uses.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 /// `errno` of the last failed call, as an `io::Error` (no allocation).
@@ -10,54 +10,27 @@ pub(crate) fn last_err() -> io::Error {
 }
 
 /// Puts `fd` into non-blocking mode.
-pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
-    // SAFETY: fcntl on a descriptor we own; no memory is passed.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags < 0 {
-            return Err(last_err());
-        }
-        if libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
-            return Err(last_err());
-        }
-    }
+pub(crate) fn set_nonblocking(fd: impl AsFd) -> io::Result<()> {
+    use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
+    let flags = fcntl_getfl(&fd)?;
+    fcntl_setfl(&fd, flags | OFlags::NONBLOCK)?;
     Ok(())
 }
 
 /// Bytes waiting to be read in a pipe (0 on error).
-pub(crate) fn unread_bytes(fd: RawFd) -> usize {
-    let mut n: libc::c_int = 0;
-    // SAFETY: FIONREAD writes one int through the pointer, which is valid.
-    let r = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) };
-    if r == 0 {
-        n.max(0) as usize
-    } else {
-        0
-    }
+pub(crate) fn unread_bytes(fd: impl AsFd) -> usize {
+    rustix::io::ioctl_fionread(fd).map_or(0, |n| n as usize)
 }
 
 /// A close-on-exec pipe: (read end, write end).
 pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: `fds` is a valid array of two ints.
-    let r = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
-    if r != 0 {
-        return Err(last_err());
-    }
-    // SAFETY: pipe2 just returned two fresh descriptors that nobody else owns.
-    unsafe { Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))) }
+    Ok(rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?)
 }
 
 /// A pidfd for `pid` (Linux 5.3+), used only to wake `poll` when the process exits.
 pub(crate) fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
-    // SAFETY: plain syscall with integer arguments.
-    let r = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if r < 0 {
-        None
-    } else {
-        // SAFETY: the kernel returned a fresh descriptor.
-        Some(unsafe { OwnedFd::from_raw_fd(r as RawFd) })
-    }
+    let pid = rustix::process::Pid::from_raw(pid)?;
+    rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
 }
 
 /// SIGKILL every process of the process group `pgid` (ignores errors: the group may be gone).
@@ -65,9 +38,8 @@ pub(crate) fn kill_group(pgid: libc::pid_t) {
     if pgid <= 1 {
         return;
     }
-    // SAFETY: plain syscall; a negative pid addresses the process group.
-    unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
+    if let Some(group) = rustix::process::Pid::from_raw(pgid) {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
     }
 }
 
@@ -167,22 +139,57 @@ pub(crate) enum ReadOutcome {
 
 /// One `read(2)` into `buf`, retrying on EINTR. Errors other than EAGAIN are treated as EOF
 /// by callers that only care whether the stream is still alive.
-pub(crate) fn read_once(fd: RawFd, buf: &mut [u8]) -> io::Result<ReadOutcome> {
+pub(crate) fn read_once(fd: impl AsFd, buf: &mut [u8]) -> io::Result<ReadOutcome> {
     loop {
-        // SAFETY: `buf` is a valid writable buffer of `buf.len()` bytes.
-        let r = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-        if r > 0 {
-            return Ok(ReadOutcome::Data(r as usize));
+        match rustix::io::read(&fd, &mut *buf) {
+            Ok(0) => return Ok(ReadOutcome::Eof),
+            Ok(n) => return Ok(ReadOutcome::Data(n)),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(rustix::io::Errno::AGAIN) => return Ok(ReadOutcome::WouldBlock),
+            Err(e) => return Err(e.into()),
         }
-        if r == 0 {
-            return Ok(ReadOutcome::Eof);
-        }
-        let e = last_err();
-        match e.raw_os_error() {
-            Some(libc::EINTR) => continue,
-            Some(libc::EAGAIN) => return Ok(ReadOutcome::WouldBlock),
-            _ => return Err(e),
-        }
+    }
+}
+
+/// Whose resources [`usage`] measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Who {
+    /// This process, every thread of it (not its children: bots are those).
+    Process,
+    /// The calling thread alone.
+    Thread,
+}
+
+/// What a process or a thread has used so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// CPU time in user mode.
+    pub user: Duration,
+    /// CPU time in the kernel.
+    pub system: Duration,
+    /// The most resident memory it held at once, in KiB (the process's, even
+    /// for a thread).
+    pub peak_rss_kib: u64,
+}
+
+/// The resources `who` has used so far (`getrusage(2)`; zeros if it fails).
+pub fn usage(who: Who) -> Usage {
+    let who = match who {
+        Who::Process => libc::RUSAGE_SELF,
+        Who::Thread => libc::RUSAGE_THREAD,
+    };
+    // SAFETY: getrusage fills the struct it is given, which is valid and ours;
+    // all-zero bytes are a valid rusage.
+    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(who, &mut r) } != 0 {
+        return Usage::default();
+    }
+    let tv =
+        |t: libc::timeval| Duration::new(t.tv_sec.max(0) as u64, t.tv_usec.max(0) as u32 * 1000);
+    Usage {
+        user: tv(r.ru_utime),
+        system: tv(r.ru_stime),
+        peak_rss_kib: r.ru_maxrss.max(0) as u64,
     }
 }
 

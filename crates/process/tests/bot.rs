@@ -89,7 +89,8 @@ fn over_long_line() {
     let mut c = py("long_line.py");
     c.program.push("11".into());
     let mut b3 = BotProcess::spawn(&c).expect("spawn");
-    std::thread::sleep(Duration::from_millis(300));
+    // Written and flushed: the program waits for input once both lines are out.
+    common::wait_waiting_in("long_line.py 11", "pipe_read");
     assert!(matches!(
         b3.read_line(T, 10),
         Err(ProcessError::LineTooLong(11))

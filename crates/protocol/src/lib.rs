@@ -21,6 +21,7 @@
 //!   crashes, time-outs, garbage, over-long lines and illegal choices;
 //! * tournament files and `--bot` arguments are in `koth-entrants`.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod agent;
 pub mod conformance;

@@ -311,7 +311,7 @@ pub struct RunEnd<'a> {
     /// The standings.
     pub standings: &'a koth_arena::Standings,
     /// The notes the programs left (Samurai's originals: why an answer was W).
-    pub notes: &'a [koth_samurai::Note],
+    pub notes: &'a [koth_samurai_programs::Note],
 }
 
 /// What a check is about.

@@ -9,8 +9,9 @@ use clap::Args;
 use koth_arena::check::CheckReport;
 use koth_arena::{Agent, Fault, Game, GameRecord, Observer, Progress, Schedule, Scoring, Seat};
 use koth_entrants::{BotEntry, BotSource, Protocol, Setup, TournamentFile};
-use koth_samurai::programs::ProgramEntry;
-use koth_samurai::{narrate_end, narrate_turn_with, Action, ExternalOptions, Rules, State};
+use koth_samurai::{narrate_end, narrate_turn_with, Action, Rules, State};
+use koth_samurai_programs::programs::ProgramEntry;
+use koth_samurai_programs::ExternalOptions;
 use owo_colors::Style;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -258,7 +259,7 @@ impl Front for Samurai {
                 ..Default::default()
             };
             let limit = options.timeout;
-            match koth_samurai::startup_time(&p, &options, 3) {
+            match koth_samurai_programs::startup_time(&p, &options, 3) {
                 Ok(t) if t * 4 > limit => eprintln!(
                     "warning: {} takes {} ms to answer a first turn on this machine ({}% of the {} ms limit, median of 3); \
 under load it may miss the limit and play W: raise --timeout-ms",

@@ -115,6 +115,28 @@ pub fn processes_with(marker: &str) -> Vec<u32> {
         .collect()
 }
 
+/// Whether process `pid` is blocked in the kernel at a function whose name
+/// holds `what` (`pipe_read`, `nanosleep`), as `/proc/PID/wchan` says.
+pub fn waiting_in(pid: u32, what: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/wchan")).is_ok_and(|w| w.contains(what))
+}
+
+/// Waits up to 10 s for a live host process carrying `marker` to block in the
+/// kernel at `what` (see [`waiting_in`]): a condition, not a guess at a time.
+pub fn wait_waiting_in(marker: &str, what: &str) {
+    let t = Instant::now();
+    while !processes_with(marker)
+        .into_iter()
+        .any(|p| waiting_in(p, what))
+    {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "no process with {marker:?} came to wait in {what}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Waits up to 2 s for no live host process to carry `marker`; returns the survivors.
 pub fn wait_none_with(marker: &str) -> Vec<u32> {
     let t = Instant::now();

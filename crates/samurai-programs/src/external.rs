@@ -1,38 +1,15 @@
 //! Samurai that are external programs speaking the original command-line protocol:
 //! launched once per turn, recorded as W whenever they misbehave.
 
-use crate::action::Action;
 use crate::programs::ProgramEntry;
 use crate::protocol::{arguments, read_output, BadOutput};
-use crate::state::State;
 use koth_arena::{Agent, Entrant, Fault, Seat};
 use koth_process::{Command, Exit, InvokeResult, Limits, Sandbox, Workspace};
-use serde::{Deserialize, Serialize};
+use koth_samurai::Action;
+use koth_samurai::{Note, NoteSink, State};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
-
-/// Why a program's turn was recorded as W (or otherwise noteworthy).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Note {
-    /// The program's name.
-    pub program: String,
-    /// The seed of the match (the game's seed in a tournament record).
-    pub game_seed: u64,
-    /// The program's seat.
-    pub seat: Seat,
-    /// The turn, from 1.
-    pub turn: u32,
-    /// What went wrong, e.g. `no answer within 1000 ms`.
-    pub reason: String,
-    /// The last lines the program wrote to stderr, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stderr_tail: Option<String>,
-}
-
-/// Where the notes of every program of a tournament are collected, in the order
-/// they happen (across worker threads).
-pub type NoteSink = Arc<Mutex<Vec<Note>>>;
 
 /// How external programs are run.
 #[derive(Clone, Debug)]
@@ -324,7 +301,7 @@ pub fn startup_time(
     command.read_only = koth_process::operator_paths(&program.command, &program.dir);
     // Its place for a match, as in a tournament: a sandbox (or a scratch copy).
     let mut session = koth_process::Session::start(&command, None)?;
-    let duel = State::new(&crate::Rules::default(), 0);
+    let duel = State::new(&koth_samurai::Rules::default(), 0);
     let args = arguments(&duel.view(0));
     let mut times: Vec<Duration> = Vec::with_capacity(runs.max(1));
     for _ in 0..runs.max(1) {

@@ -2,15 +2,16 @@
 //! `COMMAND [MY_HISTORY ENEMY_HISTORY] MY_HEALTH ENEMY_HEALTH MY_HONOUR ENEMY_HONOUR`,
 //! answered by one letter on stdout.
 
-use crate::action::{history_string, Action};
-use crate::view::View;
+use koth_samurai::View;
+use koth_samurai::{history_string, Action};
 use std::fmt;
 
 /// The arguments a program gets for `view`: on the first turn only the four numbers
 /// (the histories are left out, not passed as empty strings).
 ///
 /// ```
-/// use koth_samurai::{protocol::arguments, Action, View};
+/// use koth_samurai::{Action, View};
+/// use koth_samurai_programs::protocol::arguments;
 /// let mine = [Action::B, Action::I];
 /// let theirs = [Action::G, Action::W];
 /// let view = View { my_history: &mine, enemy_history: &theirs, my_health: 20, enemy_health: 19, my_honour: 1, enemy_honour: 0 };
@@ -59,7 +60,8 @@ impl fmt::Display for BadOutput {
 /// only.
 ///
 /// ```
-/// use koth_samurai::{protocol::{read_output, BadOutput}, Action};
+/// use koth_samurai::Action;
+/// use koth_samurai_programs::protocol::{read_output, BadOutput};
 /// assert_eq!(read_output(b"\n  Parry!\n"), Ok(Action::P));
 /// assert_eq!(read_output(b"  "), Err(BadOutput::Empty));
 /// assert!(read_output(b"p").is_err());
@@ -76,7 +78,8 @@ pub fn read_output(bytes: &[u8]) -> Result<Action, BadOutput> {
 /// is not an action is recorded as W.
 ///
 /// ```
-/// use koth_samurai::{protocol::parse_output, Action};
+/// use koth_samurai::Action;
+/// use koth_samurai_programs::protocol::parse_output;
 /// assert_eq!(parse_output(b"I\n"), Action::I);
 /// assert_eq!(parse_output(b"garbage"), Action::W);
 /// ```

@@ -11,7 +11,7 @@ pub use koth_arena::programs::{
 /// errors; nothing is read).
 ///
 /// ```
-/// use koth_samurai::programs::parse_programs;
+/// use koth_samurai_programs::programs::parse_programs;
 /// use std::path::Path;
 /// let list = parse_programs("# samurai\nChallenger ./challenger\n\"The Waiter\" python3 waiter.py\n", Path::new("t/players.txt")).unwrap();
 /// assert_eq!(list[1].name, "The Waiter");
