@@ -1,6 +1,6 @@
 //! The hill's errors: one enum, whose variant (never its words) decides what a
 //! caller answers: the page's HTTP status ([`crate::web`]), the command line's
-//! exit status ([`HillError::exit_code`]).
+//! exit status ([`Kind::exit_code`]).
 
 use crate::store::StoreError;
 

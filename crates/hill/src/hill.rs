@@ -222,7 +222,7 @@ impl<G: BotKinds> Hill<G> {
     /// Enters `spec` (made by [`Hill::spec_of`] or [`Hill::upload_spec`]) as
     /// `name` or as its new version, for `by` (an author from the page) or the
     /// organiser at the command line. An author may not take a name that looks
-    /// like another entrant's ([`look_alike`]) nor enter an exact copy of
+    /// like another entrant's ([`crate::service::look_alike`]) nor enter an exact copy of
     /// another author's current version.
     pub fn enter(
         &mut self,
