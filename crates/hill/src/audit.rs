@@ -45,6 +45,9 @@ impl<G: BotKinds> Hill<G> {
         // block, to be played again together.
         let mut again: Vec<StoredGame> = Vec::new();
         let mut rules: Option<(i64, G::Rules)> = None;
+        // Each version's results counted again from its games (only the tally
+        // of this batch is used, never its text).
+        let mut counted = crate::store::Batch::default();
         let mut failed = None;
         self.store.each_batch(&mut |block, first, packed| {
             let mut step = || -> Result<()> {
@@ -53,6 +56,8 @@ impl<G: BotKinds> Hill<G> {
                 for g in games {
                     plans.add(&g)?;
                     audit.games += 1;
+                    let (scores, forfeited) = crate::store::record_results(&g.record);
+                    counted.tally(&g.seats, &scores, forfeited.into_iter());
                     self.audit_game(&blocks, g, &mut again, &mut rules, &mut audit)?;
                 }
                 Ok(())
@@ -73,7 +78,36 @@ impl<G: BotKinds> Hill<G> {
             self.audit_results(&blocks, &again, &mut audit);
         }
         self.audit_kept(&versions, &mut audit)?;
+        self.audit_version_results(&counted.results, &mut audit)?;
         Ok(audit)
+    }
+
+    /// Compares each version's results as the store keeps them (added to as
+    /// batches are stored; the entrant page reads them) with its games'.
+    fn audit_version_results(
+        &self,
+        counted: &std::collections::HashMap<i64, crate::entity::Results>,
+        audit: &mut Audit,
+    ) -> Result<()> {
+        let kept = self.store.results()?;
+        let mut ids: Vec<i64> = kept.keys().chain(counted.keys()).copied().collect();
+        ids.sort_unstable();
+        ids.dedup();
+        for v in ids {
+            let (k, c) = (
+                kept.get(&v).copied().unwrap_or_default(),
+                counted.get(&v).copied().unwrap_or_default(),
+            );
+            // Sums taken batch by batch or game by game differ in their last bits.
+            let close = (k.score - c.score).abs() <= 1e-6 * (c.games.max(1) as f64);
+            if k.games != c.games || k.forfeits != c.forfeits || !close {
+                audit.problems.push(format!(
+                    "version {v}: its results are kept as {} games, {:.3} points, {} forfeits, but its games give {}, {:.3}, {}",
+                    k.games, k.score, k.forfeits, c.games, c.score, c.forfeits
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Counts the standings kept ([`Hill::keep_standings`]) again from the

@@ -337,6 +337,20 @@ fn the_audit_finds_a_tampered_game_and_a_tampered_block() {
         problems.iter().any(|p| p.starts_with("block 2:")),
         "{problems:?}"
     );
+    // A version's results kept (what its entrant page shows) changed by hand
+    // are not what its games give.
+    db.execute(
+        "UPDATE version_results SET forfeits = forfeits + 1 WHERE version = 1",
+        [],
+    )
+    .unwrap();
+    let problems = h.audit().unwrap().problems;
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with("version 1: its results are kept as")),
+        "{problems:?}"
+    );
     std::fs::remove_dir_all(&d).ok();
 }
 
