@@ -654,17 +654,13 @@ fn example_bot_tar() -> Vec<u8> {
 }
 
 /// `koth hill serve` on a free port: the process and the page's address.
-fn serve(dir: &str, extra: &[&str]) -> (std::process::Child, String) {
+fn serve(dir: &str, extra: &[&str]) -> (common::Reaped, String) {
     let (child, addr, _) = serve_with(dir, extra, &[]);
     (child, addr)
 }
 
 /// [`serve`] with `env` added, and what it said before its address.
-fn serve_with(
-    dir: &str,
-    extra: &[&str],
-    env: &[(&str, &str)],
-) -> (std::process::Child, String, String) {
+fn serve_with(dir: &str, extra: &[&str], env: &[(&str, &str)]) -> (common::Reaped, String, String) {
     let mut serve = Command::new(env!("CARGO_BIN_EXE_koth"))
         .args([
             "hill",
@@ -696,7 +692,11 @@ fn serve_with(
         }
     }
     std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
-    (serve, addr.expect("serve printed its address"), said)
+    (
+        common::Reaped(serve),
+        addr.expect("serve printed its address"),
+        said,
+    )
 }
 
 /// Uploads as strangers send them: each refused with its reason, nothing

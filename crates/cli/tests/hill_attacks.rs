@@ -66,7 +66,7 @@ fn get(addr: &str, path: &str) -> (u16, String) {
 
 /// `koth hill serve DIR` on a free port, through `sh` so that `prefix` (a
 /// `ulimit`) applies to it: the process and its address.
-fn serve(dir: &Path, prefix: &str, env: &[(&str, String)]) -> (std::process::Child, String) {
+fn serve(dir: &Path, prefix: &str, env: &[(&str, String)]) -> (common::Reaped, String) {
     let exe = env!("CARGO_BIN_EXE_koth");
     let mut child = Command::new("sh")
         .arg("-c")
@@ -93,7 +93,10 @@ fn serve(dir: &Path, prefix: &str, env: &[(&str, String)]) -> (std::process::Chi
         }
     }
     std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
-    (child, addr.expect("serve printed its address"))
+    (
+        common::Reaped(child),
+        addr.expect("serve printed its address"),
+    )
 }
 
 /// A Coup hill with `honest` entered and an author's token: the token.

@@ -75,3 +75,27 @@ pub fn findings(stdout: &str) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// A process killed and reaped when dropped: a test that fails midway (a
+/// panic) leaves no server of its own running behind it.
+pub struct Reaped(pub std::process::Child);
+
+impl std::ops::Deref for Reaped {
+    type Target = std::process::Child;
+    fn deref(&self) -> &std::process::Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Reaped {
+    fn deref_mut(&mut self) -> &mut std::process::Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
