@@ -5,7 +5,7 @@
 
 use crate::error::{HillError, Kind};
 use crate::service;
-use crate::store::{Author, Change, Store};
+use crate::store::{Author, Change, Entrant, Store, Version};
 use axum::extract::{Path as UrlPath, State};
 use axum::http::{header, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -259,11 +259,10 @@ fn strip_stderr(v: &mut serde_json::Value) {
     }
 }
 
-/// The names of a block's entrants, by version.
-fn names_of(store: &dyn Store, versions: &[i64]) -> Result<Vec<String>, HillError> {
-    let all = store.versions()?;
-    let entrants = store.entrants()?;
-    Ok(versions
+/// The names of a game's seats, by version (`honest v2`), from every version
+/// and entrant read once.
+fn names_of(all: &[Version], entrants: &[Entrant], versions: &[i64]) -> Vec<String> {
+    versions
         .iter()
         .map(|v| {
             let ver = all.iter().find(|x| x.id == *v);
@@ -272,7 +271,7 @@ fn names_of(store: &dyn Store, versions: &[i64]) -> Result<Vec<String>, HillErro
                 .map_or("?".to_string(), |e| e.name.clone());
             format!("{name} v{}", ver.map_or(0, |x| x.number))
         })
-        .collect())
+        .collect()
 }
 
 /// `GET /api/entrant/{name}`: its versions, events, results and recent games,
@@ -295,8 +294,10 @@ async fn entrant(
             None => None,
         };
         let own = viewer.as_ref().is_some_and(|a| service::owns(a, e));
-        let versions: Vec<_> = store
-            .versions()?
+        // Read once: every recent game's seats are named from them.
+        let every_version = store.versions()?;
+        let versions: Vec<_> = every_version
+            .clone()
             .into_iter()
             .filter(|v| v.entrant == e.id)
             .map(|mut v| {
@@ -315,7 +316,7 @@ async fn entrant(
         let mut forfeits = Vec::new();
         for g in store.recent_games(e.version, 30)? {
             let rec: serde_json::Value = serde_json::from_str(&g.record).unwrap_or_default();
-            let names = names_of(store, &g.seats)?;
+            let names = names_of(&every_version, &entrants, &g.seats);
             let seat_of_mine = g.seats.iter().position(|v| *v == e.version);
             for f in rec["forfeits"].as_array().into_iter().flatten() {
                 if f["seat"].as_u64().map(|s| s as usize) == seat_of_mine {
@@ -380,7 +381,7 @@ async fn game(
                 "no game {index} in block {block}"
             )));
         };
-        let names = names_of(store, &g.seats)?;
+        let names = names_of(&store.versions()?, &store.entrants()?, &g.seats);
         let mut steps = match &site.view {
             Some(view) => view(&g, &names).unwrap_or_else(|e| serde_json::json!({ "error": e })),
             None => serde_json::Value::Null,
