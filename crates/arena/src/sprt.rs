@@ -40,6 +40,68 @@ impl Default for Sprt {
     }
 }
 
+/// A candidate's results as one score a game in [0, 1], summed: what the
+/// test reads. In a duel a game's score is 1, ½ or 0; at a table of more
+/// seats it is the share of its opponents the candidate finished above (a
+/// tie counts half), so that a bot as strong as the field scores ½ at any
+/// table size, and the games (not the pairs within one) are the samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Scores {
+    /// Games.
+    pub n: u64,
+    /// Their scores summed.
+    pub sum: f64,
+    /// Their squares summed.
+    pub sum_sq: f64,
+}
+
+impl Scores {
+    /// Adds a game's score.
+    pub fn add(&mut self, x: f64) {
+        self.n += 1;
+        self.sum += x;
+        self.sum_sq += x * x;
+    }
+
+    /// The trinomial results of duels.
+    pub fn of_duels(wins: u64, draws: u64, losses: u64) -> Scores {
+        Scores {
+            n: wins + draws + losses,
+            sum: wins as f64 + draws as f64 / 2.0,
+            sum_sq: wins as f64 + draws as f64 / 4.0,
+        }
+    }
+
+    /// The mean score and its variance per game.
+    pub fn mean_var(&self) -> (f64, f64) {
+        let n = self.n.max(1) as f64;
+        let s = self.sum / n;
+        (s, (self.sum_sq / n - s * s).max(0.0))
+    }
+
+    /// The score of the candidate (`me`) at one game: the share of the
+    /// other seats whose score is below its own, a tie counted half.
+    pub fn of_game(scores: &[f64], me: usize) -> f64 {
+        let others = scores.len().saturating_sub(1).max(1) as f64;
+        let mine = scores[me];
+        let beaten: f64 = scores
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != me)
+            .map(|(_, &s)| {
+                if s < mine {
+                    1.0
+                } else if s == mine {
+                    0.5
+                } else {
+                    0.0
+                }
+            })
+            .sum();
+        beaten / others
+    }
+}
+
 /// Expected score of a player `elo` points stronger.
 pub fn expected_score(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
@@ -64,13 +126,26 @@ impl Sprt {
     /// assert!(t.llr(500, 0, 500) < 0.0);
     /// ```
     pub fn llr(&self, wins: u64, draws: u64, losses: u64) -> f64 {
-        let n = (wins + draws + losses) as f64;
-        if n == 0.0 {
+        self.llr_of(&Scores::of_duels(wins, draws, losses))
+    }
+
+    /// The log-likelihood ratio of H1 against H0 after games of these
+    /// scores (the same normal approximation, for any score in [0, 1]).
+    ///
+    /// ```
+    /// use koth_arena::sprt::{Scores, Sprt};
+    /// let t = Sprt::default();
+    /// let mut s = Scores::default();
+    /// // Four seats: finishing above 2 of 3 opponents in most games.
+    /// for k in 0..900 { s.add([2.0 / 3.0, 1.0 / 3.0, 1.0][k % 3]); }
+    /// assert!(t.llr_of(&s) > t.bounds().1);
+    /// ```
+    pub fn llr_of(&self, scores: &Scores) -> f64 {
+        if scores.n == 0 {
             return 0.0;
         }
-        let (w, d, l) = (wins as f64 / n, draws as f64 / n, losses as f64 / n);
-        let s = w + d / 2.0;
-        let mut var = w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s.powi(2);
+        let n = scores.n as f64;
+        let (s, mut var) = scores.mean_var();
         // With no variance yet (all wins, say) assume the least informative one seen.
         if var < 1e-6 {
             var = 1.0 / (4.0 * n);
@@ -81,7 +156,12 @@ impl Sprt {
 
     /// The verdict after these results.
     pub fn verdict(&self, wins: u64, draws: u64, losses: u64) -> Verdict {
-        let llr = self.llr(wins, draws, losses);
+        self.verdict_of(&Scores::of_duels(wins, draws, losses))
+    }
+
+    /// The verdict after games of these scores.
+    pub fn verdict_of(&self, scores: &Scores) -> Verdict {
+        let llr = self.llr_of(scores);
         let (lo, hi) = self.bounds();
         if llr >= hi {
             Verdict::Better
@@ -95,13 +175,16 @@ impl Sprt {
     /// The Elo difference a score fraction means, and its 95% interval, from the
     /// trinomial results.
     pub fn elo_estimate(wins: u64, draws: u64, losses: u64) -> (f64, f64, f64) {
-        let n = (wins + draws + losses) as f64;
-        if n == 0.0 {
+        Self::elo_of(&Scores::of_duels(wins, draws, losses))
+    }
+
+    /// The Elo difference games of these scores mean, and its 95% interval.
+    pub fn elo_of(scores: &Scores) -> (f64, f64, f64) {
+        if scores.n == 0 {
             return (0.0, f64::NEG_INFINITY, f64::INFINITY);
         }
-        let (w, d, l) = (wins as f64 / n, draws as f64 / n, losses as f64 / n);
-        let s = w + d / 2.0;
-        let var = w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s.powi(2);
+        let n = scores.n as f64;
+        let (s, var) = scores.mean_var();
         let half = 1.96 * (var / n).sqrt();
         let elo = |p: f64| {
             let p = p.clamp(1e-6, 1.0 - 1e-6);
@@ -114,6 +197,33 @@ impl Sprt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_duels_scores_give_the_trinomial_test() {
+        let t = Sprt::default();
+        let (w, d, l) = (530, 120, 350);
+        let mut s = Scores::default();
+        for _ in 0..w {
+            s.add(1.0);
+        }
+        for _ in 0..d {
+            s.add(0.5);
+        }
+        for _ in 0..l {
+            s.add(0.0);
+        }
+        assert!((t.llr_of(&s) - t.llr(w, d, l)).abs() < 1e-9);
+        assert_eq!(Sprt::elo_of(&s), Sprt::elo_estimate(w, d, l));
+    }
+
+    #[test]
+    fn a_games_score_is_the_share_of_opponents_beaten() {
+        assert_eq!(Scores::of_game(&[1.0, -1.0], 0), 1.0);
+        assert_eq!(Scores::of_game(&[0.0, 0.0], 1), 0.5);
+        // Four seats, zero-sum: the winner beat all three; a loser tied two.
+        assert_eq!(Scores::of_game(&[3.0, -1.0, -1.0, -1.0], 0), 1.0);
+        assert_eq!(Scores::of_game(&[3.0, -1.0, -1.0, -1.0], 2), 1.0 / 3.0);
+    }
 
     #[test]
     fn a_clearly_better_candidate_is_accepted() {

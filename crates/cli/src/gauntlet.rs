@@ -1,5 +1,6 @@
 //! `koth gauntlet`: a candidate plays a pool until a sequential test decides.
-//! Any game.
+//! Any game, at any table size: a game's score for the test is the share of
+//! its opponents the candidate finished above.
 
 use crate::front::{self, Front, RulesOf, Visit};
 use crate::runs::{execute_part, Describe, RunOpts};
@@ -7,8 +8,8 @@ use crate::settings;
 use crate::term;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use koth_arena::sprt::{Sprt, Verdict};
-use koth_arena::{Entrant, Game, Quiet, RecordLevel, Schedule, Standings, Tournament};
+use koth_arena::sprt::{Scores, Sprt, Verdict};
+use koth_arena::{Entrant, Game, GameRecord, Observer, RecordLevel, Schedule, Tournament};
 use koth_entrants::{BotEntry, BotKinds, Setup, Timeouts};
 use std::sync::atomic::Ordering;
 
@@ -26,6 +27,13 @@ pub struct GauntletArgs {
     /// The game (`coup`, `samurai` or `ppcg`).
     #[arg(long, default_value = "coup", value_parser = clap::builder::PossibleValuesParser::new(front::WORDS))]
     game: String,
+    /// The rules preset (Coup: standard, ppcg, coupcli, coupcrate).
+    #[arg(long)]
+    rules: Option<String>,
+    /// Seats at a table: the candidate and this many less one drawn from the
+    /// pool each game (Coup: 2 to 6; the duels: 2).
+    #[arg(long, default_value_t = 2)]
+    table_size: usize,
     /// H0: the candidate is at most this many Elo better.
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     elo0: f64,
@@ -118,15 +126,52 @@ impl Visit for Gauntlet<'_> {
         // Every program starts and greets before the first game: a gauntlet of
         // forfeits is no verdict.
         koth_entrants::preflight::<<F::Game as BotKinds>::Wire>(&bots, &setup)?;
+        let options = crate::hill::options_for::<F>(a.rules.as_deref())?;
+        let (rules, rules_name) = F::rules(&options, None)?;
+        let seats = <F::Game as Game>::seats_allowed(&rules);
+        if !seats.contains(&a.table_size) {
+            bail!(
+                "--table-size {}: {} seats {} to {} players",
+                a.table_size,
+                F::WORD,
+                seats.start(),
+                seats.end()
+            );
+        }
+        if bots.len() < a.table_size {
+            bail!(
+                "--table-size {} needs {} bots in the pool, not {}\n  fix: name more with --pool (a bot may be named more than once: --pool honest,honest,honest)",
+                a.table_size,
+                a.table_size - 1,
+                bots.len() - 1
+            );
+        }
         let entrants = koth_entrants::entrants::<F::Game>(&bots, &setup)?;
-        let (rules, _) = F::rules(&F::Options::default(), None)?;
-        gauntlet::<F>(entrants, rules, test, a, seed, threads)
+        gauntlet::<F>(entrants, rules, &rules_name, test, a, seed, threads)
     }
+}
+
+/// Each game's score for the test, of entrant 0 (the candidate).
+#[derive(Default)]
+struct Tally(Scores);
+
+impl<C> Observer<C> for Tally {
+    fn on_record(&mut self, r: &GameRecord<C>) {
+        self.0.add(game_score(&r.seats, &r.scores));
+    }
+}
+
+/// The candidate's (entrant 0's) score at a game: the share of the other
+/// seats it finished above.
+fn game_score(seats: &[usize], scores: &[f64]) -> f64 {
+    let me = seats.iter().position(|&e| e == 0).unwrap_or(0);
+    Scores::of_game(scores, me)
 }
 
 fn gauntlet<F: Front>(
     entrants: Vec<Entrant<F::Game>>,
     mut rules: RulesOf<F>,
+    rules_name: &str,
     test: Sprt,
     a: &GauntletArgs,
     seed: u64,
@@ -134,7 +179,7 @@ fn gauntlet<F: Front>(
 ) -> Result<()> {
     let schedule = Schedule::Gauntlet {
         games: a.max_games,
-        table: 2,
+        table: a.table_size,
     };
     let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
     let out = a
@@ -150,13 +195,22 @@ fn gauntlet<F: Front>(
         scoring: F::SCORING,
         seed,
         threads,
-        records: RecordLevel::None,
+        // Each game's scores reach the test's tally.
+        records: RecordLevel::Results,
         duplicate: false,
     };
     let names = t.names();
     let (lo, hi) = test.bounds();
+    let seats = if a.table_size == 2 {
+        "two seats a game".to_string()
+    } else {
+        format!(
+            "{} seats a game, {} rules: a game scores the share of its opponents it finished above",
+            a.table_size, rules_name
+        )
+    };
     eprintln!(
-        "gauntlet: {} against {} (two seats a game), SPRT elo0 {} elo1 {} alpha {} beta {}, bounds [{lo:.2}, {hi:.2}], seed {seed}",
+        "gauntlet: {} against {} ({seats}), SPRT elo0 {} elo1 {} alpha {} beta {}, bounds [{lo:.2}, {hi:.2}], seed {seed}",
         names[0],
         names[1..].join(", "),
         a.elo0,
@@ -164,7 +218,17 @@ fn gauntlet<F: Front>(
         a.alpha,
         a.beta
     );
-    let mut standings = Standings::new(&names);
+    let mut tally = Tally::default();
+    let mut wdl = (0u64, 0u64, 0u64);
+    // A resumed gauntlet counts the games its folder holds first.
+    if let Some(dir) = a.run.out.as_deref().filter(|_| a.run.resume) {
+        let info = koth_arena::records::read_info(dir)?;
+        let done: Vec<GameRecord<serde_json::Value>> =
+            koth_arena::records::read_checked_records(dir, &info, true)?;
+        for r in &done {
+            tally.0.add(game_score(&r.seats, &r.scores));
+        }
+    }
     let mut done = 0;
     let mut verdict = Verdict::Undecided;
     let stop = term::ctrl_c_flag();
@@ -188,44 +252,47 @@ fn gauntlet<F: Front>(
                 &mut t,
                 describe,
                 &opts,
-                &mut Quiet,
+                &mut tally,
                 Some(a.batch.max(1)),
                 first,
             )?;
             opts.resume = true;
-            standings = part.standings.clone();
             part
         } else {
             let end = (done + a.batch.max(1)).min(a.max_games);
-            let part = t.run_range(done..end, &mut Quiet, stop);
-            standings.merge(&part.standings);
-            part
+            t.run_range(done..end, &mut tally, stop)
         };
         first = false;
         if part.played.end == done {
             break;
         }
         done = part.played.end;
-        let c = &standings.entrants[0];
-        verdict = test.verdict(c.wins, c.draws, c.losses);
+        let c = &part.standings.entrants[0];
+        wdl = if opts.out.is_some() {
+            (c.wins, c.draws, c.losses)
+        } else {
+            (wdl.0 + c.wins, wdl.1 + c.draws, wdl.2 + c.losses)
+        };
+        verdict = test.verdict_of(&tally.0);
         eprintln!(
             "  {done:>7} games: +{} ={} -{}  LLR {:+.2}",
-            c.wins,
-            c.draws,
-            c.losses,
-            test.llr(c.wins, c.draws, c.losses)
+            wdl.0,
+            wdl.1,
+            wdl.2,
+            test.llr_of(&tally.0)
         );
     }
-    let c = &standings.entrants[0];
-    let (elo, elo_lo, elo_hi) = Sprt::elo_estimate(c.wins, c.draws, c.losses);
-    let llr = test.llr(c.wins, c.draws, c.losses);
+    let (elo, elo_lo, elo_hi) = Sprt::elo_of(&tally.0);
+    let llr = test.llr_of(&tally.0);
+    let (score, _) = tally.0.mean_var();
     out!(
-        "{} after {done} games: +{} ={} -{} (score {:.1}%), Elo {elo:+.1} [{elo_lo:+.1}, {elo_hi:+.1}], LLR {llr:+.2} in [{lo:.2}, {hi:.2}]",
+        "{} after {done} games: +{} ={} -{} ({} {:.1}%), Elo {elo:+.1} [{elo_lo:+.1}, {elo_hi:+.1}], LLR {llr:+.2} in [{lo:.2}, {hi:.2}]",
         names[0],
-        c.wins,
-        c.draws,
-        c.losses,
-        100.0 * (c.wins as f64 + c.draws as f64 / 2.0) / done.max(1) as f64
+        wdl.0,
+        wdl.1,
+        wdl.2,
+        if a.table_size == 2 { "score" } else { "opponents beaten" },
+        100.0 * score
     );
     match verdict {
         Verdict::Better => out!(
@@ -240,6 +307,23 @@ fn gauntlet<F: Front>(
             100.0 * a.beta
         ),
         Verdict::Undecided => out!("verdict: undecided: the game limit ({}) was reached first; raise --max-games", a.max_games),
+    }
+    if let Some(dir) = &opts.out {
+        let kept = serde_json::json!({
+            "candidate": names[0], "pool": &names[1..], "table_size": a.table_size,
+            "rules": rules_name, "test": test, "bounds": [lo, hi], "games": done,
+            "wins": wdl.0, "draws": wdl.1, "losses": wdl.2, "score": score,
+            "llr": llr, "elo": [elo, elo_lo, elo_hi], "verdict": verdict,
+            "max_games": a.max_games,
+        });
+        let path = dir.join(crate::report::GAUNTLET_FILE);
+        std::fs::write(&path, serde_json::to_string_pretty(&kept)?)
+            .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
+        out!(
+            "run recorded in {} (koth report {} draws it, with the verdict)",
+            dir.display(),
+            dir.display()
+        );
     }
     Ok(())
 }

@@ -61,6 +61,64 @@ pub enum HillCmd {
     /// updates or removes its own; an organiser's (--admin) does everything.
     #[command(subcommand)]
     Token(TokenCmd),
+    /// The contest around the hill: its title, description and rules
+    /// (Markdown files) and its dates: when uploads open, the submission
+    /// deadline (the freeze) and the end. With no option, prints them.
+    Config(ConfigArgs),
+    /// Post an announcement on the page (Markdown), list them, or take one down.
+    Announce(AnnounceArgs),
+    /// Copy the hill into a new folder, also while it is served: its database
+    /// by SQLite's online backup, then its programs' folders and rounds. The
+    /// copy is a hill of its own (audit it, serve it).
+    Backup {
+        /// The hill's folder.
+        dir: PathBuf,
+        /// The new folder.
+        to: PathBuf,
+    },
+}
+
+/// `koth hill config`.
+#[derive(Args, Debug)]
+pub struct ConfigArgs {
+    /// The hill's folder.
+    pub dir: PathBuf,
+    /// The contest's title, at the top of the page.
+    #[arg(long)]
+    pub title: Option<String>,
+    /// A Markdown file saying what the contest is.
+    #[arg(long, value_name = "FILE")]
+    pub description: Option<PathBuf>,
+    /// A Markdown file of the contest's rules.
+    #[arg(long, value_name = "FILE")]
+    pub rules: Option<PathBuf>,
+    /// When authors' uploads open: 2026-12-01T18:00:00Z, or none.
+    #[arg(long, value_name = "TIME")]
+    pub start: Option<String>,
+    /// The submission deadline (the freeze): after it no author's upload
+    /// enters, and `koth hill round --final` plays the final round. A time,
+    /// or none.
+    #[arg(long, value_name = "TIME")]
+    pub deadline: Option<String>,
+    /// When the contest ends: no games after it. A time, or none.
+    #[arg(long, value_name = "TIME")]
+    pub end: Option<String>,
+}
+
+/// `koth hill announce`.
+#[derive(Args, Debug)]
+pub struct AnnounceArgs {
+    /// The hill's folder.
+    pub dir: PathBuf,
+    /// What to announce (Markdown).
+    #[arg(required_unless_present_any = ["list", "remove"])]
+    pub text: Option<String>,
+    /// List the announcements, newest first.
+    #[arg(long, conflicts_with_all = ["text", "remove"])]
+    pub list: bool,
+    /// Take announcement N down.
+    #[arg(long, value_name = "N", conflicts_with = "text")]
+    pub remove: Option<i64>,
 }
 
 /// `koth hill token ...`.
@@ -220,6 +278,15 @@ pub struct RoundArgs {
     /// Games of the round.
     #[arg(long, default_value_t = 10_000)]
     pub games: u64,
+    /// The contest's final round, after its deadline: its seed is drawn from
+    /// the hill's and from --beacon, and its report is the contest's result.
+    #[arg(long, requires = "beacon")]
+    pub r#final: bool,
+    /// Text published after the deadline that no one could know before (a
+    /// lottery draw, a block hash, a newspaper's headline): the final round's
+    /// seed is drawn from it, so no one chose its deals.
+    #[arg(long, value_name = "TEXT", requires = "final")]
+    pub beacon: Option<String>,
     #[command(flatten)]
     pub workers: Workers,
     /// No progress bar.
@@ -245,6 +312,11 @@ pub struct ServeArgs {
     /// rank: no cores and disk spent on an order that stands.
     #[arg(long)]
     pub rest_when_settled: bool,
+    /// How the log on stderr is written: text (a line per event, for people)
+    /// or json (an object per line, for a log collector). RUST_LOG picks what
+    /// is logged (default: info).
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json"])]
+    pub log_format: String,
 }
 
 /// Runs `koth hill ...`.
@@ -269,6 +341,9 @@ pub fn run(cmd: HillCmd) -> Result<()> {
         HillCmd::Token(
             TokenCmd::Add { dir, .. } | TokenCmd::List { dir } | TokenCmd::Remove { dir, .. },
         ) => dir,
+        HillCmd::Config(a) => &a.dir,
+        HillCmd::Announce(a) => &a.dir,
+        HillCmd::Backup { dir, .. } => dir,
     }
     .clone();
     let game = store::open(&dir)?.settings()?.game;
@@ -288,7 +363,7 @@ struct OptionsOnly<F: Front> {
 }
 
 /// The options of `F` that ask for rules preset `rules`.
-fn options_for<F: Front>(rules: Option<&str>) -> Result<F::Options> {
+pub(crate) fn options_for<F: Front>(rules: Option<&str>) -> Result<F::Options> {
     let mut words = vec!["koth".to_string()];
     if let Some(r) = rules {
         words.extend(["--rules".to_string(), r.to_string()]);
@@ -392,8 +467,128 @@ impl front::Visit for On {
             HillCmd::Audit { dir } => audit::<F>(&dir),
             HillCmd::Token(t) => token::<F>(t),
             HillCmd::Games(a) => export_games(&a),
+            HillCmd::Config(a) => config(&a),
+            HillCmd::Announce(a) => announce(&a),
+            HillCmd::Backup { dir, to } => {
+                let c = koth_hill::folders::backup(&dir, &to)?;
+                out!(
+                    "{} copied into {}: {} files, {:.1} MB\n  check it: koth hill audit {}",
+                    dir.display(),
+                    to.display(),
+                    c.files,
+                    c.bytes as f64 / 1e6,
+                    to.display()
+                );
+                Ok(())
+            }
         }
     }
+}
+
+/// A time of `koth hill config`: RFC 3339, or `none`.
+fn time_arg(flag: &str, text: &str) -> Result<Option<i64>> {
+    if text == "none" {
+        return Ok(None);
+    }
+    koth_hill::contest::parse_time(text)
+        .map(Some)
+        .map_err(|e| anyhow!("--{flag} {e}"))
+}
+
+/// `koth hill config`: sets what is given, then prints the contest.
+fn config(a: &ConfigArgs) -> Result<()> {
+    let mut store = store::open(&a.dir)?;
+    let mut c = store.contest()?;
+    let read = |flag: &str, path: &Path| {
+        std::fs::read_to_string(path).with_context(|| {
+            format!(
+                "--{flag} {}: cannot read it\n  fix: name a Markdown file",
+                path.display()
+            )
+        })
+    };
+    if let Some(t) = &a.title {
+        c.title = t.trim().to_string();
+    }
+    if let Some(p) = &a.description {
+        c.description = read("description", p)?;
+    }
+    if let Some(p) = &a.rules {
+        c.rules = read("rules", p)?;
+    }
+    if let Some(t) = &a.start {
+        c.start = time_arg("start", t)?;
+    }
+    if let Some(t) = &a.deadline {
+        c.deadline = time_arg("deadline", t)?;
+    }
+    if let Some(t) = &a.end {
+        c.end = time_arg("end", t)?;
+    }
+    let order = [("start", c.start), ("deadline", c.deadline), ("end", c.end)];
+    for (i, (x, tx)) in order.iter().enumerate() {
+        for (y, ty) in &order[i + 1..] {
+            if let (Some(tx), Some(ty)) = (tx, ty) {
+                if tx > ty {
+                    bail!(
+                        "the {x} ({}) would come after the {y} ({})\n  fix: the start, the deadline and the end come in that order",
+                        koth_hill::contest::show_time(*tx),
+                        koth_hill::contest::show_time(*ty)
+                    );
+                }
+            }
+        }
+    }
+    store.set_contest(&c)?;
+    let time = |t: Option<i64>| t.map_or("none".to_string(), koth_hill::contest::show_time);
+    let first_line = |t: &str| {
+        let line = t.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        if line.is_empty() {
+            "none".to_string()
+        } else {
+            format!("{line} ({} lines)", t.lines().count())
+        }
+    };
+    out!(
+        "title:       {}\ndescription: {}\nrules:       {}\nstart:       {}\ndeadline:    {}\nend:         {}\nnow:         {}",
+        if c.title.is_empty() { "none (the page says koth hill)" } else { &c.title },
+        first_line(&c.description),
+        first_line(&c.rules),
+        time(c.start),
+        time(c.deadline),
+        time(c.end),
+        koth_hill::contest::phase_words(&c, koth_hill::store::now())
+    );
+    Ok(())
+}
+
+/// `koth hill announce`.
+fn announce(a: &AnnounceArgs) -> Result<()> {
+    let mut store = store::open(&a.dir)?;
+    if let Some(id) = a.remove {
+        store.unannounce(id)?;
+        out!("announcement {id} taken down");
+    } else if a.list {
+        for n in store.announcements()? {
+            out!(
+                "{} · {} · {}",
+                n.id,
+                koth_hill::contest::show_time(n.at),
+                n.text
+            );
+        }
+    } else if let Some(text) = &a.text {
+        if text.trim().is_empty() {
+            bail!("an empty announcement\n  fix: say something, such as koth hill announce DIR 'The deadline moves to Friday'");
+        }
+        let n = store.announce(text.trim())?;
+        out!(
+            "announcement {} posted at {}",
+            n.id,
+            koth_hill::contest::show_time(n.at)
+        );
+    }
+    Ok(())
 }
 
 /// The hill in `dir`, with its game's rules.
@@ -485,48 +680,18 @@ fn set<F: Front>(change: Change, a: NameArgs) -> Result<()> {
 }
 
 /// `koth hill games`: every stored game as a JSON line.
-/// A line of `koth hill games`, its keys in this order.
-#[derive(serde::Serialize)]
-struct GameLine<'a> {
-    block: i64,
-    game: u64,
-    entrants: Vec<&'a str>,
-    versions: Vec<i64>,
-    version_ids: &'a [i64],
-    record: &'a serde_json::value::RawValue,
-}
-
 fn export_games(a: &GamesArgs) -> Result<()> {
     use std::io::Write as _;
     let store = store::open(&a.dir)?;
-    let entrants = store.entrants()?;
-    let versions = store.versions()?;
+    let seats = koth_hill::export::Seats::of(store.as_ref())?;
     let only = match &a.entrant {
         Some(name) => Some(
-            entrants
-                .iter()
-                .find(|e| &e.name == name)
+            seats
+                .entrant(name)
                 .map(|e| e.id)
-                .ok_or_else(|| {
-                    let names: Vec<&str> = entrants.iter().map(|e| e.name.as_str()).collect();
-                    anyhow::anyhow!(
-                        "{} has no entrant {name:?}\n  fix: one of {}",
-                        a.dir.display(),
-                        names.join(", ")
-                    )
-                })?,
+                .map_err(|e| anyhow::anyhow!("{}: {e}", a.dir.display()))?,
         ),
         None => None,
-    };
-    // A version's entrant (its id and name) and its number among the entrant's
-    // versions (1, 2...: the leaderboard's "ver").
-    let of = |v: i64| {
-        let version = versions.iter().find(|x| x.id == v);
-        let entrant = version.map(|x| x.entrant);
-        let name = entrant
-            .and_then(|id| entrants.iter().find(|e| e.id == id))
-            .map_or_else(|| format!("#{v}"), |e| e.name.clone());
-        (entrant, name, version.map_or(0, |x| x.number))
     };
     let sink: Box<dyn std::io::Write> = match &a.out {
         Some(path) => Box::new(
@@ -538,11 +703,7 @@ fn export_games(a: &GamesArgs) -> Result<()> {
     let mut out = std::io::BufWriter::new(sink);
     let mut failed: Option<anyhow::Error> = None;
     store.each_game(&mut |g| {
-        if failed.is_some() {
-            return;
-        }
-        let seats: Vec<(Option<i64>, String, i64)> = g.seats.iter().map(|&v| of(v)).collect();
-        if only.is_some_and(|id| seats.iter().all(|(e, _, _)| *e != Some(id))) {
+        if failed.is_some() || only.is_some_and(|id| !seats.played(&g, id)) {
             return;
         }
         // The record as stored, key for key (a run's games.jsonl line).
@@ -558,16 +719,8 @@ fn export_games(a: &GamesArgs) -> Result<()> {
                 return;
             }
         };
-        let line = GameLine {
-            block: g.block,
-            game: g.index,
-            entrants: seats.iter().map(|(_, n, _)| n.as_str()).collect(),
-            versions: seats.iter().map(|(_, _, k)| *k).collect(),
-            version_ids: &g.seats,
-            record,
-        };
         // As an io::Error, so that a closed pipe is seen as one below.
-        let written = serde_json::to_writer(&mut out, &line)
+        let written = serde_json::to_writer(&mut out, &seats.line(&g, record))
             .map_err(std::io::Error::from)
             .and_then(|()| out.write_all(b"\n"));
         if let Err(e) = written {
@@ -605,8 +758,12 @@ fn keep_playing<F: Front>(
     // The games stored when the history last took a point: a resting hill adds none.
     let mut noted_at = None;
     let mut low_disk_said = false;
+    let mut ended_said = false;
     while !stop.load(Ordering::Relaxed) && limit.is_none_or(|l| stored - start < l) {
         let news = hill.store.events(seen)?;
+        for ev in &news {
+            tracing::info!(entrant = %ev.entrant, change = %ev.kind, "field changed");
+        }
         if let Some(last) = news.last() {
             seen = last.id;
             board = hill.board_after(board, &news, seen)?;
@@ -632,37 +789,68 @@ fn keep_playing<F: Front>(
         // there is room again.
         if let Some(free) = koth_hill::folders::disk_low(&hill.dir) {
             if !low_disk_said {
-                eprintln!(
+                say(true, &format!(
                     "the disk of {} has {} MiB free, under the {} MiB the hill keeps free: no games until there is more (free some space; the hill goes on by itself)",
                     hill.dir.display(),
                     free >> 20,
                     koth_hill::folders::DISK_RESERVE >> 20
-                );
+                ));
                 low_disk_said = true;
             }
             std::thread::sleep(std::time::Duration::from_secs(2));
             continue;
         } else if low_disk_said {
-            eprintln!(
-                "the disk of {} has room again: playing on",
-                hill.dir.display()
+            say(
+                false,
+                &format!(
+                    "the disk of {} has room again: playing on",
+                    hill.dir.display()
+                ),
             );
             low_disk_said = false;
         }
+        // After the contest's end the page stays and no game is played.
+        let contest = hill.store.contest()?;
+        if contest.phase(koth_hill::store::now()) == koth_hill::Phase::Ended {
+            if !ended_said {
+                say(
+                    false,
+                    "the contest has ended: no more games (the page stays)",
+                );
+                ended_said = true;
+            }
+            if !idle() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_secs(1));
+            continue;
+        }
+        ended_said = false;
         let machine = hill.replays.machine;
+        let began = std::time::Instant::now();
+        let before = stored;
         let played = hill.step(&mut board, seen, stop, &mut |b, games| {
             stored += games;
             on_games(b, stored);
         })?;
+        if let Some(b) = &played {
+            tracing::info!(
+                block = b.id,
+                kind = %b.kind,
+                games = stored - before,
+                seconds = began.elapsed().as_secs_f64(),
+                "block played"
+            );
+        }
         if hill.replays.machine > machine {
             // Charged to no bot: those games wait, and the workers pause.
-            eprintln!(
+            say(true, &format!(
                 "the machine could not start a bot's process for {} game{} (played again when it can; {} so far): {}",
                 hill.replays.machine - machine,
                 if hill.replays.machine - machine == 1 { "" } else { "s" },
                 hill.replays.machine,
                 hill.replays.last_machine.as_deref().unwrap_or("")
-            );
+            ));
         }
         if played.is_none() {
             if !idle() {
@@ -686,7 +874,10 @@ fn stop_flag() -> Arc<AtomicBool> {
         if s.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
-        eprintln!("\nstopping after the games under way (Ctrl-C again to quit at once)");
+        say(
+            false,
+            "\nstopping after the games under way (Ctrl-C again to quit at once)",
+        );
     });
     stop
 }
@@ -697,6 +888,14 @@ fn play<F: Front>(a: PlayArgs) -> Result<()> {
     }
     let mut hill = open::<F>(&a.dir)?;
     hill.claim_play()?;
+    let contest = hill.store.contest()?;
+    if contest.phase(koth_hill::store::now()) == koth_hill::Phase::Ended {
+        bail!(
+            "{}: no more games\n  fix: koth hill config {} --end none (or a later time) to play on",
+            koth_hill::contest::phase_words(&contest, koth_hill::store::now()),
+            a.dir.display()
+        );
+    }
     a.workers.apply(&mut hill);
     hill.rest_when_settled = a.rest_when_settled;
     let stop = stop_flag();
@@ -744,16 +943,60 @@ fn play<F: Front>(a: PlayArgs) -> Result<()> {
     Ok(())
 }
 
+/// Set once `serve` logs through `tracing`: then what the hill has to say
+/// goes to the log (one format on stderr), else to stderr as a line.
+static LOGGING: AtomicBool = AtomicBool::new(false);
+
+/// Says `text` on stderr: as a line of the log (at `warn` when `warn`) when
+/// `serve` logs, else as it is.
+fn say(warn: bool, text: &str) {
+    if !LOGGING.load(Ordering::Relaxed) {
+        eprintln!("{text}");
+    } else if warn {
+        tracing::warn!("{text}");
+    } else {
+        tracing::info!("{text}");
+    }
+}
+
+/// The log of `serve` on stderr: a line per upload, block, change, refusal
+/// and error, as text or JSON; `RUST_LOG` filters it (default: info).
+fn start_log(format: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let log = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(
+            std::io::IsTerminal::is_terminal(&std::io::stderr())
+                && std::env::var_os("NO_COLOR").is_none(),
+        )
+        .with_target(false);
+    // Already set (a second serve in one process): the first one's stays.
+    let _ = if format == "json" {
+        log.json().flatten_event(true).try_init()
+    } else {
+        log.try_init()
+    };
+    LOGGING.store(true, Ordering::Relaxed);
+}
+
 fn serve<F: Front>(a: ServeArgs) -> Result<()> {
+    start_log(&a.log_format);
     let mut hill = open::<F>(&a.dir)?;
     hill.claim_play()?;
     // What a serve killed mid-check left behind.
     let swept = hill.sweep()?;
     if !swept.is_empty() {
-        eprintln!("cleared what a stopped serve left: {}", swept.join(", "));
+        say(
+            false,
+            &format!("cleared what a stopped serve left: {}", swept.join(", ")),
+        );
     }
     a.workers.apply(&mut hill);
     hill.rest_when_settled = a.rest_when_settled;
+    let metrics = Arc::new(koth_hill::metrics::Metrics::default());
+    hill.metrics = Some(metrics.clone());
     let stop = stop_flag();
     let (board, _) = hill.board()?;
     let stored = hill.store.game_count()?;
@@ -788,7 +1031,7 @@ fn serve<F: Front>(a: ServeArgs) -> Result<()> {
         ))
     };
     if let Err(why) = &submit {
-        eprintln!("{why}");
+        say(true, why);
     }
     let site = koth_hill::web::Site {
         dir: a.dir.clone(),
@@ -798,10 +1041,12 @@ fn serve<F: Front>(a: ServeArgs) -> Result<()> {
         limits: koth_hill::upload::Limits::default(),
         // Most descriptors stay the bots': the page takes a quarter at most.
         server: koth_hill::conn::ServerLimits::for_descriptors(koth_process::raise_open_files()),
+        metrics,
     };
     let addr = koth_hill::web::serve(a.listen, site)
         .with_context(|| format!("cannot serve the page on {}", a.listen))?;
     eprintln!("the hill's page: http://{addr}/  (Ctrl-C stops)");
+    tracing::info!(address = %format!("http://{addr}/"), hill = %a.dir.display(), game = F::WORD, "serving");
     let settings = hill.settings.clone();
     keep_playing::<F>(
         &mut hill,
@@ -1007,13 +1252,37 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
             a.dir.display()
         );
     }
+    let contest = hill.store.contest()?;
+    let now = koth_hill::store::now();
+    if a.r#final
+        && !matches!(
+            contest.phase(now),
+            koth_hill::Phase::Frozen | koth_hill::Phase::Ended
+        )
+    {
+        bail!(
+            "the final round comes after the submission deadline, and {}\n  fix: koth hill config {} --deadline TIME, and play it once that time has passed",
+            match contest.deadline {
+                Some(d) => format!("that is {}", koth_hill::contest::show_time(d)),
+                None => "the contest has none".into(),
+            },
+            a.dir.display()
+        );
+    }
     let n = hill.store.next_round()?;
     let rounds = a.dir.join(koth_hill::web::ROUNDS);
     let out = rounds.join(n.to_string());
     let file = rounds.join(format!("{n}.toml"));
     std::fs::create_dir_all(&rounds)?;
     // The round as a tournament file of the current versions, played by `run`.
-    let seed = koth_arena::rng::derive_seed(hill.settings.seed, 1_000_000 + n as u64);
+    let mut seed = koth_arena::rng::derive_seed(hill.settings.seed, 1_000_000 + n as u64);
+    if let Some(beacon) = &a.beacon {
+        // Drawn also from text no one knew before the deadline: neither the
+        // organiser nor an author could have chosen these deals.
+        let h = blake3::hash(beacon.as_bytes());
+        let word = u64::from_le_bytes(h.as_bytes()[..8].try_into().expect("8 bytes"));
+        seed = koth_arena::rng::derive_seed(seed, word);
+    }
     let s = &hill.settings;
     let samurai = F::Game::KIND == koth_entrants::GameKind::Samurai;
     let mut round_file = RoundFile {
@@ -1102,10 +1371,30 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
         bail!("round {n} did not finish (its run is in {})", out.display());
     }
     // Published on the hill's page: no bot's stderr (its author reads that there).
+    let name = if contest.title.is_empty() {
+        format!("the {} hill", F::WORD)
+    } else {
+        contest.title.clone()
+    };
+    let heading = if a.r#final {
+        format!("{name}: the final round (round {n})")
+    } else {
+        format!("{name}: round {n}")
+    };
+    let played: Vec<String> = entrants
+        .iter()
+        .map(|e| format!("{} v{}", e[0].as_str().unwrap_or("?"), e[1]))
+        .collect();
+    let mut subheading = format!("the versions: {}", played.join(", "));
+    if let Some(b) = &a.beacon {
+        subheading +=
+            &format!(" · seeds drawn from the beacon {b:?}, published after the deadline");
+    }
     let report = std::process::Command::new(&exe)
         .arg("report")
         .arg(&out)
         .arg("--public")
+        .args(["--title", &heading, "--subtitle", &subheading])
         .stdout(std::process::Stdio::null())
         .status()?;
     if !report.success() {
@@ -1125,6 +1414,7 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
         games: summary["games"].as_u64().unwrap_or(a.games),
         entrants: serde_json::json!(entrants),
         standings: serde_json::json!(standings),
+        beacon: a.beacon.clone(),
     })?;
     out!(
         "round {n}: {} games; its report: {}  (on the hill's page: /rounds/{n})",

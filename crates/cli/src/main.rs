@@ -96,6 +96,13 @@ enum Cmd {
         /// rounds are reported so; their authors read it on the hill's page).
         #[arg(long)]
         public: bool,
+        /// The page's heading (default: the game's name and "tournament
+        /// report"), such as "Round 3 of the Spring Coup".
+        #[arg(long)]
+        title: Option<String>,
+        /// A line under the heading, such as the versions that played.
+        #[arg(long)]
+        subtitle: Option<String>,
     },
     /// Measure koth against the `coup` crate on this machine: games/s, decisions/s,
     /// scaling by thread count, memory, what records cost, external decisions.
@@ -179,7 +186,13 @@ fn game<F: Front>(c: GameCmd<F>) -> anyhow::Result<()> {
 }
 
 /// `koth report DIR`: the page of a run, made with the front of its game.
-fn report_page(dir: &std::path::Path, want: report::Replays, public: bool) -> anyhow::Result<()> {
+fn report_page(
+    dir: &std::path::Path,
+    want: report::Replays,
+    public: bool,
+    title: Option<String>,
+    subtitle: Option<String>,
+) -> anyhow::Result<()> {
     let info = report::run_info(dir)?;
     let page = Page {
         info: &info,
@@ -193,6 +206,15 @@ fn report_page(dir: &std::path::Path, want: report::Replays, public: bool) -> an
             info.game
         ))
     })?;
+    let mut data = data;
+    if let serde_json::Value::Object(m) = &mut data {
+        if let Some(t) = title {
+            m.insert("heading".into(), t.into());
+        }
+        if let Some(t) = subtitle {
+            m.insert("subheading".into(), t.into());
+        }
+    }
     report::run(dir, &data)
 }
 
@@ -251,7 +273,9 @@ fn main() {
             dir,
             replays,
             public,
-        } => report_page(&dir, replays, public),
+            title,
+            subtitle,
+        } => report_page(&dir, replays, public, title, subtitle),
         Cmd::Merge { dirs, out } => merge::merge(&dirs, &out),
         Cmd::Replay { dir, game } => replay::show(&dir, game),
     };

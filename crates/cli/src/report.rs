@@ -38,6 +38,9 @@ pub const LIST_MAX: usize = 5000;
 pub const FORFEITS_MAX: usize = 1000;
 /// Points of the standings-over-time chart.
 pub const CURVE_POINTS: usize = 100;
+/// The file in a gauntlet's run folder that keeps its test and verdict
+/// (`koth gauntlet --out` writes it; the report shows it).
+pub const GAUNTLET_FILE: &str = "gauntlet.json";
 /// Characters of a stderr tail kept (its end).
 const STDERR_MAX: usize = 4000;
 
@@ -461,7 +464,13 @@ pub fn build<G: Game>(
         s
     };
 
+    // A gauntlet's test and verdict, as it kept them in its folder.
+    let gauntlet: Value = std::fs::read(dir.join(GAUNTLET_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null);
     Ok(json!({
+        "gauntlet": gauntlet,
         "game": info.game,
         "runner": info.runner,
         "seed": info.seed.to_string(),

@@ -540,11 +540,17 @@ fn play<F: Front>(
             .iter()
             .filter_map(|b| Some((b.name.as_str(), b.source.command()?))),
     );
-    if external > 0 && (F::ISOLATION_IN_RESULTS || !show.quiet) {
+    // Shown once: at the start, or with -q (no start shown) in the results.
+    let isolation_in_results = external > 0 && F::ISOLATION_IN_RESULTS && show.quiet;
+    let isolation = match (field.at_once, F::ISOLATION_IN_RESULTS) {
+        (Some(n), true) => format!(
+            "{isolation}\n{}",
+            limits_line(field.timeouts, n, t.duplicate)
+        ),
+        _ => isolation,
+    };
+    if external > 0 && !show.quiet {
         eprintln!("{isolation}");
-        if let (Some(n), true) = (field.at_once, F::ISOLATION_IN_RESULTS) {
-            eprintln!("{}", limits_line(field.timeouts, n, t.duplicate));
-        }
     }
     if show.stop_on_forfeit {
         // Keep every choice, so the game can be shown.
@@ -582,7 +588,7 @@ fn play<F: Front>(
         out_dir: opts.out.as_deref(),
     }
     .print(&summary)?;
-    if external > 0 && F::ISOLATION_IN_RESULTS {
+    if isolation_in_results {
         out!("{isolation}");
     }
     if field.external.is_some() && F::forfeits_shown(field.bots) {

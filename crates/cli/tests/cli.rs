@@ -694,6 +694,123 @@ fn gauntlet_decides_better_for_a_stronger_bot_and_not_against_itself() {
     assert!(!ok && err.contains("--elo1"), "{err}");
 }
 
+/// A gauntlet at a four-seat table: a stronger bot is found better, copies
+/// of one bot are not (whatever the seed), the run's folder keeps the verdict
+/// and its report shows it; table sizes the game or the pool cannot fill are
+/// refused with the fix.
+#[test]
+fn a_gauntlet_at_four_seats_gives_a_verdict_that_its_report_shows() {
+    let dir = std::env::temp_dir().join(format!("koth-gauntlet4-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let (ok, out, err) = koth(&[
+        "gauntlet",
+        "--candidate",
+        "bluffer",
+        "--pool",
+        "honest,honest,honest",
+        "--table-size",
+        "4",
+        "--seed",
+        "1",
+        "--out",
+        d,
+    ]);
+    assert!(ok, "{err}");
+    assert!(err.contains("(4 seats a game, standard rules"), "{err}");
+    assert!(out.contains("verdict: better"), "{out}");
+    assert!(
+        out.contains(&format!("run recorded in {d} (koth report {d}")),
+        "{out}"
+    );
+    let kept: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("gauntlet.json")).unwrap()).unwrap();
+    assert_eq!(kept["verdict"], "better");
+    assert_eq!(kept["table_size"], 4);
+    assert!(kept["llr"].as_f64().unwrap() >= kept["bounds"][1].as_f64().unwrap());
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run["schedule"]["table"], 4, "{run}");
+    let (ok, _, err) = koth(&["report", d]);
+    assert!(ok, "{err}");
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(
+        page.contains("\"gauntlet\":{") && page.contains("\"verdict\":\"better\""),
+        "the report's data"
+    );
+    assert!(
+        page.contains("id=\"verdict\""),
+        "the report's verdict section"
+    );
+    for seed in ["1", "2"] {
+        let (ok, out, err) = koth(&[
+            "gauntlet",
+            "--candidate",
+            "honest",
+            "--pool",
+            "honest,honest,honest",
+            "--table-size",
+            "4",
+            "--rules",
+            "coupcli",
+            "--seed",
+            seed,
+            "--max-games",
+            "6000",
+        ]);
+        assert!(ok, "{err}");
+        assert!(err.contains("coupcli rules"), "{err}");
+        assert!(
+            out.contains("verdict: not better") || out.contains("verdict: undecided"),
+            "copies of one bot: {out}"
+        );
+    }
+    // What no table can seat, or no pool fill: refused with the fix.
+    for (args, says) in [
+        (
+            &[
+                "--candidate",
+                "honest",
+                "--pool",
+                "honest",
+                "--table-size",
+                "4",
+            ][..],
+            "--table-size 4 needs 3 bots in the pool, not 1",
+        ),
+        (
+            &[
+                "--candidate",
+                "honest",
+                "--pool",
+                "honest",
+                "--table-size",
+                "7",
+            ],
+            "--table-size 7: coup seats 2 to 6 players",
+        ),
+        (
+            &[
+                "--game",
+                "samurai",
+                "--candidate",
+                "waiter",
+                "--pool",
+                "guardian",
+                "--rules",
+                "ppcg",
+            ],
+            "has no rules presets",
+        ),
+    ] {
+        let mut all = vec!["gauntlet"];
+        all.extend(args);
+        let (ok, _, err) = koth(&all);
+        assert!(!ok && err.contains(says), "{args:?}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn the_example_tournament_file_runs() {
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -359,3 +359,139 @@ fn the_parser_reads_sessions_and_skips_other_blocks() {
         v(&["A", "...", "Z"])
     );
 }
+
+/// Every Coup event, one of each kind (a kind added to the engine fails to
+/// compile here until it is listed).
+fn every_coup_event() -> Vec<koth_coup::Event> {
+    use koth_coup::{Action, Card, Event};
+    let all = vec![
+        Event::Turn {
+            actor: 0,
+            number: 0,
+        },
+        Event::Act {
+            actor: 0,
+            action: Action::Tax,
+        },
+        Event::NoChallenge { player: 1 },
+        Event::NoBlock { player: 1 },
+        Event::Challenge {
+            challenger: 1,
+            claimant: 0,
+            card: Card::Duke,
+        },
+        Event::Reveal {
+            player: 0,
+            card: Card::Duke,
+            replaced: true,
+        },
+        Event::CaughtBluffing {
+            player: 0,
+            card: Card::Duke,
+        },
+        Event::Block {
+            blocker: 1,
+            card: Card::Duke,
+        },
+        Event::LoseInfluence {
+            player: 0,
+            card: Card::Duke,
+        },
+        Event::Penalty {
+            player: 0,
+            action: Some(Action::Tax),
+        },
+        Event::Eliminated { player: 0 },
+        Event::Forfeit { player: 0 },
+        Event::Gain {
+            player: 0,
+            coins: 3,
+        },
+        Event::Steal {
+            thief: 0,
+            victim: 1,
+            coins: 2,
+        },
+        Event::Refund {
+            player: 0,
+            coins: 3,
+        },
+        Event::Blocked { blocker: 1 },
+        Event::Exchanged { player: 0 },
+    ];
+    for e in &all {
+        match e {
+            Event::Turn { .. }
+            | Event::Act { .. }
+            | Event::NoChallenge { .. }
+            | Event::NoBlock { .. }
+            | Event::Challenge { .. }
+            | Event::Reveal { .. }
+            | Event::CaughtBluffing { .. }
+            | Event::Block { .. }
+            | Event::LoseInfluence { .. }
+            | Event::Penalty { .. }
+            | Event::Eliminated { .. }
+            | Event::Forfeit { .. }
+            | Event::Gain { .. }
+            | Event::Steal { .. }
+            | Event::Refund { .. }
+            | Event::Blocked { .. }
+            | Event::Exchanged { .. } => {}
+        }
+    }
+    all
+}
+
+/// docs/protocol.md's table of Coup events names every event a bot can be
+/// sent, each with exactly the fields its JSON has.
+#[test]
+fn the_protocols_table_of_events_is_every_event_with_its_fields() {
+    let doc = std::fs::read_to_string(root().join("docs/protocol.md")).unwrap();
+    let table = doc
+        .split("<!-- coup-events:begin -->")
+        .nth(1)
+        .and_then(|t| t.split("<!-- coup-events:end -->").next())
+        .expect("the events table's markers");
+    let rows: Vec<(String, Vec<String>)> = table
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let name = cells
+                .get(1)?
+                .strip_prefix('`')?
+                .strip_suffix('`')?
+                .to_string();
+            let fields = cells
+                .get(2)?
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect();
+            Some((name, fields))
+        })
+        .filter(|(n, _)| n != "event")
+        .collect();
+    let events = every_coup_event();
+    assert_eq!(rows.len(), events.len(), "{rows:?}");
+    for e in events {
+        let v = serde_json::to_value(e).unwrap();
+        let name = v["event"].as_str().unwrap();
+        let mut keys: Vec<String> = v
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| *k != "event")
+            .cloned()
+            .collect();
+        keys.sort();
+        let row = rows
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no row for {name}"));
+        let mut shown = row.1.clone();
+        shown.sort();
+        assert_eq!(shown, keys, "the fields of {name}");
+    }
+}

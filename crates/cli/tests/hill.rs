@@ -365,7 +365,35 @@ fn a_program_enters_only_if_it_passes_its_check_and_plays_from_its_copy() {
     ]);
     assert!(out.lines().any(|l| l.contains("good")), "{out}");
     assert_eq!(forfeited_games(&d), 0, "{out}");
+    // A backup holds the program's kept folder: the copy plays it, with the
+    // original gone, and audits clean.
+    let copy = scratch("program-backup");
+    ok(&["hill", "backup", h, copy.to_str().unwrap()]);
+    let listing = |dir: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir.join("versions"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(listing(&copy), listing(&d));
+    assert!(!listing(&copy).is_empty());
     std::fs::remove_dir_all(&d).ok();
+    let c = copy.to_str().unwrap();
+    ok(&[
+        "hill",
+        "play",
+        c,
+        "--games",
+        "40",
+        "-q",
+        "--sandbox",
+        sandbox(),
+    ]);
+    assert_eq!(forfeited_games(&copy), 0);
+    assert!(ok(&["hill", "audit", c]).contains("all as stored"));
+    std::fs::remove_dir_all(&copy).ok();
     std::fs::remove_dir_all(&bots).ok();
 }
 
@@ -509,6 +537,16 @@ fn the_page_shows_the_leaderboard_change_as_games_end() {
         "--sandbox",
         sandbox(),
     ]);
+    ok(&[
+        "hill",
+        "config",
+        h,
+        "--title",
+        "Spring Coup",
+        "--deadline",
+        &from_now(3 * 86400 + 3600),
+    ]);
+    ok(&["hill", "announce", h, "The **first** round is on Friday."]);
     let (mut serve, addr) = serve(h, &["--sandbox", sandbox()]);
     let url = format!("http://{addr}/");
 
@@ -551,6 +589,54 @@ fn the_page_shows_the_leaderboard_change_as_games_end() {
     let mut names: Vec<String> = serde_json::from_value(rows).unwrap();
     names.sort();
     assert_eq!(names, ["honest", "slow"]);
+    // The contest's header: its title, the countdown to its deadline, its
+    // announcement with its Markdown made HTML.
+    b.wait_for(
+        "document.getElementById('title').textContent === 'Spring Coup'",
+        Duration::from_secs(20),
+    );
+    assert_eq!(b.eval("document.title"), "Spring Coup");
+    let phase = b.eval("document.getElementById('phase').textContent");
+    assert!(
+        phase.as_str().unwrap().starts_with("deadline in 3 d 0"),
+        "{phase}"
+    );
+    assert_eq!(
+        b.eval("document.querySelector('#announcements li strong').textContent"),
+        "first"
+    );
+    assert_eq!(
+        b.eval("document.querySelector('#upload button').disabled"),
+        false
+    );
+    // The standings over time: axes with values, a legend, a line a name;
+    // head to head with its counts.
+    b.wait_for(
+        "document.querySelectorAll('#history-axes text.y-tick').length >= 2 && document.querySelectorAll('#history-axes text.x-tick').length >= 1",
+        Duration::from_secs(60),
+    );
+    let ticks = b.eval(
+        "[...document.querySelectorAll('#history-axes text.y-tick')].map(t => t.textContent)",
+    );
+    assert!(
+        ticks
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t.as_str().unwrap().parse::<f64>().is_ok()),
+        "{ticks}"
+    );
+    let legend = b.eval(
+        "[...document.querySelectorAll('#history-legend span')].map(s => s.dataset.name).sort()",
+    );
+    assert_eq!(legend, serde_json::json!(["honest", "slow"]));
+    assert_eq!(
+        b.eval("document.querySelectorAll('#history polyline').length"),
+        2
+    );
+    let counts = b.eval("[...document.querySelectorAll('#h2h td small')].map(s => s.textContent)");
+    assert_eq!(counts.as_array().unwrap().len(), 2, "{counts}");
+    assert!(counts[0].as_str().unwrap().starts_with('('), "{counts}");
     // The shown count is the stored count of a moment ago: the page is live.
     let shown = b.eval("Number(document.querySelector('#updates li:last-child').dataset.games)");
     assert!(shown.as_i64().unwrap() <= game_count(&d));
@@ -560,15 +646,26 @@ fn the_page_shows_the_leaderboard_change_as_games_end() {
     // An entrant's page, then one of its games, from clicks.
     b.eval("document.querySelector('#board tbody tr[data-name=slow]').click()");
     b.wait_for(
-        "!document.getElementById('entrant').hidden && document.querySelector('#entrant a') !== null",
+        "!document.getElementById('entrant').hidden && document.querySelector('#entrant a.game') !== null",
         Duration::from_secs(20),
+    );
+    // Its address, who entered it and how it runs.
+    assert_eq!(b.eval("location.hash"), "#entrant=slow");
+    let facts = b.eval("document.getElementById('entrant-facts').textContent");
+    assert!(
+        facts
+            .as_str()
+            .unwrap()
+            .starts_with("entered by the organiser · runs python3 ")
+            && facts.as_str().unwrap().contains("slow.py"),
+        "{facts}"
     );
     let versions =
         b.eval("[...document.querySelectorAll('#versions tr')].map(tr => tr.textContent)");
     let versions: Vec<String> = serde_json::from_value(versions).unwrap();
     assert_eq!(versions.len(), 2, "{versions:?}");
     assert!(versions[1].starts_with("v1"), "{versions:?}");
-    b.eval("document.querySelector('#entrant a').click()");
+    b.eval("document.querySelector('#entrant a.game').click()");
     b.wait_for(
         "!document.getElementById('game').hidden && document.getElementById('game-lines').textContent.length > 0",
         Duration::from_secs(20),
@@ -661,6 +758,21 @@ fn serve(dir: &str, extra: &[&str]) -> (common::Reaped, String) {
 
 /// [`serve`] with `env` added, and what it said before its address.
 fn serve_with(dir: &str, extra: &[&str], env: &[(&str, &str)]) -> (common::Reaped, String, String) {
+    let (child, addr, said, _) = serve_logged(dir, extra, env);
+    (child, addr, said)
+}
+
+/// [`serve_with`], and what it says on stderr after its address as it comes.
+fn serve_logged(
+    dir: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (
+    common::Reaped,
+    String,
+    String,
+    std::sync::Arc<std::sync::Mutex<String>>,
+) {
     let mut serve = Command::new(env!("CARGO_BIN_EXE_koth"))
         .args([
             "hill",
@@ -691,11 +803,20 @@ fn serve_with(dir: &str, extra: &[&str], env: &[(&str, &str)]) -> (common::Reape
             break;
         }
     }
-    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let sink = log.clone();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        while std::io::BufRead::read_line(&mut err, &mut line).unwrap_or(0) > 0 {
+            sink.lock().unwrap().push_str(&line);
+            line.clear();
+        }
+    });
     (
         common::Reaped(serve),
         addr.expect("serve printed its address"),
         said,
+        log,
     )
 }
 
@@ -730,10 +851,13 @@ fn uploads_need_a_token_and_hostile_ones_are_refused_with_a_reason() {
         post_form(&addr, "/api/submit", &f, Some(archive))
     };
     let (code, body) = post(form("", "pyex"), &good);
-    assert_eq!(code, 403, "{body}");
+    assert_eq!(code, 401, "{body}");
     assert!(body.contains("no token"), "{body}");
     let (code, body) = post(form("0123456789abcdef", "pyex"), &good);
-    assert_eq!((code, body.as_str()), (403, "unknown token"));
+    assert_eq!(
+        (code, body.as_str()),
+        (401, "unknown token: check it, or ask the organiser for one")
+    );
     let hostile: Vec<(&str, Vec<u8>, &str)> = vec![
         (
             "traversal",
@@ -840,7 +964,7 @@ fn uploads_need_a_token_and_hostile_ones_are_refused_with_a_reason() {
     // A revoked token is refused.
     ok(&["hill", "token", "remove", h, "alice"]);
     let (code, _) = post(form(&alice, "again"), &good);
-    assert_eq!(code, 403);
+    assert_eq!(code, 401);
     server.kill().ok();
     server.wait().ok();
     std::fs::remove_dir_all(&d).ok();
@@ -895,7 +1019,7 @@ fn a_bot_uploaded_through_the_pages_form_enters_with_a_token_only() {
     );
     b.eval(&fill("not-a-token"));
     b.wait_for(
-        "document.getElementById('upload-report').dataset.status === '403'",
+        "document.getElementById('upload-report').dataset.status === '401'",
         Duration::from_secs(30),
     );
     let text = b.eval("document.getElementById('upload-report').textContent");
@@ -1174,5 +1298,424 @@ fn play_rests_when_every_rank_is_settled_if_asked() {
     // Without it, the hill plays on.
     ok(&["hill", "play", h, "--games", "100", "-q"]);
     assert!(game_count(&d) >= stored + 100);
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// The time `secs` from now, as `koth hill config` takes it.
+fn from_now(secs: i64) -> String {
+    koth_hill::contest::show_time(koth_hill::store::now() + secs)
+}
+
+/// A contest as an organiser runs it: its title, texts and dates set and
+/// shown, an announcement, uploads closed at the deadline (the organiser's
+/// still enter), a final round drawn from a beacon and shown as the result,
+/// a backup taken while it is served, and no games after the end.
+#[test]
+fn a_contest_is_announced_frozen_and_decided_by_its_final_round() {
+    let d = scratch("contest");
+    let h = d.to_str().unwrap();
+    init_coup(h, 31, Some(100), Some(100), Some(3));
+    ok(&["hill", "add", h, "honest", "honest"]);
+    ok(&["hill", "add", h, "bluffer", "bluffer"]);
+    let alice = ok(&["hill", "token", "add", h, "alice"]).trim().to_string();
+    let desc = d.join("desc.md");
+    std::fs::write(&desc, "# Winter Coup\n\nWrite a **Coup** bot.\n\n<script>alert(1)</script><img src=x onerror=alert(2)>\n").unwrap();
+    let rules = d.join("rules.md");
+    std::fs::write(&rules, "1. One entrant per author.\n").unwrap();
+    let out = ok(&[
+        "hill",
+        "config",
+        h,
+        "--title",
+        "Winter Coup",
+        "--description",
+        desc.to_str().unwrap(),
+        "--rules",
+        rules.to_str().unwrap(),
+        "--start",
+        "2026-01-01T00:00:00Z",
+        "--deadline",
+        &from_now(3600),
+        "--end",
+        &from_now(7200),
+    ]);
+    assert!(out.contains("title:       Winter Coup\n"), "{out}");
+    assert!(out.contains("now:         uploads open until"), "{out}");
+    // Bad dates: the file of the fix, never a half-set contest.
+    let e = fails(&["hill", "config", h, "--deadline", &from_now(9000)]);
+    assert!(
+        e.contains("the deadline") && e.contains("would come after the end"),
+        "{e}"
+    );
+    let e = fails(&["hill", "config", h, "--end", "friday"]);
+    assert!(
+        e.contains("--end \"friday\" is not a moment")
+            && e.contains("fix: write it as 2026-12-01T18:00:00Z"),
+        "{e}"
+    );
+    let e = fails(&["hill", "config", h, "--rules", "/no/such.md"]);
+    assert!(e.contains("--rules /no/such.md: cannot read it"), "{e}");
+    let out = ok(&[
+        "hill",
+        "announce",
+        h,
+        "Welcome: the **deadline** is in an hour.",
+    ]);
+    assert!(out.starts_with("announcement 1 posted at "), "{out}");
+    assert!(ok(&["hill", "announce", h, "--list"]).starts_with("1 · "));
+    let (code, _, err) = koth_all(&["hill", "announce", h, "--remove", "7"]);
+    assert_eq!(code, Some(3), "{err}");
+
+    let (mut server, addr) = serve(h, &[]);
+    let contest = || -> serde_json::Value {
+        let r = http_get(&addr, "/api/contest");
+        serde_json::from_str(r.split_once("\r\n\r\n").unwrap().1).unwrap()
+    };
+    let c = contest();
+    assert_eq!(c["title"], "Winter Coup");
+    assert_eq!(c["phase"], "open");
+    let html = c["description_html"].as_str().unwrap();
+    assert!(
+        html.contains("<h1>Winter Coup</h1>") && html.contains("<strong>Coup</strong>"),
+        "{html}"
+    );
+    assert!(
+        !html.contains("<script") && !html.contains("onerror"),
+        "{html}"
+    );
+    assert!(c["rules_html"]
+        .as_str()
+        .unwrap()
+        .contains("<li>One entrant per author.</li>"));
+    assert_eq!(c["announcements"][0]["id"], 1);
+    assert!(c["announcements"][0]["html"]
+        .as_str()
+        .unwrap()
+        .contains("<strong>deadline</strong>"));
+    // Before the deadline an author's upload is taken (this one is then refused
+    // for its archive, which shows it got past the dates).
+    let form = [
+        ("token", alice.as_str()),
+        ("name", "late"),
+        ("command", "python3 bot.py"),
+    ];
+    let (code, body) = post_form(&addr, "/api/submit", &form, Some(b"not an archive"));
+    assert_eq!(code, 422, "{body}");
+    assert!(body.contains("not a tar"), "{body}");
+    // The deadline passes: the field is frozen for authors, not the organiser.
+    ok(&["hill", "config", h, "--deadline", &from_now(-1)]);
+    assert_eq!(contest()["phase"], "frozen");
+    let (code, body) = post_form(&addr, "/api/submit", &form, Some(b"not an archive"));
+    assert_eq!(code, 403, "{body}");
+    assert!(
+        body.contains("no uploads now: the field is frozen: uploads closed at"),
+        "{body}"
+    );
+    ok(&["hill", "add", h, "economist", "economist"]);
+    // The final round needs its beacon, and comes after the deadline only.
+    let e = fails(&["hill", "round", h, "--final", "--games", "30"]);
+    assert!(e.contains("--beacon"), "{e}");
+    let out = ok(&[
+        "hill",
+        "round",
+        h,
+        "--games",
+        "60",
+        "--final",
+        "--beacon",
+        "lottery 2026-11-28: 4 8 15 16 23 42",
+        "-q",
+    ]);
+    assert!(out.contains("round 1: "), "{out}");
+    let c = contest();
+    assert_eq!(c["final_round"]["id"], 1, "{c}");
+    assert_eq!(
+        c["final_round"]["beacon"],
+        "lottery 2026-11-28: 4 8 15 16 23 42"
+    );
+    let report = std::fs::read_to_string(d.join("rounds/1/report.html")).unwrap();
+    assert!(
+        report.contains("Winter Coup: the final round (round 1)"),
+        "the report's heading"
+    );
+    assert!(
+        report.contains("seeds drawn from the beacon"),
+        "the report's subtitle"
+    );
+    // A backup taken while the hill is served is a hill that passes its audit.
+    let copy = scratch("contest-backup");
+    let out = ok(&["hill", "backup", h, copy.to_str().unwrap()]);
+    assert!(
+        out.contains("copied into") && out.contains("koth hill audit"),
+        "{out}"
+    );
+    let audit = ok(&["hill", "audit", copy.to_str().unwrap()]);
+    assert!(audit.contains("all as stored"), "{audit}");
+    assert!(copy.join("rounds/1/report.html").is_file());
+    assert!(ok(&["hill", "announce", copy.to_str().unwrap(), "--list"]).starts_with("1 · "));
+    let (code, _, err) = koth_all(&["hill", "backup", h, copy.to_str().unwrap()]);
+    assert_eq!(code, Some(5), "a backup over a folder that is there: {err}");
+    // The end: no more games.
+    ok(&["hill", "config", h, "--end", &from_now(-1)]);
+    assert_eq!(contest()["phase"], "ended");
+    let stored = game_count(&d);
+    std::thread::sleep(Duration::from_secs(3));
+    let later = game_count(&d);
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(game_count(&d), later, "games after the end");
+    assert!(stored > 0);
+    server.kill().ok();
+    server.wait().ok();
+    let e = fails(&["hill", "play", h, "--games", "10"]);
+    assert!(
+        e.contains("the contest ended at") && e.contains("--end none"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&d).ok();
+    std::fs::remove_dir_all(&copy).ok();
+}
+
+/// Every refusal of the API is JSON with its status, and the statuses a
+/// client acts on: 401 with `WWW-Authenticate`, 413 with the limit, 415 for
+/// no form, 429 with `Retry-After`; uploads refused before they are unpacked
+/// do not count toward the limit; `/metrics` counts them; the log is JSON
+/// lines when asked.
+#[test]
+fn the_api_answers_every_refusal_with_its_status_as_json() {
+    let (d, alice) = hill_for_uploads("manners");
+    let h = d.to_str().unwrap();
+    ok(&["hill", "add", h, "bluffer", "bluffer"]);
+    let (mut server, addr, _, log) = serve_logged(h, &["--log-format", "json"], &[]);
+    let json_of = |resp: &str| -> serde_json::Value {
+        assert_eq!(
+            common::http::header_of(resp, "content-type").as_deref(),
+            Some("application/json"),
+            "{resp}"
+        );
+        serde_json::from_str(resp.split_once("\r\n\r\n").unwrap().1).unwrap()
+    };
+    let status = |resp: &str| status_and_body(resp).0;
+    // No form at all.
+    let r = common::http::send(
+        &addr,
+        "POST",
+        "/api/submit",
+        &["Content-Type: text/plain"],
+        b"hello",
+    );
+    assert_eq!(status(&r), 415, "{r}");
+    assert!(
+        json_of(&r)["error"]
+            .as_str()
+            .unwrap()
+            .contains("multipart/form-data"),
+        "{r}"
+    );
+    // No token: 401, and how to send one.
+    let (boundary, body) = common::http::multipart(&[("name", "x")], Some(b"x"));
+    let ct = format!("Content-Type: multipart/form-data; boundary={boundary}");
+    let r = common::http::send(&addr, "POST", "/api/submit", &[&ct], &body);
+    assert_eq!(status(&r), 401, "{r}");
+    assert_eq!(
+        common::http::header_of(&r, "www-authenticate").as_deref(),
+        Some("Bearer")
+    );
+    assert_eq!(json_of(&r)["status"], 401);
+    // Too big: 413 with the limit.
+    let (boundary, body) = common::http::multipart(
+        &[
+            ("token", &alice),
+            ("name", "big"),
+            ("command", "python3 b.py"),
+        ],
+        Some(&vec![b'x'; 17 << 20]),
+    );
+    let ct = format!("Content-Type: multipart/form-data; boundary={boundary}");
+    let r = common::http::send(&addr, "POST", "/api/submit", &[&ct], &body);
+    assert_eq!(status(&r), 413, "{r}");
+    let v = json_of(&r);
+    assert_eq!(v["limit_bytes"], 16 << 20, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("16 MiB"), "{v}");
+    // Refused before unpacking (a name no entrant may have): never counted.
+    let form = |name: &str| {
+        vec![
+            ("token", alice.clone()),
+            ("name", name.to_string()),
+            ("command", "python3 bot.py".to_string()),
+        ]
+    };
+    let post = |f: Vec<(&str, String)>| {
+        let f: Vec<(&str, &str)> = f.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        post_form(&addr, "/api/submit", &f, Some(b"not an archive"))
+    };
+    for _ in 0..70 {
+        let (code, body) = post(form("../up"));
+        assert_eq!(code, 422, "{body}");
+    }
+    // Unpacked ones count: 60 in ten minutes, then 429 with when to come back.
+    for i in 0..60 {
+        let (code, body) = post(form("spam"));
+        assert_eq!(code, 422, "upload {i}: {body}");
+    }
+    let (boundary, body) = common::http::multipart(
+        &[
+            ("token", &alice),
+            ("name", "spam"),
+            ("command", "python3 bot.py"),
+        ],
+        Some(b"not an archive"),
+    );
+    let ct = format!("Content-Type: multipart/form-data; boundary={boundary}");
+    let r = common::http::send(&addr, "POST", "/api/submit", &[&ct], &body);
+    assert_eq!(status(&r), 429, "{r}");
+    let wait: u64 = common::http::header_of(&r, "retry-after")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=600).contains(&wait), "{r}");
+    assert_eq!(json_of(&r)["retry_after_s"], wait);
+    assert!(json_of(&r)["error"]
+        .as_str()
+        .unwrap()
+        .contains("too many uploads: 60 in the last 10 minutes"));
+    // Other refusals: each its status, as JSON.
+    let r = common::http::send(
+        &addr,
+        "POST",
+        "/api/entrant/honest/pause",
+        &["Content-Type: application/json"],
+        b"{}",
+    );
+    assert_eq!(status(&r), 401, "{r}");
+    let r = http_get(&addr, "/api/entrant/nobody");
+    assert_eq!(
+        (status(&r), json_of(&r)["status"].clone()),
+        (404, serde_json::json!(404))
+    );
+    let r = http_get(&addr, "/api/game/999999999/0");
+    assert_eq!(status(&r), 404, "{r}");
+    // What /metrics counted.
+    let m = http_get(&addr, "/metrics");
+    assert!(m.contains("application/openmetrics-text"), "{m}");
+    for line in [
+        "koth_hill_uploads_total{outcome=\"throttled\"} 1",
+        "koth_hill_uploads_total{outcome=\"rejected\"} 133",
+        "koth_hill_checks_waiting 0",
+    ] {
+        assert!(m.lines().any(|l| l == line), "{line} in\n{m}");
+    }
+    let games_line = |m: &str| -> u64 {
+        m.lines()
+            .find_map(|l| l.strip_prefix("koth_hill_games_total "))
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let t = Instant::now();
+    while games_line(&http_get(&addr, "/metrics")) == 0 {
+        assert!(t.elapsed() < Duration::from_secs(60), "no games counted");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    server.kill().ok();
+    server.wait().ok();
+    std::thread::sleep(Duration::from_millis(200));
+    // The log: one JSON object a line, with a line per upload and refusal.
+    let log = log.lock().unwrap().clone();
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["message"] == "upload received" && l["author"] == "alice"),
+        "{log}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["message"] == "upload not entered" && l["outcome"] == "throttled"),
+        "{log}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["message"] == "refused" && l["status"] == 401),
+        "{log}"
+    );
+    assert!(
+        lines
+            .iter()
+            .all(|l| l["level"].is_string() && l["timestamp"].is_string()),
+        "{log}"
+    );
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// The service recipes in deploy/ run `koth` with words it takes: the
+/// systemd unit's `ExecStart` and the container image's `CMD`, each run on a
+/// hill of the test's (its folder and address swapped in, `--games` added so
+/// that it ends) until it has served its page and played.
+#[test]
+fn the_service_recipes_run_commands_koth_takes() {
+    let d = scratch("recipes");
+    let h = d.to_str().unwrap();
+    init_coup(h, 5, Some(50), Some(50), Some(2));
+    ok(&["hill", "add", h, "honest", "honest"]);
+    ok(&["hill", "add", h, "bluffer", "bluffer"]);
+    let unit = std::fs::read_to_string(common::repo().join("deploy/koth-hill.service")).unwrap();
+    let exec = unit
+        .lines()
+        .find_map(|l| l.strip_prefix("ExecStart=/usr/local/bin/koth "))
+        .expect("the unit starts koth");
+    let image = std::fs::read_to_string(common::repo().join("deploy/Containerfile")).unwrap();
+    let cmd: Vec<String> = serde_json::from_str(
+        image
+            .lines()
+            .find_map(|l| l.strip_prefix("CMD "))
+            .expect("the image's CMD"),
+    )
+    .unwrap();
+    assert!(
+        image.contains("ENTRYPOINT [\"/usr/local/bin/koth\"]"),
+        "{image}"
+    );
+    for (recipe, words) in [
+        (
+            "the systemd unit",
+            exec.split_whitespace()
+                .map(str::to_string)
+                .collect::<Vec<_>>(),
+        ),
+        ("the container image", cmd),
+    ] {
+        let words: Vec<String> = words
+            .into_iter()
+            .map(|w| match w.as_str() {
+                "/var/lib/koth/hill" | "/hill" => h.to_string(),
+                "127.0.0.1:8080" | "0.0.0.0:8080" => "127.0.0.1:0".to_string(),
+                _ => w,
+            })
+            .collect();
+        assert!(words.iter().any(|w| w == h), "{recipe}: {words:?}");
+        let mut args: Vec<&str> = words.iter().map(String::as_str).collect();
+        args.extend(["--games", "100", "--threads", "1"]);
+        let (code, _, err) = koth_all(&args);
+        assert_eq!(code, Some(0), "{recipe}: koth {args:?}\n{err}");
+        assert!(
+            err.contains("the hill's page: http://127.0.0.1:"),
+            "{recipe}: {err}"
+        );
+        // Its log is JSON lines after the address.
+        let log: Vec<serde_json::Value> = err
+            .lines()
+            .filter(|l| !l.starts_with("the hill's page: "))
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{recipe}: {e}: {l}")))
+            .collect();
+        assert!(
+            log.iter().any(|l| l["message"] == "block played"),
+            "{recipe}: {err}"
+        );
+    }
     std::fs::remove_dir_all(&d).ok();
 }

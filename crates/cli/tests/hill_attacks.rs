@@ -357,8 +357,8 @@ fn held_open_uploads_with_a_wrong_token_cost_no_memory() {
     }
     let after = rss_kib(server.id());
     // Each refused at its token, or told the upload places are taken: none read.
-    assert!(codes.iter().all(|c| *c == 403 || *c == 503), "{codes:?}");
-    assert!(codes.contains(&403), "{codes:?}");
+    assert!(codes.iter().all(|c| *c == 401 || *c == 503), "{codes:?}");
+    assert!(codes.contains(&401), "{codes:?}");
     println!("serve's memory: {before} KiB before, {after} KiB with 40 bodies held");
     assert!(
         after < before + 48 * 1024,
@@ -806,11 +806,88 @@ fn a_bots_stderr_is_shown_to_its_author_only() {
     assert!(!g.contains("SECRET"), "{g}");
     let (_, g) = with(&game, &org);
     assert!(g.contains("SECRET-OF-ALICE"), "{g}");
+    // Its author reads its stderr in the game too; another author does not.
+    let (_, g) = with(&game, &alice);
+    assert!(g.contains("SECRET-OF-ALICE"), "{g}");
+    let (_, g) = with(&game, &bob);
+    assert!(!g.contains("SECRET"), "{g}");
+    // Its games as JSON lines: every one with its stderr for its author, none
+    // for the public.
+    let (code, lines) = with("/api/entrant/leaky/games", &alice);
+    assert_eq!(code, 200, "{lines}");
+    assert!(lines.contains("SECRET-OF-ALICE"), "{lines}");
+    let (code, public_lines) = get(&addr, "/api/entrant/leaky/games");
+    assert_eq!(code, 200);
+    assert!(!public_lines.contains("SECRET"), "{public_lines}");
+    let parsed: Vec<serde_json::Value> = public_lines
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(parsed.len() >= lines.lines().count() && !parsed.is_empty());
+    assert!(parsed.iter().all(|g| g["entrants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e == "leaky")));
     let (code, log) = with("/api/entrant/leaky/log", &alice);
     assert_eq!(code, 200, "{log}");
     assert!(log.contains("SECRET-OF-ALICE game 1"), "{log}");
     assert_eq!(with("/api/entrant/leaky/log", &bob).0, 403);
-    assert_eq!(get(&addr, "/api/entrant/leaky/log").0, 403);
+    assert_eq!(get(&addr, "/api/entrant/leaky/log").0, 401);
+
+    // On the page, in a browser: its author, with its token typed, sees its
+    // stderr by each forfeit's reason, and a forfeit's link opens that game
+    // in the viewer with the stderr at the forfeit; another author sees the
+    // reasons and none of it.
+    assert!(
+        Path::new("/usr/bin/chromium").exists(),
+        "/usr/bin/chromium is missing: .ci/run installs it (apt-get install -y chromium)"
+    );
+    let profile = scratch("privacy-profile");
+    let mut b = common::cdp::Browser::open(&format!("http://{addr}/"), &profile);
+    b.wait_for("typeof showEntrant === 'function'", Duration::from_secs(20));
+    let as_author = |b: &mut common::cdp::Browser, token: &str| {
+        b.eval(&format!(
+            "(() => {{ document.querySelector('#upload [name=token]').value = {token:?}; document.getElementById('entrant').hidden = true; document.getElementById('game').replaceChildren(); showEntrant('leaky'); return true; }})()"
+        ));
+        b.wait_for(
+            "!document.getElementById('entrant').hidden && document.querySelector('.forfeit-group a.game') !== null",
+            Duration::from_secs(30),
+        );
+    };
+    as_author(&mut b, &alice);
+    let own = b.eval("document.getElementById('entrant').textContent");
+    assert!(own.as_str().unwrap().contains("SECRET-OF-ALICE"), "{own}");
+    assert!(own.as_str().unwrap().contains("entered by alice"), "{own}");
+    b.eval("document.querySelector('.forfeit-group a.game').click()");
+    b.wait_for(
+        "!document.getElementById('game').hidden && document.querySelector('#game pre.stderr') !== null",
+        Duration::from_secs(30),
+    );
+    let shown = b.eval("document.querySelector('#game pre.stderr').textContent");
+    assert!(
+        shown.as_str().unwrap().contains("SECRET-OF-ALICE"),
+        "{shown}"
+    );
+    let forfeit = b.eval("document.querySelector('#game p.forfeit').textContent");
+    assert!(forfeit.as_str().unwrap().contains("leaky"), "{forfeit}");
+    assert!(b
+        .eval("location.hash")
+        .as_str()
+        .unwrap()
+        .starts_with("#game="));
+    as_author(&mut b, &bob);
+    let other = b.eval("document.body.textContent");
+    assert!(
+        !other.as_str().unwrap().contains("SECRET"),
+        "another author saw it"
+    );
+    assert!(
+        other.as_str().unwrap().contains("crashed"),
+        "the reason is public"
+    );
+    drop(b);
+    std::fs::remove_dir_all(&profile).ok();
     server.kill().ok();
     server.wait().ok();
     std::fs::remove_dir_all(&d).ok();

@@ -750,8 +750,14 @@ fn a_gauntlet_is_recorded_and_resumes_to_the_same_verdict() {
         stdout
     };
     let plain = run(&[]);
+    // The same verdict, and where the run went.
+    let said = format!(
+        "run recorded in {} (koth report {} draws it, with the verdict)\n",
+        out.display(),
+        out.display()
+    );
     let recorded = run(&["--out", out.to_str().unwrap()]);
-    assert_eq!(plain, recorded);
+    assert_eq!(recorded, format!("{plain}{said}"));
     let games = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
     let n = games.lines().count();
     assert!(n >= 100 && n.is_multiple_of(100) || n == 600, "{n}");
@@ -763,7 +769,7 @@ fn a_gauntlet_is_recorded_and_resumes_to_the_same_verdict() {
         .collect();
     std::fs::write(out.join("games.jsonl"), kept).unwrap();
     let resumed = run(&["--out", out.to_str().unwrap(), "--resume"]);
-    assert_eq!(resumed, plain);
+    assert_eq!(resumed, format!("{plain}{said}"));
     assert_eq!(
         std::fs::read_to_string(out.join("games.jsonl"))
             .unwrap()

@@ -82,6 +82,24 @@ impl Bounded {
     }
 }
 
+/// How many connections are open now, read from elsewhere (`/metrics`).
+#[derive(Clone)]
+pub struct OpenCount(Arc<Mutex<Counts>>);
+
+impl OpenCount {
+    /// Connections open now.
+    pub fn get(&self) -> usize {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).all
+    }
+}
+
+impl Bounded {
+    /// A handle on how many connections are open.
+    pub fn open_count(&self) -> OpenCount {
+        OpenCount(self.counts.clone())
+    }
+}
+
 /// A connection's place, given back when it closes.
 struct Place {
     ip: IpAddr,
@@ -217,7 +235,9 @@ mod tests {
             assert!(b.admit(a).is_none(), "per address");
             let _p3 = b.admit(other).unwrap();
             assert!(b.admit(other).is_none(), "overall");
+            assert_eq!(b.open_count().get(), 3);
             drop(p1);
+            assert_eq!(b.open_count().get(), 2);
             assert!(b.admit(a).is_some(), "given back");
         });
     }

@@ -313,6 +313,71 @@ impl Results {
     }
 }
 
+/// What the organiser says of a contest, shown at the top of the page: all of
+/// it may change while the hill runs (its game and rules may not).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contest {
+    /// Its title ("" before the organiser gives one: the page says "koth hill").
+    #[serde(default)]
+    pub title: String,
+    /// What it is, in Markdown.
+    #[serde(default)]
+    pub description: String,
+    /// Its rules, in Markdown (what may be entered, how it is judged).
+    #[serde(default)]
+    pub rules: String,
+    /// When authors' uploads open (seconds since 1970; none: open now).
+    #[serde(default)]
+    pub start: Option<i64>,
+    /// The submission deadline: after it the field is frozen (no author's
+    /// upload enters), and the final round decides.
+    #[serde(default)]
+    pub deadline: Option<i64>,
+    /// When the contest ends: no more games after it; the page stays.
+    #[serde(default)]
+    pub end: Option<i64>,
+}
+
+/// Where a contest stands at a moment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Before its start: the page is up, no author's upload enters yet.
+    Soon,
+    /// Uploads open.
+    Open,
+    /// After the deadline: uploads closed, games go on until the end.
+    Frozen,
+    /// After the end: no more games.
+    Ended,
+}
+
+impl Contest {
+    /// Where it stands at `now` (seconds since 1970).
+    pub fn phase(&self, now: i64) -> Phase {
+        if self.end.is_some_and(|t| now >= t) {
+            Phase::Ended
+        } else if self.deadline.is_some_and(|t| now >= t) {
+            Phase::Frozen
+        } else if self.start.is_some_and(|t| now < t) {
+            Phase::Soon
+        } else {
+            Phase::Open
+        }
+    }
+}
+
+/// A line the organiser posted on the page.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Announcement {
+    /// Its number, in order.
+    pub id: i64,
+    /// When it was posted (seconds since 1970).
+    pub at: i64,
+    /// What it says, in Markdown.
+    pub text: String,
+}
+
 /// A round: the field frozen, a fixed number of games, a report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Round {
@@ -326,6 +391,10 @@ pub struct Round {
     pub entrants: serde_json::Value,
     /// The leaderboard of the round, best first: `[{"name", "mean", "low", "high"}]`.
     pub standings: serde_json::Value,
+    /// The contest's final round: the text published after the deadline
+    /// that its seed was drawn from (none: an ordinary round).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beacon: Option<String>,
 }
 
 /// A change of the field.

@@ -14,6 +14,10 @@ pub enum HillError {
     /// What was named is not there (a block, a game).
     #[error("{0}")]
     NotFound(String),
+    /// The one asking did not say who they are: no token, or one the hill
+    /// does not know.
+    #[error("{0}")]
+    Unauthorized(String),
     /// The one asking may not do this.
     #[error("{0}")]
     Forbidden(String),
@@ -35,6 +39,8 @@ pub enum HillError {
 pub enum Kind {
     /// Not there.
     NotFound,
+    /// Not known: no token, or not one of the hill's.
+    Unauthorized,
     /// Not allowed.
     Forbidden,
     /// Not in this state.
@@ -51,6 +57,7 @@ impl HillError {
         match self {
             HillError::Store(e) => e.kind(),
             HillError::NotFound(_) => Kind::NotFound,
+            HillError::Unauthorized(_) => Kind::Unauthorized,
             HillError::Forbidden(_) => Kind::Forbidden,
             HillError::Conflict(_) => Kind::Conflict,
             HillError::Invalid(_) => Kind::Invalid,
@@ -62,11 +69,12 @@ impl HillError {
 impl Kind {
     /// The exit status the command line ends with (documented in
     /// docs/hill.md): 3 not found, 4 forbidden, 5 conflict, 6 invalid, 7 the
-    /// storage or the machine failed (2 stays every other error's).
+    /// storage or the machine failed (2 stays every other error's). A token
+    /// not known is not allowed either: 4.
     pub fn exit_code(self) -> i32 {
         match self {
             Kind::NotFound => 3,
-            Kind::Forbidden => 4,
+            Kind::Unauthorized | Kind::Forbidden => 4,
             Kind::Conflict => 5,
             Kind::Invalid => 6,
             Kind::Failed => 7,

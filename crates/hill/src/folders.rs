@@ -115,3 +115,65 @@ pub fn hash_folder(dir: &Path) -> std::io::Result<String> {
     }
     Ok(h.finalize().to_hex()[..32].to_string())
 }
+
+/// What [`backup`] copied.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Copied {
+    /// Files copied (the database counts as one).
+    pub files: u64,
+    /// Their bytes.
+    pub bytes: u64,
+}
+
+/// Copies the hill in `dir`, while it runs, into `to` (a folder that does not
+/// exist yet): its database by the store's online backup (consistent at one
+/// moment), then the programs' folders and the rounds. Every kept folder is
+/// named by its content and never changes, so a copy taken after the
+/// database's holds every folder that copy names. Links are copied as links,
+/// never followed.
+pub fn backup(dir: &Path, to: &Path) -> Result<Copied> {
+    if to.exists() {
+        return Err(HillError::Conflict(format!(
+            "{} is there already\n  fix: name a new folder: the backup is a hill of its own",
+            to.display()
+        )));
+    }
+    let io = |e: std::io::Error, what: &Path| {
+        HillError::Io(format!("cannot copy {}: {e}", what.display()))
+    };
+    std::fs::create_dir_all(to).map_err(|e| io(e, to))?;
+    let store = crate::store::open_read(dir)?;
+    store.backup(to)?;
+    let mut copied = Copied {
+        files: 1,
+        bytes: std::fs::metadata(to.join(crate::store::DATABASE)).map_or(0, |m| m.len()),
+    };
+    for sub in [VERSIONS, crate::web::ROUNDS] {
+        let from = dir.join(sub);
+        if from.is_dir() {
+            copy_all(&from, &to.join(sub), &mut copied).map_err(|e| io(e, &from))?;
+        } else if sub == VERSIONS {
+            std::fs::create_dir_all(to.join(sub)).map_err(|e| io(e, to))?;
+        }
+    }
+    Ok(copied)
+}
+
+/// `from` into `to`, files and links as they are, with no limit.
+fn copy_all(from: &Path, to: &Path, copied: &mut Copied) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if kind.is_dir() {
+            copy_all(&src, &dst, copied)?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)?;
+        } else if kind.is_file() {
+            copied.bytes += std::fs::copy(&src, &dst)?;
+            copied.files += 1;
+        }
+    }
+    Ok(())
+}

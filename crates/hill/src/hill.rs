@@ -63,6 +63,8 @@ pub struct Hill<G: BotKinds> {
     pub replays: koth_arena::Replays,
     /// The hill's player lock, once this hill plays (see [`Hill::claim_play`]).
     player: Option<std::fs::File>,
+    /// Where the games stored are counted for `/metrics`, if anywhere.
+    pub metrics: Option<std::sync::Arc<crate::metrics::Metrics>>,
 }
 
 /// The file the process playing a hill holds locked (and names itself in).
@@ -103,6 +105,7 @@ impl<G: BotKinds> Hill<G> {
             pace: None,
             replays: koth_arena::Replays::default(),
             player: None,
+            metrics: None,
         })
     }
 
@@ -669,11 +672,19 @@ impl<G: BotKinds> Hill<G> {
             stop,
             on_games,
             flushed: std::time::Instant::now(),
+            metrics: self.metrics.as_deref(),
+            decisions: 0,
+            reasons: Vec::new(),
             game: std::marker::PhantomData,
         };
         let (chunk, least) = batch_sizes(self.pace, block.games, self.threads);
         let run = t.run_chunked(block.done..block.games, chunk, least, &mut keeper, stop);
         keeper.flush();
+        if keeper.error.is_none() && keeper.first == block.games {
+            if let Some(m) = &self.metrics {
+                m.blocks.inc();
+            }
+        }
         self.replays.lost += run.replays.lost;
         self.replays.machine += run.replays.machine;
         if run.replays.last_machine.is_some() {
@@ -736,6 +747,11 @@ struct Keeper<'a, G: Game> {
     on_games: &'a mut dyn FnMut(&Board, u64),
     /// When the last batch was stored.
     flushed: std::time::Instant,
+    /// Where the games stored are counted, if anywhere; and what the batch
+    /// not stored yet adds: its decisions and its forfeits' reasons.
+    metrics: Option<&'a crate::metrics::Metrics>,
+    decisions: u64,
+    reasons: Vec<String>,
     game: std::marker::PhantomData<G>,
 }
 
@@ -757,6 +773,13 @@ impl<G: Game> Keeper<'_, G> {
             return;
         }
         self.flushed = std::time::Instant::now();
+        if let Some(m) = self.metrics {
+            m.games.inc_by(self.batch.count);
+            m.decisions.inc_by(self.decisions);
+            self.reasons.iter().for_each(|r| m.forfeit(r));
+        }
+        self.decisions = 0;
+        self.reasons.clear();
         self.first += self.batch.count;
         (self.on_games)(self.board, self.batch.count);
         self.batch.clear();
@@ -801,6 +824,11 @@ impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
             rec.forfeits.iter().map(|f| f.seat),
         );
         self.board.add_played(self.block.id, &self.seats, rec);
+        if self.metrics.is_some() {
+            self.decisions += rec.decisions;
+            self.reasons
+                .extend(rec.forfeits.iter().map(|f| f.fault.reason.clone()));
+        }
     }
 
     fn on_progress(&mut self, _p: &Progress<'_>) {

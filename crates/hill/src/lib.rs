@@ -44,10 +44,13 @@
 pub mod audit;
 pub mod board;
 pub mod conn;
+pub mod contest;
 pub mod entity;
 pub mod error;
+pub mod export;
 pub mod folders;
 pub mod hill;
+pub mod metrics;
 pub mod plan;
 mod pool;
 pub mod program;
@@ -59,8 +62,8 @@ pub mod web;
 pub use audit::Audit;
 pub use board::{Board, Row};
 pub use entity::{
-    entrants_at, Author, Block, BlockKind, Change, Entrant, Event, Round, Settings, Status,
-    StoredGame, TokenInfo, Version,
+    entrants_at, Announcement, Author, Block, BlockKind, Change, Contest, Entrant, Event, Phase,
+    Round, Settings, Status, StoredGame, TokenInfo, Version,
 };
 pub use error::{HillError, Kind};
 pub use folders::{hash_folder, keep_folder};

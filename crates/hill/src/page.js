@@ -41,42 +41,137 @@ function auth() {
   const t = document.querySelector("#upload [name=token]").value.trim();
   return t ? { headers: { Authorization: "Bearer " + t } } : {};
 }
+// What an answer says: a refusal's reason (the API answers them as JSON), or its text.
+async function said(r) {
+  const text = await r.text();
+  if (!r.ok && (r.headers.get("content-type") || "").startsWith("application/json")) {
+    try { return JSON.parse(text).error; } catch (e) { /* as text */ }
+  }
+  return text;
+}
 async function getJson(url, withToken) {
   const r = await fetch(url, withToken ? auth() : {});
-  if (!r.ok) throw new Error(await r.text());
+  if (!r.ok) throw new Error(await said(r));
   return r.json();
 }
+const when = (t) => t.replace("T", " ").replace(/:00Z$/, " UTC").replace(/Z$/, " UTC");
+// The contest: its title, texts, dates with a countdown, announcements and result.
+let contest = null;
+async function drawContest() {
+  contest = await getJson("/api/contest");
+  const c = contest;
+  document.getElementById("title").textContent = c.title;
+  document.title = c.title;
+  const box = document.getElementById("contest");
+  // The texts are the organiser's Markdown, made HTML and cleaned by the server (no script, handler or style survives).
+  document.getElementById("description").innerHTML = c.description_html;
+  document.getElementById("rules").innerHTML = c.rules_html;
+  document.getElementById("rules-box").hidden = !c.rules_html;
+  const dates = [["uploads open", c.start], ["submission deadline", c.deadline], ["ends", c.end]].filter(d => d[1]);
+  document.getElementById("dates").textContent = dates.map(d => `${d[0]}: ${when(d[1])}`).join(" · ");
+  document.getElementById("announcements").replaceChildren(...c.announcements.map(a => {
+    const li = el("li", { "data-id": String(a.id) }, el("span", { class: "when" }, when(a.at)));
+    const body = el("span", {});
+    body.innerHTML = a.html.replace(/^<p>|<\/p>\s*$/g, "");
+    li.append(body);
+    return li;
+  }));
+  const fin = document.getElementById("final");
+  fin.hidden = !c.final_round;
+  if (c.final_round) {
+    const top = c.final_round.standings[0];
+    fin.replaceChildren(el("b", {}, "Result: "), top ? `${top.name} won the final round` : "the final round was played", " · ",
+      el("a", { href: `/rounds/${c.final_round.id}`, id: "final-link" }, "its report"));
+  }
+  box.hidden = !(c.description_html || c.rules_html || dates.length || c.announcements.length || c.final_round);
+  tick();
+}
+// The phase in the header, counting down to the next date.
+function tick() {
+  if (!contest) return;
+  const c = contest, now = Date.now();
+  const left = (t) => {
+    let s = Math.max(0, Math.round((Date.parse(t) - now) / 1000));
+    const d = Math.floor(s / 86400); s -= d * 86400;
+    const h = Math.floor(s / 3600); s -= h * 3600;
+    const m = Math.floor(s / 60); s -= m * 60;
+    return (d ? `${d} d ` : "") + `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}`;
+  };
+  const p = document.getElementById("phase");
+  let text = "", phase = c.phase;
+  if (c.end && now >= Date.parse(c.end)) phase = "ended";
+  else if (c.deadline && now >= Date.parse(c.deadline)) phase = "frozen";
+  else if (c.start && now < Date.parse(c.start)) phase = "soon";
+  else phase = "open";
+  if (phase === "soon") text = `uploads open in ${left(c.start)}`;
+  else if (phase === "open") text = c.deadline ? `deadline in ${left(c.deadline)}` : "";
+  else if (phase === "frozen") text = "submissions closed: the field is frozen" + (c.end ? `; ends in ${left(c.end)}` : "");
+  else text = "the contest has ended";
+  p.textContent = text;
+  p.dataset.phase = phase;
+  p.className = "facts" + (phase === "open" ? "" : " closed");
+  document.querySelector("#upload button").disabled = phase !== "open";
+}
+setInterval(tick, 1000);
 async function showEntrant(name) {
   const e = await getJson("/api/entrant/" + encodeURIComponent(name), true);
   const s = document.getElementById("entrant");
   s.hidden = false;
+  history.replaceState(null, "", "#entrant=" + encodeURIComponent(e.name));
+  const at = (t) => new Date(t * 1000).toISOString().slice(0, 16).replace("T", " ");
+  const current = e.versions.find(v => v.id === e.version) || e.versions[e.versions.length - 1] || {};
+  const spec = current.spec || {};
+  const command = spec.builtin ? `built-in ${spec.builtin}` : (spec.command || []).join(" ");
+  // Forfeits grouped by reason, each with links to its games.
+  const groups = new Map();
+  for (const f of e.forfeits) {
+    if (!groups.has(f.reason)) groups.set(f.reason, []);
+    groups.get(f.reason).push(f);
+  }
+  const gameLink = (b, i, label) => el("a", { class: "game", href: `#game=${b}/${i}`, onclick: (ev) => { ev.preventDefault(); showGame(b, i); } }, label || `block ${b} game ${i}`);
   s.replaceChildren(
     el("h2", {}, `${e.name} (${e.status})`),
+    el("p", { id: "entrant-facts" }, `entered by ${e.author || "the organiser"} · runs ${command} · version ${current.number || "?"} of ${e.versions.length} · `,
+      el("a", { href: "#entrant=" + encodeURIComponent(e.name), title: "this entrant's address on the page" }, "link")),
+    e.candidate ? el("p", { class: "candidate", id: "candidate" }, `candidate: ${e.candidate.games} of ${e.candidate.of} games against the field played; until then the board ranks it on what it has`) : "",
     el("p", {}, ...["pause", "resume", "remove"].map(a => el("button", { type: "button", "data-action": a, onclick: () => act(e.name, a) }, a)),
       " ", el("span", { class: "mute" }, "with the token in the form below"), " ", el("span", { id: "act-result" })),
-    el("p", {}, "Versions: ", ...e.versions.map(v => el("span", {}, `v${v.number} (${new Date(v.at * 1000).toISOString().slice(0, 16).replace("T", " ")})  `))),
-    el("p", {}, "Events: ", e.events.map(ev => `${ev.kind} (${new Date(ev.at * 1000).toISOString().slice(0, 16).replace("T", " ")})`).join(", ")),
-    el("h2", {}, "Results per version (its latest 2,000 games, whoever it met)"),
+    el("p", {}, "Versions: ", ...e.versions.map(v => el("span", {}, `v${v.number} (${at(v.at)})  `))),
+    el("p", {}, "Events: ", e.events.map(ev => `${ev.kind} (${at(ev.at)})`).join(", ")),
+    el("h2", {}, "Results per version (every game, whoever it met)"),
     el("table", { id: "versions" }, el("tr", {}, el("th", {}, "version"), el("th", {}, "games"), el("th", {}, "mean"), el("th", {}, "forfeits")),
       ...e.results.map(r => el("tr", {}, el("td", {}, "v" + r.version), el("td", {}, r.games), el("td", {}, r.games ? fmt(r.mean) : "–"), el("td", {}, r.forfeits)))),
-    el("h2", {}, "Recent games of the current version"),
-    el("table", {}, ...e.recent.map(g => el("tr", {},
-      el("td", {}, el("a", { onclick: () => showGame(g.block, g.index) }, `block ${g.block} game ${g.index}`)),
+    el("h2", {}, `Its latest ${e.recent.length} games`),
+    el("table", { id: "recent" }, ...e.recent.map(g => el("tr", {},
+      el("td", {}, gameLink(g.block, g.index)),
       el("td", {}, g.seats.map((n, i) => `${n}: ${(g.scores[i] ?? 0).toFixed(2)}`).join(" · "))))),
-    el("h2", {}, `Forfeits among them: ${e.forfeits.length}`),
+    el("p", {}, el("a", { id: "download-games", href: "#", onclick: (ev) => { ev.preventDefault(); download(`/api/entrant/${encodeURIComponent(e.name)}/games`, `${e.name}-games.jsonl`); } }, "download its games (JSON lines)"),
+      e.stderr_shown ? " with what it wrote to stderr" : ""),
+    el("h2", { id: "forfeits-head" }, `Forfeits: ${e.forfeits.length}${e.forfeits.length >= 100 ? " (the latest)" : ""} in its latest ${e.scanned.toLocaleString()} games; ${e.forfeits_in_all.toLocaleString()} in all ${e.games.toLocaleString()} games of this version`),
     e.stderr_shown
       ? el("p", {}, el("button", { type: "button", id: "show-log", onclick: () => showLog(e.name) }, "its stderr logs"), " ", el("span", { class: "mute" }, "(you are its author)"))
       : el("p", { class: "mute" }, "What a bot wrote to stderr is shown to its author: type your token in the form below and open the entrant again."),
     el("pre", { id: "entrant-log", hidden: "" }),
-    ...e.forfeits.map(f => el("pre", {}, `block ${f.block} game ${f.index}: ${f.reason}` + (f.stderr ? `\n${f.stderr}` : ""))));
+    ...[...groups].map(([reason, fs]) => el("div", { class: "forfeit-group" },
+      el("p", { class: "forfeit" }, `${fs.length} × ${reason} `, ...fs.slice(0, 20).flatMap(f => [" ", gameLink(f.block, f.index, `${f.block}/${f.index}`)])),
+      fs[0].stderr ? el("pre", { class: "stderr" }, `its stderr in game ${fs[0].block}/${fs[0].index}:\n${fs[0].stderr}`) : "")));
   s.scrollIntoView({ behavior: "smooth" });
+}
+// Saves what `url` answers (with the token, if typed) as a file.
+async function download(url, name) {
+  const r = await fetch(url, auth());
+  if (!r.ok) { alert(await said(r)); return; }
+  const a = el("a", { href: URL.createObjectURL(await r.blob()), download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
 }
 // An author's own bot's stderr logs (its current version's).
 async function showLog(name) {
   const r = await fetch(`/api/entrant/${encodeURIComponent(name)}/log`, auth());
   const out = document.getElementById("entrant-log");
   out.hidden = false;
-  out.textContent = (r.ok ? "" : `refused (${r.status}): `) + await r.text();
+  out.textContent = (r.ok ? "" : `refused (${r.status}): `) + await said(r);
 }
 // Pause, resume or remove an entrant with the token typed in the form.
 async function act(name, action) {
@@ -86,16 +181,16 @@ async function act(name, action) {
     body: new URLSearchParams({ token }) });
   const out = document.getElementById("act-result");
   out.dataset.status = String(r.status);
-  out.textContent = (r.ok ? "" : `refused (${r.status}): `) + await r.text();
+  out.textContent = (r.ok ? "" : `refused (${r.status}): `) + await said(r);
 }
 document.getElementById("upload").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const out = document.getElementById("upload-report");
   out.hidden = false;
   out.dataset.status = "";
-  out.textContent = "checking...";
+  out.textContent = "uploading, then checking (this takes up to a few minutes)...";
   const r = await fetch("/api/submit", { method: "POST", body: new FormData(ev.target) });
-  out.textContent = (r.ok ? "" : `refused (${r.status}):\n`) + await r.text();
+  out.textContent = (r.ok ? "" : `refused (${r.status}):\n`) + await said(r);
   out.dataset.status = String(r.status);
 });
 // A game step by step: the lines of each step and the table after it, every
@@ -166,15 +261,21 @@ async function showGame(block, index, start) {
   slider.addEventListener("input", () => { stop(); go(Number(slider.value)); });
   view.addEventListener("change", () => { seat = view.value; draw(); });
   gameKeys = (d) => { stop(); go(at + d); };
-  const forfeits = (g.record.forfeits || []).map(f => el("p", { class: "forfeit" },
-    `${g.seats[f.seat] ?? "seat " + (f.seat + 1)} forfeited: ${f.reason}`));
+  const forfeits = (g.record.forfeits || []).flatMap(f => [el("p", { class: "forfeit" },
+    `${g.seats[f.seat] ?? "seat " + (f.seat + 1)} forfeited at decision ${f.at}: ${(f.fault || {}).reason ?? f.reason}`),
+    (f.fault || {}).stderr_tail ? el("pre", { class: "stderr" }, `what ${g.seats[f.seat]} wrote to stderr (shown to its author):\n${f.fault.stderr_tail}`) : ""]);
+  const outcome = g.record.outcome || {};
+  // The winners: a mask of seats (bit i: seat i), or a list.
+  const w = outcome.winners ?? [];
+  const won = (Array.isArray(w) ? w : g.seats.map((_, i) => i).filter(i => (w >> i) & 1)).map(i => g.seats[i]).join(" and ");
   s.replaceChildren(head, el("p", { class: "controls" },
     el("button", { type: "button", onclick: () => { stop(); go(0); } }, "◀◀"),
     el("button", { type: "button", id: "game-prev", onclick: () => { stop(); go(at - 1); } }, "◀"), slider,
     el("button", { type: "button", id: "game-next", onclick: () => { stop(); go(at + 1); } }, "▶"),
     el("button", { type: "button", onclick: () => { stop(); go(steps.length - 1); } }, "▶▶"), where, play, " ", speed, " ", view, " ",
-    el("a", { href: `#game=${g.block}/${g.index}`, title: "this game's address on the page" }, "link")),
-    ...forfeits, table, lines,
+    el("a", { href: `#game=${g.block}/${g.index}`, title: "this game's address on the page" }, "link"), " ",
+    el("a", { id: "game-download", href: URL.createObjectURL(new Blob([JSON.stringify(g)], { type: "application/json" })), download: `game-${g.block}-${g.index}.json` }, "download")),
+    won ? el("p", { id: "game-winner" }, `Won by ${won}`) : "", ...forfeits, table, lines,
     el("p", { class: "mute" }, "← and → step through the game; a line of the story goes to its step."));
   draw();
   s.scrollIntoView({ behavior: "smooth" });
@@ -188,6 +289,8 @@ document.addEventListener("keydown", (ev) => {
 function fromHash() {
   const m = /^#game=(\d+)\/(\d+)$/.exec(location.hash);
   if (m) showGame(Number(m[1]), Number(m[2]), 0).catch(() => {});
+  const e = /^#entrant=(.+)$/.exec(location.hash);
+  if (e) showEntrant(decodeURIComponent(e[1])).catch(() => {});
 }
 window.addEventListener("hashchange", fromHash);
 function drawH2h(h) {
@@ -195,33 +298,81 @@ function drawH2h(h) {
   if (!h || !h.names.length) { t.replaceChildren(); return; }
   const head = el("tr", {}, el("th", {}, ""), ...h.names.map(n => el("th", {}, n)));
   t.replaceChildren(head, ...h.names.map((n, i) => el("tr", {}, el("th", {}, n),
-    ...h.cells[i].map(c => el("td", { title: c ? `${c[1]} games` : "" }, c ? fmt(c[0]) : "")))));
+    ...h.cells[i].map(c => el("td", { title: c ? `${c[1]} games` : "" }, ...(c ? [fmt(c[0]), el("small", {}, `(${c[1].toLocaleString()})`)] : []))))));
 }
 const COLOURS = ["#3355cc", "#c2410c", "#15803d", "#7e22ce", "#b91c1c", "#0e7490", "#a16207", "#be185d", "#4d7c0f", "#334155"];
+// Ticks for an axis from lo to hi: about n round steps.
+function ticks(lo, hi, n) {
+  const span = hi - lo || 1, raw = span / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 5, 10].map(k => k * mag).find(k => k >= raw);
+  const out = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Math.abs(v) < step * 1e-9 ? 0 : v);
+  return out;
+}
 async function drawHistory() {
-  const pts = await getJson("/api/history");
-  const svg = document.getElementById("history");
+  const h = await getJson("/api/history");
+  const pts = h.points, svg = document.getElementById("history");
   const ns = "http://www.w3.org/2000/svg";
+  const svgEl = (tag, attrs, text) => {
+    const e = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
   svg.replaceChildren();
-  if (pts.length < 2) return;
+  const legend = document.getElementById("history-legend");
+  if (!pts.length) {
+    svg.append(svgEl("text", { x: 500, y: 140, "text-anchor": "middle", id: "history-empty" }, "no point yet: the first comes within seconds of the first games"));
+    legend.replaceChildren();
+    return;
+  }
   const names = [...new Set(pts.flatMap(p => p.rows.map(r => r[0])))];
-  const g0 = pts[0].games, g1 = pts[pts.length - 1].games || 1;
-  const all = pts.flatMap(p => p.rows.map(r => r[1]));
-  const lo = Math.min(...all), hi = Math.max(...all);
-  const X = g => 1000 * (g - g0) / ((g1 - g0) || 1), Y = v => 210 - 200 * (v - lo) / ((hi - lo) || 1);
+  const g0 = pts[0].games, g1 = Math.max(pts[pts.length - 1].games, g0 + 1);
+  const all = pts.flatMap(p => p.rows.flatMap(r => [r[1]]));
+  let lo = Math.min(...all), hi = Math.max(...all);
+  const pad = Math.max(0.02, (hi - lo) * 0.08); lo -= pad; hi += pad;
+  // The plot's box inside the picture: room on the left for values, below for games.
+  const L = 64, R = 985, T = 12, B = 242;
+  const X = g => L + (R - L) * (g - g0) / (g1 - g0), Y = v => B - (B - T) * (v - lo) / (hi - lo);
+  const axes = svgEl("g", { id: "history-axes" });
+  for (const v of ticks(lo, hi, 5)) {
+    axes.append(svgEl("line", { class: "grid", x1: L, x2: R, y1: Y(v), y2: Y(v) }),
+      svgEl("text", { x: L - 6, y: Y(v) + 4, "text-anchor": "end", class: "y-tick" }, fmt(v)));
+  }
+  for (const g of ticks(g0, g1, 6)) {
+    axes.append(svgEl("line", { class: "grid", x1: X(g), x2: X(g), y1: T, y2: B }),
+      svgEl("text", { x: X(g), y: B + 16, "text-anchor": "middle", class: "x-tick" }, Math.round(g).toLocaleString()));
+  }
+  axes.append(svgEl("line", { class: "axis", x1: L, x2: L, y1: T, y2: B }), svgEl("line", { class: "axis", x1: L, x2: R, y1: B, y2: B }),
+    svgEl("text", { x: (L + R) / 2, y: 274, "text-anchor": "middle" }, "games stored"),
+    svgEl("text", { x: 14, y: (T + B) / 2, "text-anchor": "middle", transform: `rotate(-90 14 ${(T + B) / 2})` }, "strength"));
+  svg.append(axes);
+  // A change of the field at the games stored when it came (between the points around it).
+  const gamesAt = (t) => {
+    if (t <= pts[0].at) return null;
+    for (let i = 1; i < pts.length; i++) if (pts[i].at >= t) return pts[i - 1].games;
+    return pts[pts.length - 1].games;
+  };
+  for (const ev of h.events) {
+    const g = gamesAt(ev.at);
+    if (g === null) continue;
+    const mark = svgEl("line", { class: "change", x1: X(g), x2: X(g), y1: T, y2: B, "data-entrant": ev.entrant, "data-kind": ev.kind });
+    mark.append(svgEl("title", {}, `${ev.entrant}: ${ev.kind}`));
+    svg.append(mark);
+  }
   names.forEach((n, i) => {
-    const line = document.createElementNS(ns, "polyline");
-    line.setAttribute("points", pts.filter(p => p.rows.some(r => r[0] === n)).map(p => `${X(p.games)},${Y(p.rows.find(r => r[0] === n)[1])}`).join(" "));
-    line.setAttribute("fill", "none");
-    line.setAttribute("stroke", COLOURS[i % COLOURS.length]);
-    line.setAttribute("stroke-width", "2");
-    line.setAttribute("vector-effect", "non-scaling-stroke");
-    line.dataset.name = n;
+    const mine = pts.filter(p => p.rows.some(r => r[0] === n)).map(p => [X(p.games), Y(p.rows.find(r => r[0] === n)[1])]);
+    const colour = COLOURS[i % COLOURS.length];
+    const line = svgEl("polyline", { points: mine.map(p => p.join(",")).join(" "), fill: "none", stroke: colour, "stroke-width": 2, "data-name": n });
     svg.append(line);
+    // Points are drawn too: one point alone is still seen.
+    for (const p of mine.slice(-1)) svg.append(svgEl("circle", { cx: p[0], cy: p[1], r: 3, fill: colour }));
   });
-  document.getElementById("history-legend").replaceChildren(...names.map((n, i) =>
-    el("span", { style: `color:${COLOURS[i % COLOURS.length]}` }, `■ ${n}  `)),
-    el("span", {}, `from ${g0.toLocaleString()} to ${g1.toLocaleString()} games stored`));
+  const last = pts[pts.length - 1];
+  legend.replaceChildren(...names.map((n, i) => {
+    const r = last.rows.find(r => r[0] === n);
+    return el("span", { "data-name": n }, el("i", { style: `background:${COLOURS[i % COLOURS.length]}` }), `${n} ${r ? fmt(r[1]) : "(not in the current field)"}`);
+  }));
 }
 async function drawRounds() {
   const rs = await getJson("/api/rounds");
@@ -250,8 +401,9 @@ function connect() {
   es.onerror = () => { st.className = "off"; st.textContent = "reconnecting"; };
 }
 getJson("/api/board").then(b => { drawBoard(b); drawH2h(b.h2h); }).catch(() => {});
+drawContest().catch(() => {});
 fromHash();
 connect();
 drawHistory().catch(() => {});
 drawRounds().catch(() => {});
-setInterval(() => { drawHistory().catch(() => {}); drawRounds().catch(() => {}); }, 15000);
+setInterval(() => { drawHistory().catch(() => {}); drawRounds().catch(() => {}); drawContest().catch(() => {}); }, 15000);

@@ -43,6 +43,22 @@ pub fn permit(
     }))
 }
 
+/// Whether an upload of `by`'s may enter now, by the contest's dates: the
+/// organiser's always; an author's between the start and the deadline.
+pub fn uploads_open(store: &dyn Store, by: Option<&Author>, now: i64) -> Result<()> {
+    if by.is_none_or(|a| a.admin) {
+        return Ok(());
+    }
+    let contest = store.contest()?;
+    match contest.phase(now) {
+        crate::store::Phase::Open => Ok(()),
+        _ => Err(HillError::Forbidden(format!(
+            "no uploads now: {}",
+            crate::contest::phase_words(&contest, now)
+        ))),
+    }
+}
+
 /// Whether `author` entered `entrant` from the page, or is the organiser:
 /// who may read its stderr and remove it.
 pub fn owns(author: &Author, entrant: &Entrant) -> bool {
@@ -82,6 +98,7 @@ pub fn may_enter(
     let Some(author) = by.filter(|a| !a.admin) else {
         return Ok(());
     };
+    uploads_open(store, by, crate::store::now())?;
     let entrants = store.entrants()?;
     if let Some(other) = entrants
         .iter()
@@ -127,13 +144,13 @@ pub fn add_token(store: &mut dyn Store, name: &str, admin: bool) -> Result<Strin
 /// Whose `token` is, or a refusal that says only that it is not one.
 pub fn author_of(store: &dyn Store, token: &str) -> Result<Author> {
     if token.trim().is_empty() {
-        return Err(HillError::Forbidden(
+        return Err(HillError::Unauthorized(
             "no token: ask the organiser for one".into(),
         ));
     }
-    store
-        .author(&token_hash(token))?
-        .ok_or_else(|| HillError::Forbidden("unknown token".into()))
+    store.author(&token_hash(token))?.ok_or_else(|| {
+        HillError::Unauthorized("unknown token: check it, or ask the organiser for one".into())
+    })
 }
 
 /// How a token is kept: its BLAKE3 hash (tokens are 192 random bits, so a

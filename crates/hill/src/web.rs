@@ -68,6 +68,8 @@ pub struct Site {
     pub limits: crate::upload::Limits,
     /// What the server holds at most at once (connections, streams, uploads).
     pub server: crate::conn::ServerLimits,
+    /// What `/metrics` shows (the hill's player counts its games there too).
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// The most an upload may weigh, packed.
@@ -88,10 +90,13 @@ pub fn serve(listen: SocketAddr, site: Site) -> std::io::Result<SocketAddr> {
     let addr = listener.local_addr()?;
     let server = site.server;
     let listener = crate::conn::Bounded::new(listener, server);
+    let connections = listener.open_count();
     let app = Router::new()
         .route("/", get(page))
         .route("/page.js", get(page_js))
         .route("/page.css", get(page_css))
+        .route("/metrics", get(metrics))
+        .route("/api/contest", get(contest))
         .route("/api/board", get(board))
         .route("/api/live", get(live))
         .route("/api/entrant/{name}", get(entrant))
@@ -103,6 +108,7 @@ pub fn serve(listen: SocketAddr, site: Site) -> std::io::Result<SocketAddr> {
         .route("/api/checks", get(checks))
         .route("/api/entrant/{name}/{action}", axum::routing::post(act))
         .route("/api/entrant/{name}/log", get(log))
+        .route("/api/entrant/{name}/games", get(games_of))
         .layer(axum::extract::DefaultBodyLimit::max(
             MAX_UPLOAD + (64 << 10),
         ))
@@ -113,6 +119,7 @@ pub fn serve(listen: SocketAddr, site: Site) -> std::io::Result<SocketAddr> {
             streams: Arc::new(tokio::sync::Semaphore::new(server.streams)),
             bodies: Arc::new(tokio::sync::Semaphore::new(server.uploads)),
             recent: Default::default(),
+            connections,
         }));
     std::thread::Builder::new()
         .name("hill-web".into())
@@ -183,16 +190,21 @@ async fn live(State(shared): State<Arc<Shared>>) -> Response {
 
 /// 503 with when to come back.
 fn busy(why: &str) -> Response {
-    (
-        StatusCode::SERVICE_UNAVAILABLE,
-        [(header::RETRY_AFTER, "30")],
-        why.to_string(),
-    )
-        .into_response()
+    later(StatusCode::SERVICE_UNAVAILABLE, why, 30)
+}
+
+/// A refusal that says, in `Retry-After` and in its body, in how many
+/// seconds to ask again.
+fn later(code: StatusCode, why: &str, seconds: u64) -> Response {
+    let mut r = refuse_with(code, why, serde_json::json!({ "retry_after_s": seconds }));
+    if let Ok(v) = header::HeaderValue::from_str(&seconds.to_string()) {
+        r.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    r
 }
 
 fn not_found(what: String) -> Response {
-    (StatusCode::NOT_FOUND, what).into_response()
+    refuse(StatusCode::NOT_FOUND, what)
 }
 
 /// Runs a read of the database off the async threads, through a read-only
@@ -216,6 +228,7 @@ async fn read<T: Send + 'static>(
 pub fn status_of(kind: Kind) -> StatusCode {
     match kind {
         Kind::NotFound => StatusCode::NOT_FOUND,
+        Kind::Unauthorized => StatusCode::UNAUTHORIZED,
         Kind::Forbidden => StatusCode::FORBIDDEN,
         Kind::Conflict => StatusCode::CONFLICT,
         Kind::Invalid => StatusCode::UNPROCESSABLE_ENTITY,
@@ -274,6 +287,13 @@ fn names_of(all: &[Version], entrants: &[Entrant], versions: &[i64]) -> Vec<Stri
         .collect()
 }
 
+/// Games of an entrant's page: its latest this many are listed...
+const RECENT_SHOWN: usize = 30;
+/// ...and its forfeits are looked for in its latest this many,
+const FORFEITS_SCANNED: usize = 1000;
+/// at most this many shown.
+const FORFEITS_SHOWN: usize = 100;
+
 /// `GET /api/entrant/{name}`: its versions, events, results and recent games,
 /// and its forfeits with their reasons; each forfeit's stderr only for its
 /// author or the organiser (their token in `Authorization: Bearer`). No path of
@@ -314,12 +334,19 @@ async fn entrant(
             .collect();
         let mut recent = Vec::new();
         let mut forfeits = Vec::new();
-        for g in store.recent_games(e.version, 30)? {
+        let latest = store.recent_games(e.version, FORFEITS_SCANNED)?;
+        let scanned = latest.len();
+        for (k, g) in latest.into_iter().enumerate() {
+            // Only a game with a forfeit, or one listed, is read whole.
+            if k >= RECENT_SHOWN && !g.record.contains("\"forfeits\"") {
+                continue;
+            }
             let rec: serde_json::Value = serde_json::from_str(&g.record).unwrap_or_default();
-            let names = names_of(&every_version, &entrants, &g.seats);
             let seat_of_mine = g.seats.iter().position(|v| *v == e.version);
             for f in rec["forfeits"].as_array().into_iter().flatten() {
-                if f["seat"].as_u64().map(|s| s as usize) == seat_of_mine {
+                if f["seat"].as_u64().map(|s| s as usize) == seat_of_mine
+                    && forfeits.len() < FORFEITS_SHOWN
+                {
                     let reason =
                         scrub(f["fault"]["reason"].as_str().unwrap_or_default(), &site.dir);
                     let mut item = serde_json::json!({
@@ -331,10 +358,13 @@ async fn entrant(
                     forfeits.push(item);
                 }
             }
-            recent.push(serde_json::json!({
-                "block": g.block, "index": g.index, "seats": names,
-                "scores": rec["scores"], "winners": rec["outcome"]["winners"],
-            }));
+            if k < RECENT_SHOWN {
+                let names = names_of(&every_version, &entrants, &g.seats);
+                recent.push(serde_json::json!({
+                    "block": g.block, "index": g.index, "seats": names,
+                    "scores": rec["scores"], "winners": rec["outcome"]["winners"],
+                }));
+            }
         }
         // Each version's results over all its games, whoever it met: kept by
         // the store as games are stored, not counted here.
@@ -349,10 +379,21 @@ async fn entrant(
                 })
             })
             .collect();
+        let current = kept.get(&e.version).copied().unwrap_or_default();
+        let want = site_candidate_games(store)?;
         Ok(serde_json::json!({
             "name": e.name, "status": e.status, "version": e.version,
+            "author": e.owner,
             "versions": versions, "events": events, "recent": recent, "forfeits": forfeits,
             "results": results, "stderr_shown": own,
+            // How many of its latest games the forfeits were looked for in.
+            "scanned": scanned,
+            // Its current version's games and forfeits in all, whoever it met.
+            "games": current.games, "forfeits_in_all": current.forfeits,
+            // A new version first plays this many games against the field.
+            "candidate": (current.games < want).then(|| serde_json::json!({
+                "games": current.games, "of": want,
+            })),
         }))
     })
     .await;
@@ -362,9 +403,15 @@ async fn entrant(
     }
 }
 
+/// Games a new version plays against the field first.
+fn site_candidate_games(store: &dyn Store) -> Result<u64, HillError> {
+    Ok(store.settings()?.candidate_games)
+}
+
 /// `GET /api/game/{block}/{index}`: a game step by step and its record; what
-/// its programs wrote to stderr only for the organiser (token in
-/// `Authorization: Bearer`), the reasons of its faults for all.
+/// its programs wrote to stderr only for the organiser and, of its own
+/// seats, for an entrant's author (token in `Authorization: Bearer`), the
+/// reasons of its faults for all.
 async fn game(
     State(shared): State<Arc<Shared>>,
     UrlPath((block, index)): UrlPath<(i64, u64)>,
@@ -372,16 +419,29 @@ async fn game(
 ) -> Response {
     let token = bearer(&headers);
     let r = read(&shared, move |store, site| {
-        let organiser = token
+        let viewer = token
             .as_ref()
-            .and_then(|t| service::author_of(store, t).ok())
-            .is_some_and(|a| a.admin);
+            .and_then(|t| service::author_of(store, t).ok());
+        let organiser = viewer.as_ref().is_some_and(|a| a.admin);
         let Some(g) = store.game(block, index)? else {
             return Err(HillError::NotFound(format!(
                 "no game {index} in block {block}"
             )));
         };
-        let names = names_of(&store.versions()?, &store.entrants()?, &g.seats);
+        let (versions, entrants) = (store.versions()?, store.entrants()?);
+        let names = names_of(&versions, &entrants, &g.seats);
+        // The seats whose entrant is the viewer's own.
+        let mine: Vec<bool> = g
+            .seats
+            .iter()
+            .map(|v| {
+                let entrant = versions
+                    .iter()
+                    .find(|x| x.id == *v)
+                    .and_then(|x| entrants.iter().find(|e| e.id == x.entrant));
+                matches!((&viewer, entrant), (Some(a), Some(e)) if service::owns(a, e))
+            })
+            .collect();
         let mut steps = match &site.view {
             Some(view) => view(&g, &names).unwrap_or_else(|e| serde_json::json!({ "error": e })),
             None => serde_json::Value::Null,
@@ -395,8 +455,32 @@ async fn game(
             "block": g.block, "index": g.index, "seats": names, "record": record, "steps": steps,
         });
         if !organiser {
+            // An author keeps what its own seats' programs wrote.
+            let kept: Vec<(usize, serde_json::Value)> = out["record"]["forfeits"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .filter(|(_, f)| {
+                    f["seat"]
+                        .as_u64()
+                        .is_some_and(|s| mine.get(s as usize) == Some(&true))
+                })
+                .map(|(i, f)| (i, f["fault"]["stderr_tail"].clone()))
+                .collect();
             strip_stderr(&mut out);
+            for (i, tail) in kept {
+                if !tail.is_null() {
+                    out["record"]["forfeits"][i]["fault"]["stderr_tail"] = tail;
+                }
+            }
         }
+        out["stderr_seats"] = serde_json::json!(mine
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| organiser || **m)
+            .map(|(i, _)| i)
+            .collect::<Vec<_>>());
         Ok(out)
     })
     .await;
@@ -440,6 +524,8 @@ struct Shared {
     /// Each author's recent checks and uploads, for [`CHECKS_PER_WINDOW`] and
     /// [`UPLOADS_PER_WINDOW`].
     recent: std::sync::Mutex<std::collections::HashMap<String, Sent>>,
+    /// How many connections are open.
+    connections: crate::conn::OpenCount,
 }
 
 /// When an author's recent checks and uploads were (in that order).
@@ -449,16 +535,18 @@ type Sent = (Vec<std::time::Instant>, Vec<std::time::Instant>);
 /// machine seconds); an upload refused before its check is not counted here.
 /// The organiser's token is not counted.
 pub const CHECKS_PER_WINDOW: usize = 10;
-/// Uploads of any outcome an author may send in [`UPLOAD_WINDOW`] (each is
-/// received and unpacked).
+/// Uploads an author may have unpacked in [`UPLOAD_WINDOW`], whatever their
+/// check says (each is unpacked on the hill's disk); one refused before (a
+/// name, a token, the dates, no command) is not counted.
 pub const UPLOADS_PER_WINDOW: usize = 60;
 /// See [`CHECKS_PER_WINDOW`].
 pub const UPLOAD_WINDOW: std::time::Duration = std::time::Duration::from_secs(600);
 
 impl Shared {
-    /// Counts an upload of `author`'s, or says when they may send the next:
-    /// at most [`UPLOADS_PER_WINDOW`] uploads and [`CHECKS_PER_WINDOW`] checks.
-    fn count_upload(&self, author: &Author) -> Result<(), String> {
+    /// Counts an upload of `author`'s, or says why not and in how many
+    /// seconds they may send the next: at most [`UPLOADS_PER_WINDOW`] uploads
+    /// and [`CHECKS_PER_WINDOW`] checks.
+    fn count_upload(&self, author: &Author) -> Result<(), (String, u64)> {
         if author.admin {
             return Ok(());
         }
@@ -470,10 +558,13 @@ impl Shared {
         let full = |sent: &Vec<std::time::Instant>, most: usize, what: &str| {
             (sent.len() >= most).then(|| {
                 let wait = UPLOAD_WINDOW.saturating_sub(now.duration_since(sent[0]));
-                format!(
-                    "too many {what}: {most} in the last {} minutes; the next in {} s",
-                    UPLOAD_WINDOW.as_secs() / 60,
-                    wait.as_secs() + 1
+                let wait = wait.as_secs() + 1;
+                (
+                    format!(
+                        "too many {what}: {most} in the last {} minutes; the next in {wait} s",
+                        UPLOAD_WINDOW.as_secs() / 60
+                    ),
+                    wait,
                 )
             })
         };
@@ -500,8 +591,73 @@ impl Shared {
     }
 }
 
+/// Every refusal of the API: JSON `{"error": WHY, "status": CODE}` with
+/// the status, and `WWW-Authenticate` on a 401.
 fn refuse(code: StatusCode, why: impl Into<String>) -> Response {
-    (code, why.into()).into_response()
+    refuse_with(code, &why.into(), serde_json::json!({}))
+}
+
+/// [`refuse`] with more fields in the body (`limit_bytes`, `retry_after_s`).
+fn refuse_with(code: StatusCode, why: &str, more: serde_json::Value) -> Response {
+    let mut body = serde_json::json!({ "error": why, "status": code.as_u16() });
+    if let (Some(b), Some(m)) = (body.as_object_mut(), more.as_object()) {
+        b.extend(m.clone());
+    }
+    tracing::info!(status = code.as_u16(), error = why, "refused");
+    let mut r = (
+        code,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response();
+    if code == StatusCode::UNAUTHORIZED {
+        r.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Bearer"),
+        );
+    }
+    r
+}
+
+/// `GET /metrics`: the hill's counts in the OpenMetrics text format.
+async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
+    let m = &shared.site.metrics;
+    m.connections.set(shared.connections.get() as i64);
+    m.checks_waiting
+        .set(shared.waiting.load(std::sync::atomic::Ordering::SeqCst) as i64);
+    m.live_pages.set(
+        shared
+            .site
+            .server
+            .streams
+            .saturating_sub(shared.streams.available_permits()) as i64,
+    );
+    (
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        m.text(),
+    )
+        .into_response()
+}
+
+/// `GET /api/contest`: the contest's title, texts (as cleaned HTML), dates,
+/// phase, announcements and final round.
+async fn contest(State(shared): State<Arc<Shared>>) -> Response {
+    let r = read(&shared, |store, _| {
+        Ok(crate::contest::page_json(
+            &store.contest()?,
+            &store.announcements()?,
+            &store.rounds()?,
+            crate::store::now(),
+        ))
+    })
+    .await;
+    match r {
+        Ok(v) => json(v.to_string()),
+        Err(e) => e,
+    }
 }
 
 /// The token a request carries in `Authorization: Bearer TOKEN`, if any.
@@ -515,26 +671,42 @@ async fn authenticate(shared: &Arc<Shared>, token: String) -> Result<Author, Res
     read(shared, move |store, _| service::author_of(store, &token)).await
 }
 
+/// The answer to a request that is not the form an upload is.
+const NOT_A_FORM: &str = "send the upload as multipart/form-data with the fields token (or the header Authorization: Bearer TOKEN), name, command, change (add or update) and archive, in that order";
+
 /// `POST /api/submit`: a multipart form with `token`, `name`, `command`,
 /// `change` (`add` or `update`) and `archive` (a tar, tar.gz or zip of the bot's
 /// folder), the token before the archive (or in `Authorization: Bearer`): no
 /// byte of an archive is kept before its token is known. Answers the check's
-/// report: 200 when the bot entered, 403 for a bad token or someone else's
-/// entrant, 422 for an archive or a bot refused, 503 when uploads are already
-/// being received (at most [`crate::conn::ServerLimits::uploads`] at once).
+/// report: 200 when the bot entered; refusals as JSON (`error`, `status`):
+/// 401 for no token or one not known, 403 for someone else's entrant or an
+/// upload outside the contest's dates, 413 for an upload over
+/// [`MAX_UPLOAD`] (with `limit_bytes`), 415 for a request that is no form,
+/// 422 for an archive or a bot refused (`error` holds the check's report),
+/// 429 past an author's limits and 503 when uploads are already being
+/// received (both with `Retry-After`).
 async fn submit(
     State(shared): State<Arc<Shared>>,
     headers: axum::http::HeaderMap,
-    mut form: axum::extract::Multipart,
+    form: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Response {
+    let Ok(mut form) = form else {
+        shared.site.metrics.upload("rejected");
+        return refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, NOT_A_FORM);
+    };
     let Ok(_receiving) = shared.bodies.clone().try_acquire_owned() else {
+        shared.site.metrics.upload("throttled");
         return busy("the hill is receiving other uploads: send it again in a moment");
+    };
+    let rejected = |r: Response| {
+        shared.site.metrics.upload("rejected");
+        r
     };
     let mut author = None;
     if let Some(token) = bearer(&headers) {
         match authenticate(&shared, token).await {
             Ok(a) => author = Some(a),
-            Err(refused) => return refused,
+            Err(refused) => return rejected(refused),
         }
     }
     let mut fields: std::collections::HashMap<String, Vec<u8>> = Default::default();
@@ -543,10 +715,10 @@ async fn submit(
             Ok(Some(f)) => {
                 let name = f.name().unwrap_or_default().to_string();
                 if name == "archive" && author.is_none() {
-                    return refuse(
-                        StatusCode::FORBIDDEN,
+                    return rejected(refuse(
+                        StatusCode::UNAUTHORIZED,
                         "no token before the archive: send the token field first (or in Authorization: Bearer)",
-                    );
+                    ));
                 }
                 match f.bytes().await {
                     Ok(b) => {
@@ -554,28 +726,38 @@ async fn submit(
                             let token = String::from_utf8_lossy(&b).trim().to_string();
                             match authenticate(&shared, token).await {
                                 Ok(a) => author = Some(a),
-                                Err(refused) => return refused,
+                                Err(refused) => return rejected(refused),
                             }
                         }
                         fields.insert(name, b.to_vec());
                     }
                     Err(e) => {
-                        return refuse(
+                        return rejected(refuse_with(
                             StatusCode::PAYLOAD_TOO_LARGE,
-                            format!(
-                                "upload refused: {e} (an upload may weigh {} MiB)",
+                            &format!(
+                                "upload refused: {} (an upload may weigh {} MiB)",
+                                e.body_text(),
                                 MAX_UPLOAD >> 20
                             ),
-                        )
+                            serde_json::json!({ "limit_bytes": MAX_UPLOAD }),
+                        ))
                     }
                 }
             }
             Ok(None) => break,
-            Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("not a form: {e}")),
+            Err(e) => {
+                return rejected(refuse(
+                    StatusCode::BAD_REQUEST,
+                    format!("not a form: {}; {NOT_A_FORM}", e.body_text()),
+                ))
+            }
         }
     }
     let Some(author) = author else {
-        return refuse(StatusCode::FORBIDDEN, "no token: ask the organiser for one");
+        return rejected(refuse(
+            StatusCode::UNAUTHORIZED,
+            "no token: ask the organiser for one",
+        ));
     };
     drop(_receiving);
     let text = |k: &str| {
@@ -593,44 +775,56 @@ async fn submit(
     let archive = fields.remove("archive").unwrap_or_default();
     drop(fields);
     let shared2 = shared.clone();
+    let who = author.name.clone();
+    let what = name.clone();
+    tracing::info!(author = %who, entrant = %what, change = %change, bytes = archive.len(), "upload received");
     // The check runs to its end on its own thread even if the client goes away.
-    let r = tokio::task::spawn_blocking(move || -> Result<String, (StatusCode, String)> {
+    let r = tokio::task::spawn_blocking(move || -> Result<String, Refusal> {
         let site = &shared2.site;
-        shared2
-            .count_upload(&author)
-            .map_err(|e| (StatusCode::TOO_MANY_REQUESTS, e))?;
         let submit = site
             .submit
             .as_ref()
-            .map_err(|why| (StatusCode::SERVICE_UNAVAILABLE, why.clone()))?;
-        let refused = |e: HillError| (status_of(e.kind()), e.to_string());
+            .map_err(|why| Refusal::before(StatusCode::SERVICE_UNAVAILABLE, why.clone()))?;
+        let refused = |e: HillError| Refusal::before(status_of(e.kind()), e.to_string());
         service::check_name(&name).map_err(refused)?;
-        // Refused before any work when the name is not theirs to use.
-        let entrants = crate::store::open_read(&site.dir)
-            .and_then(|store| store.entrants())
-            .map_err(|e| refused(e.into()))?;
+        // Refused before any work when the name is not theirs to use, or
+        // the contest takes no uploads now.
+        let store = crate::store::open_read(&site.dir).map_err(|e| refused(e.into()))?;
+        service::uploads_open(store.as_ref(), Some(&author), crate::store::now())
+            .map_err(refused)?;
+        let entrants = store.entrants().map_err(|e| refused(e.into()))?;
+        drop(store);
         let found = entrants.iter().find(|e| e.name == name);
         service::permit(Some(&author), change, &name, found).map_err(refused)?;
         if command.is_empty() {
-            return Err((
+            return Err(Refusal::before(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "no command: say how to run the bot, such as python3 bot.py".into(),
             ));
         }
         if archive.is_empty() {
-            return Err((
+            return Err(Refusal::before(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "no archive: upload the bot's folder as a tar, tar.gz or zip".into(),
             ));
         }
+        // Counted from here on: what follows costs the hill's disk and cores.
+        shared2
+            .count_upload(&author)
+            .map_err(|(why, wait)| Refusal {
+                code: StatusCode::TOO_MANY_REQUESTS,
+                why,
+                retry_after: Some(wait),
+                checked: false,
+            })?;
+        let failed = |e: String| Refusal::before(StatusCode::INTERNAL_SERVER_ERROR, e);
         let uploads = site.dir.join("uploads");
-        std::fs::create_dir_all(&uploads)
-            .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        std::fs::create_dir_all(&uploads).map_err(|e| failed(e.to_string()))?;
         let mut id = [0u8; 8];
-        getrandom::fill(&mut id).map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        getrandom::fill(&mut id).map_err(|e| failed(e.to_string()))?;
         let folder = uploads.join(id.iter().map(|b| format!("{b:02x}")).collect::<String>());
         crate::upload::unpack(&archive, &folder, &site.limits).map_err(|e| {
-            (
+            Refusal::before(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 format!("archive refused: {e}"),
             )
@@ -669,13 +863,67 @@ async fn submit(
             shared2.count_check(&author);
         }
         r.map(|report| waited.clone() + &report)
-            .map_err(|e| (StatusCode::UNPROCESSABLE_ENTITY, waited + &e.why))
+            .map_err(|e| Refusal {
+                code: StatusCode::UNPROCESSABLE_ENTITY,
+                why: waited + &e.why,
+                retry_after: None,
+                checked: e.checked,
+            })
     })
     .await;
+    let m = &shared.site.metrics;
     match r {
-        Ok(Ok(report)) => (StatusCode::OK, report).into_response(),
-        Ok(Err((code, why))) => refuse(code, why),
-        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        Ok(Ok(report)) => {
+            m.upload("entered");
+            tracing::info!(author = %who, entrant = %what, "upload entered");
+            (
+                StatusCode::OK,
+                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                report,
+            )
+                .into_response()
+        }
+        Ok(Err(e)) => {
+            let outcome = if e.checked {
+                "refused"
+            } else if e.code == StatusCode::TOO_MANY_REQUESTS {
+                "throttled"
+            } else {
+                "rejected"
+            };
+            m.upload(outcome);
+            tracing::info!(author = %who, entrant = %what, outcome, status = e.code.as_u16(), "upload not entered");
+            match e.retry_after {
+                Some(s) => later(e.code, &e.why, s),
+                None => refuse(e.code, e.why),
+            }
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "an upload's check failed to run");
+            refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+        }
+    }
+}
+
+/// Why an upload was not entered, with its status.
+struct Refusal {
+    code: StatusCode,
+    why: String,
+    /// Seconds before another upload will be taken, if that is why.
+    retry_after: Option<u64>,
+    /// A check was run for it.
+    checked: bool,
+}
+
+impl Refusal {
+    /// Refused before any check.
+    fn before(code: StatusCode, why: String) -> Refusal {
+        Refusal {
+            code,
+            why,
+            retry_after: None,
+            checked: false,
+        }
     }
 }
 
@@ -692,7 +940,7 @@ async fn log(
 ) -> Response {
     let Some(token) = bearer(&headers) else {
         return refuse(
-            StatusCode::FORBIDDEN,
+            StatusCode::UNAUTHORIZED,
             "an entrant's stderr is for its author: send your token in Authorization: Bearer",
         );
     };
@@ -758,12 +1006,17 @@ async fn checks(State(shared): State<Arc<Shared>>) -> Response {
     )
 }
 
-/// `POST /api/entrant/{name}/{pause|resume|remove}`, with `token` in a form: an
-/// author may remove their own entrant; the rest needs the organiser's token.
+/// `POST /api/entrant/{name}/{pause|resume|remove}`, with the token in
+/// `Authorization: Bearer` or a form field `token`: an author may remove
+/// their own entrant; the rest needs the organiser's token.
 async fn act(
     State(shared): State<Arc<Shared>>,
     UrlPath((name, action)): UrlPath<(String, String)>,
-    axum::Form(form): axum::Form<std::collections::HashMap<String, String>>,
+    headers: axum::http::HeaderMap,
+    form: Result<
+        axum::Form<std::collections::HashMap<String, String>>,
+        axum::extract::rejection::FormRejection,
+    >,
 ) -> Response {
     let change = match action.as_str() {
         "pause" => Change::Pause,
@@ -776,11 +1029,21 @@ async fn act(
             )
         }
     };
-    let token = form.get("token").cloned().unwrap_or_default();
+    let token = match (bearer(&headers), form) {
+        (Some(t), _) => t,
+        (None, Ok(axum::Form(f))) => f.get("token").cloned().unwrap_or_default(),
+        (None, Err(_)) => {
+            return refuse(
+                StatusCode::UNAUTHORIZED,
+                "no token: send it in Authorization: Bearer, or as the field token of a form (application/x-www-form-urlencoded)",
+            )
+        }
+    };
     let r = tokio::task::spawn_blocking(move || -> Result<String, HillError> {
         let mut store = crate::store::open(&shared.site.dir)?;
         let author = service::author_of(store.as_ref(), &token)?;
         service::change(store.as_mut(), change, &name, None, Some(&author))?;
+        tracing::info!(author = %author.name, entrant = %name, change = %change, "entrant changed from the page");
         Ok(format!("{name}: {}", change.name()))
     })
     .await;
@@ -788,6 +1051,84 @@ async fn act(
         Ok(Ok(text)) => (StatusCode::OK, text).into_response(),
         Ok(Err(e)) => refusal(&e),
         Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}
+
+/// The most lines `/api/entrant/{name}/games` sends (its latest games).
+pub const GAMES_SENT: usize = 20_000;
+
+/// `GET /api/entrant/{name}/games`: the latest [`GAMES_SENT`] games any
+/// version of the entrant played, as JSON lines (as `koth hill games`
+/// writes them); what programs wrote to stderr only for its author and the
+/// organiser.
+async fn games_of(
+    State(shared): State<Arc<Shared>>,
+    UrlPath(name): UrlPath<String>,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    let token = bearer(&headers);
+    let r = read(&shared, move |store, _| {
+        let seats = crate::export::Seats::of(store)?;
+        let e = seats.entrant(&name)?;
+        let own = match &token {
+            Some(t) => service::owns(&service::author_of(store, t)?, e),
+            None => false,
+        };
+        let id = e.id;
+        let mut lines = std::collections::VecDeque::new();
+        let mut bad = None;
+        store.each_game(&mut |g| {
+            if bad.is_some() || !seats.played(&g, id) {
+                return;
+            }
+            let record = if own {
+                g.record.clone()
+            } else {
+                let mut v: serde_json::Value = serde_json::from_str(&g.record).unwrap_or_default();
+                strip_stderr(&mut v);
+                v.to_string()
+            };
+            let line = serde_json::value::RawValue::from_string(record)
+                .map_err(|e| e.to_string())
+                .and_then(|raw| {
+                    serde_json::to_string(&seats.line(&g, &raw)).map_err(|e| e.to_string())
+                });
+            match line {
+                Ok(l) => {
+                    if lines.len() == GAMES_SENT {
+                        lines.pop_front();
+                    }
+                    lines.push_back(l);
+                }
+                Err(e) => {
+                    bad = Some(HillError::Invalid(format!(
+                        "game {} of block {}: unreadable record: {e}",
+                        g.index, g.block
+                    )))
+                }
+            }
+        })?;
+        if let Some(e) = bad {
+            return Err(e);
+        }
+        let mut out = String::new();
+        for l in lines {
+            out += &l;
+            out.push('\n');
+        }
+        Ok(out)
+    })
+    .await;
+    match r {
+        Ok(text) => (
+            [
+                (header::CONTENT_TYPE, "application/x-ndjson"),
+                (header::CONTENT_DISPOSITION, "attachment"),
+            ],
+            text,
+        )
+            .into_response(),
+        Err(e) => e,
     }
 }
 
@@ -827,13 +1168,23 @@ pub fn history_point(board: &crate::Board) -> serde_json::Value {
         .collect::<Vec<_>>())
 }
 
+/// `GET /api/history`: the standings over time (at most 300 points: when,
+/// games stored, each ranked entrant's `[name, strength, low, high, games]`)
+/// and the changes of the field, for the chart's marks.
 async fn history(State(shared): State<Arc<Shared>>) -> Response {
     let r = read(&shared, |store, _| {
         let points = store.history(300)?;
-        Ok(serde_json::json!(points
-            .into_iter()
-            .map(|(at, games, rows)| serde_json::json!({ "at": at, "games": games, "rows": rows }))
-            .collect::<Vec<_>>()))
+        let events = store.events(0)?;
+        Ok(serde_json::json!({
+            "points": points
+                .into_iter()
+                .map(|(at, games, rows)| serde_json::json!({ "at": at, "games": games, "rows": rows }))
+                .collect::<Vec<_>>(),
+            "events": events
+                .iter()
+                .map(|e| serde_json::json!({ "at": e.at, "kind": e.kind, "entrant": e.entrant }))
+                .collect::<Vec<_>>(),
+        }))
     })
     .await;
     match r {

@@ -77,7 +77,7 @@ fn a_hill_of_the_previous_layout_is_migrated_and_audits_clean() {
     let read = koth_hill::store::open_read(&d).unwrap();
     assert_eq!(read.game_count().unwrap(), 460);
     drop(read);
-    assert_eq!(layout(&d), 4);
+    assert_eq!(layout(&d), 5);
     let mut h = open(&d);
     // Every block kept its versions, seat by seat, and its kind.
     let blocks = h.store.blocks().unwrap();
@@ -108,6 +108,19 @@ fn a_hill_of_the_previous_layout_is_migrated_and_audits_clean() {
         .find(|e| e.name == "bluffer");
     assert_eq!(bluffer.unwrap().status, Status::Paused);
     assert_eq!(h.store.tokens().unwrap()[0].name, "alice");
+    // Layout 5: no contest said yet, no announcement, and the contest's
+    // tables take what the organiser says.
+    assert_eq!(h.store.contest().unwrap(), koth_hill::Contest::default());
+    assert!(h.store.announcements().unwrap().is_empty());
+    let c = koth_hill::Contest {
+        title: "Migrated".into(),
+        deadline: Some(100),
+        ..Default::default()
+    };
+    h.store.set_contest(&c).unwrap();
+    assert_eq!(h.store.contest().unwrap(), c);
+    let a = h.store.announce("hello").unwrap();
+    assert_eq!(h.store.announcements().unwrap(), [a]);
     // The program's latest games are found through the new table.
     let py = h
         .store

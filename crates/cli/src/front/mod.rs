@@ -53,9 +53,10 @@ pub trait Front: Sized + 'static {
     const HIDDEN: bool = true;
     /// What the old form of `run` called its file (`koth ppcg LIST`).
     const FILE_WORD: &'static str = "FILE";
-    /// Whether a run's isolation line (and the limits of its JSON-lines programs)
-    /// is part of its results: printed with `-q` too, and again after the
-    /// standings. Otherwise it is progress, on stderr without `-q`.
+    /// Whether a run's isolation line (with the limits of its JSON-lines
+    /// programs) is part of its results: printed once, at the start on
+    /// stderr, or with `-q` (which shows no start) after the standings.
+    /// Otherwise it is progress only, on stderr without `-q`.
     const ISOLATION_IN_RESULTS: bool = false;
     /// The command a run folder's `run.json` says made it (`run`).
     const RUNNER: &'static str = "run";

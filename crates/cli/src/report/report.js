@@ -44,13 +44,32 @@
   const gameTitle = D.title || D.game;
   // How a replay step's table reads: Coup's coins and cards, or Samurai's health and honour.
   const coupTable = D.table === "coup";
-  document.title = gameTitle + " — koth report (seed " + D.seed + ")";
-  document.getElementById("title").textContent = gameTitle + " — tournament report";
-  document.getElementById("subtitle").textContent =
-    "koth " + D.runner + " · seed " + D.seed + " · written by koth " + D.version;
+  document.title = (D.heading || gameTitle) + " — koth report (seed " + D.seed + ")";
+  document.getElementById("title").textContent = D.heading || gameTitle + " — tournament report";
+  document.getElementById("subtitle").textContent = (D.subheading ? D.subheading + " · " : "") +
+    gameTitle + " · seed " + D.seed + " · written by koth " + D.version;
   const chips = document.getElementById("chips");
   const chip = (label, value) => chips.appendChild(el("span", { class: "chip" }, label + " ", el("b", {}, value)));
-  chip("games", int(D.games) + (D.range[1] - D.range[0] > D.games ? " of " + int(D.range[1] - D.range[0]) : ""));
+  // A gauntlet stops when its test decides: its range is a limit, not a plan.
+  const G = D.gauntlet;
+  chip("games", int(D.games) + (!G && D.range[1] - D.range[0] > D.games ? " of " + int(D.range[1] - D.range[0]) : ""));
+  if (G) {
+    const words = { better: "better", "not-better": "not better", undecided: "undecided" };
+    chip("verdict", words[G.verdict] || G.verdict);
+    chip("LLR", (G.llr >= 0 ? "+" : "") + G.llr.toFixed(2));
+    chip("Elo", (G.elo[0] >= 0 ? "+" : "") + G.elo[0].toFixed(1));
+    const sign = (x) => (x >= 0 ? "+" : "") + x.toFixed(1);
+    const verdictText = G.verdict === "better"
+      ? `better: at least ${sign(G.test.elo1)} Elo, accepted with at most ${Math.round(100 * G.test.alpha)}% chance of a false positive`
+      : G.verdict === "not-better"
+        ? `not better: at most ${sign(G.test.elo0)} Elo, accepted with at most ${Math.round(100 * G.test.beta)}% chance of missing a real ${sign(G.test.elo1)}`
+        : `undecided after ${int(G.games)} games (the limit was ${int(G.max_games)})`;
+    document.getElementById("verdict").hidden = false;
+    document.getElementById("verdict-text").textContent =
+      `${G.candidate} against ${G.pool.join(", ")} at ${G.table_size} seats: ${verdictText}. ` +
+      `LLR ${G.llr.toFixed(2)} in [${G.bounds[0].toFixed(2)}, ${G.bounds[1].toFixed(2)}]; ` +
+      `Elo ${sign(G.elo[0])} [${sign(G.elo[1])}, ${sign(G.elo[2])}]; score ${(100 * G.score).toFixed(1)}% over ${int(G.games)} games.`;
+  }
   chip("bots", names.length);
   chip("decisions", int(D.decisions));
   chip("forfeits", int(D.forfeits_total));

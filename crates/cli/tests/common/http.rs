@@ -89,7 +89,45 @@ pub fn status_and_body(resp: &str) -> (u16, String) {
         .and_then(|c| c.parse().ok())
         .unwrap_or(0);
     let body = resp.split_once("\r\n\r\n").map_or("", |b| b.1);
+    // A refusal is JSON ({"error", "status"}): its reason, once its status is
+    // checked to be the response's.
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(body) {
+        if let Some(why) = v["error"].as_str() {
+            assert_eq!(v["status"], code, "a refusal's status in its body: {body}");
+            return (code, why.to_string());
+        }
+    }
     (code, body.to_string())
+}
+
+/// Sends `method path` with `headers` (each `Name: value`) and `body`: the
+/// whole response, head and body.
+pub fn send(addr: &str, method: &str, path: &str, headers: &[&str], body: &[u8]) -> String {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for h in headers {
+        head += h;
+        head += "\r\n";
+    }
+    head += "\r\n";
+    s.write_all(head.as_bytes()).unwrap();
+    let _ = s.write_all(body);
+    let mut resp = Vec::new();
+    let _ = s.read_to_end(&mut resp);
+    String::from_utf8_lossy(&resp).into_owned()
+}
+
+/// A response's header `name` (case folded), if it has one.
+pub fn header_of(resp: &str, name: &str) -> Option<String> {
+    let head = resp.split_once("\r\n\r\n").map_or(resp, |h| h.0);
+    head.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.eq_ignore_ascii_case(name).then(|| v.trim().to_string())
+    })
 }
 
 /// GETs `path`: the whole response.

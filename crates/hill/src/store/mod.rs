@@ -95,6 +95,16 @@ pub trait Store: Send {
     fn rounds(&self) -> Result<Vec<Round>>;
     /// The number the next round will have.
     fn next_round(&self) -> Result<i64>;
+    /// The contest around the hill (all empty until the organiser says).
+    fn contest(&self) -> Result<Contest>;
+    /// Replaces the contest's texts and dates.
+    fn set_contest(&mut self, contest: &Contest) -> Result<()>;
+    /// Posts an announcement now; gives it.
+    fn announce(&mut self, text: &str) -> Result<Announcement>;
+    /// Takes announcement `id` down.
+    fn unannounce(&mut self, id: i64) -> Result<()>;
+    /// The announcements, newest first.
+    fn announcements(&self) -> Result<Vec<Announcement>>;
     /// Keeps a point of the standings' history: when, how many games stored, and
     /// each ranked entrant's mean and interval.
     fn add_history(&mut self, at: i64, games: u64, rows: &serde_json::Value) -> Result<()>;
@@ -193,6 +203,9 @@ pub trait Store: Send {
     fn recent_games(&self, version: i64, n: usize) -> Result<Vec<StoredGame>>;
     /// Games stored in all.
     fn game_count(&self) -> Result<u64>;
+    /// Copies the database, consistent at one moment, into the folder `to`
+    /// (as a hill's folder holds it), while others read and write it.
+    fn backup(&self, to: &Path) -> Result<()>;
     /// What each version's stored games gave it (kept as batches are stored;
     /// a version with no game is absent).
     fn results(&self) -> Result<HashMap<i64, Results>>;

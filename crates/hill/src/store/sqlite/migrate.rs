@@ -37,10 +37,16 @@ const STEPS: &[Step] = &[
         sql: include_str!("migrations/004_version_results.sql"),
         then: Some(count_results),
     },
+    Step {
+        to: 5,
+        what: "the contest: its texts and dates, announcements, the final round",
+        sql: include_str!("migrations/005_contest.sql"),
+        then: None,
+    },
 ];
 
 /// The layout this koth reads and writes.
-pub(super) const LAYOUT: i64 = 4;
+pub(super) const LAYOUT: i64 = 5;
 
 /// The layout of the database `db` (0 for an empty file).
 pub(super) fn layout(db: &rusqlite::Connection) -> Result<i64> {

@@ -396,13 +396,14 @@ impl Store for Sqlite {
 
     fn add_round(&mut self, r: &Round) -> Result<i64> {
         self.db.execute(
-            "INSERT INTO rounds (id, at, games, entrants, standings) VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO rounds (id, at, games, entrants, standings, beacon) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             rusqlite::params![
                 r.id,
                 r.at,
                 r.games as i64,
                 r.entrants.to_string(),
-                r.standings.to_string()
+                r.standings.to_string(),
+                r.beacon,
             ],
         )?;
         Ok(self.db.last_insert_rowid())
@@ -411,7 +412,7 @@ impl Store for Sqlite {
     fn rounds(&self) -> Result<Vec<Round>> {
         let mut q = self
             .db
-            .prepare("SELECT id, at, games, entrants, standings FROM rounds ORDER BY id")?;
+            .prepare("SELECT id, at, games, entrants, standings, beacon FROM rounds ORDER BY id")?;
         let rows = q.query_map([], |r| {
             let json = |i| -> rusqlite::Result<serde_json::Value> {
                 Ok(serde_json::from_str(&r.get::<_, String>(i)?).unwrap_or_default())
@@ -422,6 +423,7 @@ impl Store for Sqlite {
                 games: r.get::<_, i64>(2)? as u64,
                 entrants: json(3)?,
                 standings: json(4)?,
+                beacon: r.get(5)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -433,6 +435,79 @@ impl Store for Sqlite {
             .query_row("SELECT COALESCE(MAX(id), 0) + 1 FROM rounds", [], |r| {
                 r.get(0)
             })?)
+    }
+
+    fn backup(&self, to: &Path) -> Result<()> {
+        let path = to.join(DATABASE);
+        let mut copy = rusqlite::Connection::open(&path)?;
+        // A step of pages at a time: the writer waits at most a step's length.
+        rusqlite::backup::Backup::new(&self.db, &mut copy)?.run_to_completion(
+            256,
+            std::time::Duration::from_millis(5),
+            None,
+        )?;
+        Ok(())
+    }
+
+    fn contest(&self) -> Result<Contest> {
+        let body: Option<String> = self
+            .db
+            .query_row("SELECT body FROM contest WHERE id = 1", [], |r| r.get(0))
+            .optional()?;
+        match body {
+            None => Ok(Contest::default()),
+            Some(b) => serde_json::from_str(&b)
+                .map_err(|e| StoreError::Invalid(format!("the contest's row is damaged: {e}"))),
+        }
+    }
+
+    fn set_contest(&mut self, contest: &Contest) -> Result<()> {
+        let body = serde_json::to_string(contest).map_err(|e| StoreError::new(e.to_string()))?;
+        self.db.execute(
+            "INSERT INTO contest (id, body) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET body = ?1",
+            [body],
+        )?;
+        Ok(())
+    }
+
+    fn announce(&mut self, text: &str) -> Result<Announcement> {
+        let at = now();
+        self.db.execute(
+            "INSERT INTO announcements (at, text) VALUES (?1, ?2)",
+            rusqlite::params![at, text],
+        )?;
+        Ok(Announcement {
+            id: self.db.last_insert_rowid(),
+            at,
+            text: text.to_string(),
+        })
+    }
+
+    fn unannounce(&mut self, id: i64) -> Result<()> {
+        if self
+            .db
+            .execute("DELETE FROM announcements WHERE id = ?1", [id])?
+            == 0
+        {
+            return Err(StoreError::NotFound(format!(
+                "no announcement {id}\n  fix: koth hill announce DIR --list shows them"
+            )));
+        }
+        Ok(())
+    }
+
+    fn announcements(&self) -> Result<Vec<Announcement>> {
+        let mut q = self
+            .db
+            .prepare("SELECT id, at, text FROM announcements ORDER BY id DESC")?;
+        let rows = q.query_map([], |r| {
+            Ok(Announcement {
+                id: r.get(0)?,
+                at: r.get(1)?,
+                text: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     fn add_history(&mut self, at: i64, games: u64, rows: &serde_json::Value) -> Result<()> {
