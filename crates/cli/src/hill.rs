@@ -67,6 +67,16 @@ pub enum HillCmd {
     Config(ConfigArgs),
     /// Post an announcement on the page (Markdown), list them, or take one down.
     Announce(AnnounceArgs),
+    /// Write the page into a new folder as static files, to host anywhere
+    /// once a contest is over: the contest, the leaderboard, the standings
+    /// over time, every entrant's page as the public sees it, the games they
+    /// link to step by step, the rounds' reports.
+    Export {
+        /// The hill's folder.
+        dir: PathBuf,
+        /// The new folder.
+        to: PathBuf,
+    },
     /// Copy the hill into a new folder, also while it is served: its database
     /// by SQLite's online backup, then its programs' folders and rounds. The
     /// copy is a hill of its own (audit it, serve it).
@@ -343,7 +353,7 @@ pub fn run(cmd: HillCmd) -> Result<()> {
         ) => dir,
         HillCmd::Config(a) => &a.dir,
         HillCmd::Announce(a) => &a.dir,
-        HillCmd::Backup { dir, .. } => dir,
+        HillCmd::Backup { dir, .. } | HillCmd::Export { dir, .. } => dir,
     }
     .clone();
     let game = store::open(&dir)?.settings()?.game;
@@ -469,6 +479,7 @@ impl front::Visit for On {
             HillCmd::Games(a) => export_games(&a),
             HillCmd::Config(a) => config(&a),
             HillCmd::Announce(a) => announce(&a),
+            HillCmd::Export { dir, to } => export::<F>(&dir, &to),
             HillCmd::Backup { dir, to } => {
                 let c = koth_hill::folders::backup(&dir, &to)?;
                 out!(
@@ -959,6 +970,44 @@ fn say(warn: bool, text: &str) {
     }
 }
 
+/// How the page shows a stored game: step by step, with its record (a game
+/// of built-ins, kept as results, played again from its block's seed).
+fn game_view<F: Front>(hill: &Hill<F::Game>, dir: &Path) -> koth_hill::web::GameView {
+    let rules: RulesOf<F> = hill.rules.clone();
+    let dir = dir.to_path_buf();
+    Box::new(move |g, names| {
+        let mut rec: GameRecord<ChoiceOf<F>> =
+            serde_json::from_str(&g.record).map_err(|e| format!("unreadable record: {e}"))?;
+        if rec.choices.is_none() {
+            rec = open::<F>(&dir)
+                .map_err(|e| format!("{e:#}"))?
+                .full_record(g)
+                .map_err(|e| e.to_string())?;
+        }
+        let steps = F::page_steps(&rules, &rec, names)?;
+        Ok(serde_json::json!({ "steps": steps, "facts": F::page_facts(), "record": rec }))
+    })
+}
+
+/// `koth hill export`: the page as static files.
+fn export<F: Front>(dir: &Path, to: &Path) -> Result<()> {
+    let hill = open::<F>(dir)?;
+    let (board, _) = hill.board()?;
+    let board = koth_hill::web::board_json(&hill.settings, &board, hill.store.game_count()?);
+    let view = game_view::<F>(&hill, dir);
+    let done = koth_hill::export::site(dir, to, &board, Some(&view))?;
+    out!(
+        "the page of {} written to {}: {} entrants' pages, {} games, {} round reports\n  host the folder anywhere (a static file server); open {}/index.html through one, not from the disk",
+        dir.display(),
+        to.display(),
+        done.entrants,
+        done.games,
+        done.rounds,
+        to.display()
+    );
+    Ok(())
+}
+
 /// The log of `serve` on stderr: a line per upload, block, change, refusal
 /// and error, as text or JSON; `RUST_LOG` filters it (default: info).
 fn start_log(format: &str) {
@@ -1006,21 +1055,7 @@ fn serve<F: Front>(a: ServeArgs) -> Result<()> {
         stored,
     )));
     drop(board);
-    let rules: RulesOf<F> = hill.rules.clone();
-    let dir = a.dir.clone();
-    let view: koth_hill::web::GameView = Box::new(move |g, names| {
-        let mut rec: GameRecord<ChoiceOf<F>> =
-            serde_json::from_str(&g.record).map_err(|e| format!("unreadable record: {e}"))?;
-        if rec.choices.is_none() {
-            // A game of built-ins, kept as results: played again from its seed.
-            rec = open::<F>(&dir)
-                .map_err(|e| format!("{e:#}"))?
-                .full_record(g)
-                .map_err(|e| e.to_string())?;
-        }
-        let steps = F::page_steps(&rules, &rec, names)?;
-        Ok(serde_json::json!({ "steps": steps, "facts": F::page_facts(), "record": rec }))
-    });
+    let view = game_view::<F>(&hill, &a.dir);
     let support = koth_process::sandbox_support();
     let submit = if hill.sandbox == koth_process::Sandbox::Off || support.namespaces {
         submitter::<F>(a.dir.clone(), hill.sandbox).map_err(|e| format!("{e:#}"))

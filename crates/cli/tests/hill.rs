@@ -1455,6 +1455,39 @@ fn a_contest_is_announced_frozen_and_decided_by_its_final_round() {
     assert!(ok(&["hill", "announce", copy.to_str().unwrap(), "--list"]).starts_with("1 · "));
     let (code, _, err) = koth_all(&["hill", "backup", h, copy.to_str().unwrap()]);
     assert_eq!(code, Some(5), "a backup over a folder that is there: {err}");
+    // The page exported as static files: the page in its static mode, the
+    // contest with its result, the board, an entrant and its games, the
+    // round's report; never over a folder that is there.
+    let site = scratch("contest-export");
+    let out = ok(&["hill", "export", h, site.to_str().unwrap()]);
+    assert!(out.contains("3 entrants' pages"), "{out}");
+    let read = |rel: &str| std::fs::read_to_string(site.join(rel)).unwrap();
+    assert!(read("index.html").contains("<html lang=\"en\" data-static=\"1\">"));
+    let c: serde_json::Value = serde_json::from_str(&read("api/contest.json")).unwrap();
+    assert_eq!(
+        (c["title"].as_str(), c["final_round"]["id"].as_i64()),
+        (Some("Winter Coup"), Some(1))
+    );
+    let board: serde_json::Value = serde_json::from_str(&read("api/board.json")).unwrap();
+    assert_eq!(board["rows"].as_array().unwrap().len(), 3);
+    assert_eq!(board["candidate_games"], 100);
+    let honest: serde_json::Value = serde_json::from_str(&read("api/entrant/honest.json")).unwrap();
+    let g = &honest["recent"][0];
+    let game: serde_json::Value = serde_json::from_str(&read(&format!(
+        "api/game/{}/{}.json",
+        g["block"], g["index"]
+    )))
+    .unwrap();
+    assert!(
+        game["steps"]["steps"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty()),
+        "{game}"
+    );
+    assert!(read("rounds/1/report.html").contains("Winter Coup: the final round"));
+    let (code, _, _) = koth_all(&["hill", "export", h, site.to_str().unwrap()]);
+    assert_eq!(code, Some(5));
+    std::fs::remove_dir_all(&site).ok();
     // The end: no more games.
     ok(&["hill", "config", h, "--end", &from_now(-1)]);
     assert_eq!(contest()["phase"], "ended");

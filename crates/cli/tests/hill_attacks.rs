@@ -888,6 +888,32 @@ fn a_bots_stderr_is_shown_to_its_author_only() {
     );
     drop(b);
     std::fs::remove_dir_all(&profile).ok();
+    // The page exported as static files holds the reasons, never a byte of
+    // stderr nor a path of the server's.
+    let exported = scratch("privacy-export");
+    let out = ok(&["hill", "export", h, exported.to_str().unwrap()]);
+    assert!(out.contains("entrants' pages"), "{out}");
+    let mut files = vec![exported.clone()];
+    let mut texts = Vec::new();
+    while let Some(f) = files.pop() {
+        if f.is_dir() {
+            files.extend(std::fs::read_dir(&f).unwrap().map(|e| e.unwrap().path()));
+        } else {
+            texts.push((f.clone(), std::fs::read_to_string(&f).unwrap()));
+        }
+    }
+    assert!(texts
+        .iter()
+        .any(|(f, _)| f.ends_with("api/entrant/leaky.json")));
+    assert!(
+        texts.iter().any(|(_, t)| t.contains("crashed")),
+        "the reasons are there"
+    );
+    for (f, t) in &texts {
+        assert!(!t.contains("SECRET"), "stderr in {}", f.display());
+        assert!(!t.contains(h), "a server path in {}", f.display());
+    }
+    std::fs::remove_dir_all(&exported).ok();
     server.kill().ok();
     server.wait().ok();
     std::fs::remove_dir_all(&d).ok();

@@ -1,4 +1,9 @@
 "use strict";
+// An exported page (koth hill export) reads files beside it, not the API, and
+// takes nothing: no live board, no form, no actions.
+const STATIC = document.documentElement.dataset.static === "1";
+const url = (p) => (STATIC ? "." + p + ".json" : p);
+const roundUrl = (id) => (STATIC ? `rounds/${id}/report.html` : `/rounds/${id}`);
 // Everything a bot or an entrant's author chose (names, stderr, reasons) goes in
 // as text: never as markup.
 function el(tag, attrs, ...kids) {
@@ -28,7 +33,9 @@ function drawBoard(b) {
     return el("tr", { class: "row" + (r.status === "paused" ? " paused" : ""), "data-name": r.name, onclick: () => showEntrant(r.name) },
       el("td", {}, r.rank, r.settled ? el("span", { class: "settled", title: "settled" }, " ✓") : ""),
       el("td", {}, r.name, r.status === "paused" ? " (paused)" : ""),
-      el("td", {}, "v" + r.version), el("td", {}, r.games.toLocaleString()),
+      el("td", {}, "v" + r.version, r.games < (b.candidate_games || 0)
+        ? el("span", { class: "candidate-tag", title: "a new version first plays this many games against the field" }, ` candidate: ${r.games} of ${b.candidate_games} games`) : ""),
+      el("td", {}, r.games.toLocaleString()),
       el("td", { class: "mean" }, r.games ? fmt(r.strength) : "–"),
       el("td", {}, r.games ? `${fmt(r.low)} … ${fmt(r.high)}` : ""), el("td", {}, bar),
       el("td", {}, r.games ? fmt(r.mean) : ""),
@@ -49,9 +56,9 @@ async function said(r) {
   }
   return text;
 }
-async function getJson(url, withToken) {
-  const r = await fetch(url, withToken ? auth() : {});
-  if (!r.ok) throw new Error(await said(r));
+async function getJson(path, withToken) {
+  const r = await fetch(url(path), withToken && !STATIC ? auth() : {});
+  if (!r.ok) throw new Error(STATIC ? "not in this export" : await said(r));
   return r.json();
 }
 const when = (t) => t.replace("T", " ").replace(/:00Z$/, " UTC").replace(/Z$/, " UTC");
@@ -81,7 +88,7 @@ async function drawContest() {
   if (c.final_round) {
     const top = c.final_round.standings[0];
     fin.replaceChildren(el("b", {}, "Result: "), top ? `${top.name} won the final round` : "the final round was played", " · ",
-      el("a", { href: `/rounds/${c.final_round.id}`, id: "final-link" }, "its report"));
+      el("a", { href: roundUrl(c.final_round.id), id: "final-link" }, "its report"));
   }
   box.hidden = !(c.description_html || c.rules_html || dates.length || c.announcements.length || c.final_round);
   tick();
@@ -134,7 +141,7 @@ async function showEntrant(name) {
     el("p", { id: "entrant-facts" }, `entered by ${e.author || "the organiser"} · runs ${command} · version ${current.number || "?"} of ${e.versions.length} · `,
       el("a", { href: "#entrant=" + encodeURIComponent(e.name), title: "this entrant's address on the page" }, "link")),
     e.candidate ? el("p", { class: "candidate", id: "candidate" }, `candidate: ${e.candidate.games} of ${e.candidate.of} games against the field played; until then the board ranks it on what it has`) : "",
-    el("p", {}, ...["pause", "resume", "remove"].map(a => el("button", { type: "button", "data-action": a, onclick: () => act(e.name, a) }, a)),
+    STATIC ? "" : el("p", {}, ...["pause", "resume", "remove"].map(a => el("button", { type: "button", "data-action": a, onclick: () => act(e.name, a) }, a)),
       " ", el("span", { class: "mute" }, "with the token in the form below"), " ", el("span", { id: "act-result" })),
     el("p", {}, "Versions: ", ...e.versions.map(v => el("span", {}, `v${v.number} (${at(v.at)})  `))),
     el("p", {}, "Events: ", e.events.map(ev => `${ev.kind} (${at(ev.at)})`).join(", ")),
@@ -145,10 +152,10 @@ async function showEntrant(name) {
     el("table", { id: "recent" }, ...e.recent.map(g => el("tr", {},
       el("td", {}, gameLink(g.block, g.index)),
       el("td", {}, g.seats.map((n, i) => `${n}: ${(g.scores[i] ?? 0).toFixed(2)}`).join(" · "))))),
-    el("p", {}, el("a", { id: "download-games", href: "#", onclick: (ev) => { ev.preventDefault(); download(`/api/entrant/${encodeURIComponent(e.name)}/games`, `${e.name}-games.jsonl`); } }, "download its games (JSON lines)"),
+    STATIC ? "" : el("p", {}, el("a", { id: "download-games", href: "#", onclick: (ev) => { ev.preventDefault(); download(`/api/entrant/${encodeURIComponent(e.name)}/games`, `${e.name}-games.jsonl`); } }, "download its games (JSON lines)"),
       e.stderr_shown ? " with what it wrote to stderr" : ""),
     el("h2", { id: "forfeits-head" }, `Forfeits: ${e.forfeits.length}${e.forfeits.length >= 100 ? " (the latest)" : ""} in its latest ${e.scanned.toLocaleString()} games; ${e.forfeits_in_all.toLocaleString()} in all ${e.games.toLocaleString()} games of this version`),
-    e.stderr_shown
+    STATIC ? "" : e.stderr_shown
       ? el("p", {}, el("button", { type: "button", id: "show-log", onclick: () => showLog(e.name) }, "its stderr logs"), " ", el("span", { class: "mute" }, "(you are its author)"))
       : el("p", { class: "mute" }, "What a bot wrote to stderr is shown to its author: type your token in the form below and open the entrant again."),
     el("pre", { id: "entrant-log", hidden: "" }),
@@ -378,12 +385,17 @@ async function drawRounds() {
   const rs = await getJson("/api/rounds");
   if (!rs.length) return;
   document.getElementById("rounds").replaceChildren(...rs.map(r => el("li", {},
-    el("a", { href: `/rounds/${r.id}` }, `Round ${r.id}`),
+    el("a", { href: roundUrl(r.id) }, `Round ${r.id}`),
     ` · ${r.games.toLocaleString()} games · ${new Date(r.at * 1000).toISOString().slice(0, 10)} · first: `,
     r.standings.length ? `${r.standings[0].name} (${fmt(r.standings[0].strength ?? r.standings[0].mean)})` : "–")));
 }
 function connect() {
   const st = document.getElementById("status");
+  if (STATIC) {
+    st.textContent = "exported: the standings as they were";
+    document.getElementById("submit").hidden = true;
+    return;
+  }
   const es = new EventSource("/api/live");
   es.addEventListener("board", (m) => {
     const b = JSON.parse(m.data);
@@ -406,4 +418,4 @@ fromHash();
 connect();
 drawHistory().catch(() => {});
 drawRounds().catch(() => {});
-setInterval(() => { drawHistory().catch(() => {}); drawRounds().catch(() => {}); drawContest().catch(() => {}); }, 15000);
+if (!STATIC) setInterval(() => { drawHistory().catch(() => {}); drawRounds().catch(() => {}); drawContest().catch(() => {}); }, 15000);

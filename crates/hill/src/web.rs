@@ -75,9 +75,9 @@ pub struct Site {
 /// The most an upload may weigh, packed.
 pub const MAX_UPLOAD: usize = 16 << 20;
 
-const PAGE: &str = include_str!("page.html");
-const PAGE_JS: &str = include_str!("page.js");
-const PAGE_CSS: &str = include_str!("page.css");
+pub(crate) const PAGE: &str = include_str!("page.html");
+pub(crate) const PAGE_JS: &str = include_str!("page.js");
+pub(crate) const PAGE_CSS: &str = include_str!("page.css");
 
 /// Serves the page on `listen` from a thread of its own; gives the address it
 /// is bound to (port 0 picks a free one).
@@ -305,102 +305,113 @@ async fn entrant(
 ) -> Response {
     let token = bearer(&headers);
     let r = read(&shared, move |store, site| {
-        let entrants = store.entrants()?;
-        let Some(e) = entrants.iter().find(|e| e.name == name) else {
-            return Err(HillError::NotFound(format!("no entrant {name:?}")));
-        };
         let viewer = match &token {
             Some(t) => service::author_of(store, t).ok(),
             None => None,
         };
-        let own = viewer.as_ref().is_some_and(|a| service::owns(a, e));
-        // Read once: every recent game's seats are named from them.
-        let every_version = store.versions()?;
-        let versions: Vec<_> = every_version
-            .clone()
-            .into_iter()
-            .filter(|v| v.entrant == e.id)
-            .map(|mut v| {
-                if let Some(o) = v.spec.as_object_mut() {
-                    o.remove("folder");
-                }
-                v
-            })
-            .collect();
-        let events: Vec<_> = store
-            .events(0)?
-            .into_iter()
-            .filter(|ev| ev.entrant == e.name)
-            .collect();
-        let mut recent = Vec::new();
-        let mut forfeits = Vec::new();
-        let latest = store.recent_games(e.version, FORFEITS_SCANNED)?;
-        let scanned = latest.len();
-        for (k, g) in latest.into_iter().enumerate() {
-            // Only a game with a forfeit, or one listed, is read whole.
-            if k >= RECENT_SHOWN && !g.record.contains("\"forfeits\"") {
-                continue;
-            }
-            let rec: serde_json::Value = serde_json::from_str(&g.record).unwrap_or_default();
-            let seat_of_mine = g.seats.iter().position(|v| *v == e.version);
-            for f in rec["forfeits"].as_array().into_iter().flatten() {
-                if f["seat"].as_u64().map(|s| s as usize) == seat_of_mine
-                    && forfeits.len() < FORFEITS_SHOWN
-                {
-                    let reason =
-                        scrub(f["fault"]["reason"].as_str().unwrap_or_default(), &site.dir);
-                    let mut item = serde_json::json!({
-                        "block": g.block, "index": g.index, "reason": reason,
-                    });
-                    if own {
-                        item["stderr"] = f["fault"]["stderr_tail"].clone();
-                    }
-                    forfeits.push(item);
-                }
-            }
-            if k < RECENT_SHOWN {
-                let names = names_of(&every_version, &entrants, &g.seats);
-                recent.push(serde_json::json!({
-                    "block": g.block, "index": g.index, "seats": names,
-                    "scores": rec["scores"], "winners": rec["outcome"]["winners"],
-                }));
-            }
-        }
-        // Each version's results over all its games, whoever it met: kept by
-        // the store as games are stored, not counted here.
-        let kept = store.results()?;
-        let results: Vec<_> = versions
-            .iter()
-            .map(|v| {
-                let r = kept.get(&v.id).copied().unwrap_or_default();
-                serde_json::json!({
-                    "version": v.number, "games": r.games, "forfeits": r.forfeits,
-                    "mean": r.mean(),
-                })
-            })
-            .collect();
-        let current = kept.get(&e.version).copied().unwrap_or_default();
-        let want = site_candidate_games(store)?;
-        Ok(serde_json::json!({
-            "name": e.name, "status": e.status, "version": e.version,
-            "author": e.owner,
-            "versions": versions, "events": events, "recent": recent, "forfeits": forfeits,
-            "results": results, "stderr_shown": own,
-            // How many of its latest games the forfeits were looked for in.
-            "scanned": scanned,
-            // Its current version's games and forfeits in all, whoever it met.
-            "games": current.games, "forfeits_in_all": current.forfeits,
-            // A new version first plays this many games against the field.
-            "candidate": (current.games < want).then(|| serde_json::json!({
-                "games": current.games, "of": want,
-            })),
-        }))
+        entrant_json(store, &site.dir, &name, viewer.as_ref())
     })
     .await;
     match r {
         Ok(v) => json(v.to_string()),
         Err(e) => e,
     }
+}
+
+/// An entrant's page as JSON (`GET /api/entrant/{name}`), for `viewer` (who
+/// sees its stderr if it is theirs; `None`: the public).
+pub fn entrant_json(
+    store: &dyn Store,
+    dir: &std::path::Path,
+    name: &str,
+    viewer: Option<&Author>,
+) -> Result<serde_json::Value, HillError> {
+    let entrants = store.entrants()?;
+    let Some(e) = entrants.iter().find(|e| e.name == name) else {
+        return Err(HillError::NotFound(format!("no entrant {name:?}")));
+    };
+
+    let own = viewer.as_ref().is_some_and(|a| service::owns(a, e));
+    // Read once: every recent game's seats are named from them.
+    let every_version = store.versions()?;
+    let versions: Vec<_> = every_version
+        .clone()
+        .into_iter()
+        .filter(|v| v.entrant == e.id)
+        .map(|mut v| {
+            if let Some(o) = v.spec.as_object_mut() {
+                o.remove("folder");
+            }
+            v
+        })
+        .collect();
+    let events: Vec<_> = store
+        .events(0)?
+        .into_iter()
+        .filter(|ev| ev.entrant == e.name)
+        .collect();
+    let mut recent = Vec::new();
+    let mut forfeits = Vec::new();
+    let latest = store.recent_games(e.version, FORFEITS_SCANNED)?;
+    let scanned = latest.len();
+    for (k, g) in latest.into_iter().enumerate() {
+        // Only a game with a forfeit, or one listed, is read whole.
+        if k >= RECENT_SHOWN && !g.record.contains("\"forfeits\"") {
+            continue;
+        }
+        let rec: serde_json::Value = serde_json::from_str(&g.record).unwrap_or_default();
+        let seat_of_mine = g.seats.iter().position(|v| *v == e.version);
+        for f in rec["forfeits"].as_array().into_iter().flatten() {
+            if f["seat"].as_u64().map(|s| s as usize) == seat_of_mine
+                && forfeits.len() < FORFEITS_SHOWN
+            {
+                let reason = scrub(f["fault"]["reason"].as_str().unwrap_or_default(), &dir);
+                let mut item = serde_json::json!({
+                    "block": g.block, "index": g.index, "reason": reason,
+                });
+                if own {
+                    item["stderr"] = f["fault"]["stderr_tail"].clone();
+                }
+                forfeits.push(item);
+            }
+        }
+        if k < RECENT_SHOWN {
+            let names = names_of(&every_version, &entrants, &g.seats);
+            recent.push(serde_json::json!({
+                "block": g.block, "index": g.index, "seats": names,
+                "scores": rec["scores"], "winners": rec["outcome"]["winners"],
+            }));
+        }
+    }
+    // Each version's results over all its games, whoever it met: kept by
+    // the store as games are stored, not counted here.
+    let kept = store.results()?;
+    let results: Vec<_> = versions
+        .iter()
+        .map(|v| {
+            let r = kept.get(&v.id).copied().unwrap_or_default();
+            serde_json::json!({
+                "version": v.number, "games": r.games, "forfeits": r.forfeits,
+                "mean": r.mean(),
+            })
+        })
+        .collect();
+    let current = kept.get(&e.version).copied().unwrap_or_default();
+    let want = site_candidate_games(store)?;
+    Ok(serde_json::json!({
+        "name": e.name, "status": e.status, "version": e.version,
+        "author": e.owner,
+        "versions": versions, "events": events, "recent": recent, "forfeits": forfeits,
+        "results": results, "stderr_shown": own,
+        // How many of its latest games the forfeits were looked for in.
+        "scanned": scanned,
+        // Its current version's games and forfeits in all, whoever it met.
+        "games": current.games, "forfeits_in_all": current.forfeits,
+        // A new version first plays this many games against the field.
+        "candidate": (current.games < want).then(|| serde_json::json!({
+            "games": current.games, "of": want,
+        })),
+    }))
 }
 
 /// Games a new version plays against the field first.
@@ -422,66 +433,7 @@ async fn game(
         let viewer = token
             .as_ref()
             .and_then(|t| service::author_of(store, t).ok());
-        let organiser = viewer.as_ref().is_some_and(|a| a.admin);
-        let Some(g) = store.game(block, index)? else {
-            return Err(HillError::NotFound(format!(
-                "no game {index} in block {block}"
-            )));
-        };
-        let (versions, entrants) = (store.versions()?, store.entrants()?);
-        let names = names_of(&versions, &entrants, &g.seats);
-        // The seats whose entrant is the viewer's own.
-        let mine: Vec<bool> = g
-            .seats
-            .iter()
-            .map(|v| {
-                let entrant = versions
-                    .iter()
-                    .find(|x| x.id == *v)
-                    .and_then(|x| entrants.iter().find(|e| e.id == x.entrant));
-                matches!((&viewer, entrant), (Some(a), Some(e)) if service::owns(a, e))
-            })
-            .collect();
-        let mut steps = match &site.view {
-            Some(view) => view(&g, &names).unwrap_or_else(|e| serde_json::json!({ "error": e })),
-            None => serde_json::Value::Null,
-        };
-        // The view's record has every choice, even of a game kept as results.
-        let record = match steps.as_object_mut().and_then(|o| o.remove("record")) {
-            Some(r) => r,
-            None => serde_json::from_str(&g.record).unwrap_or_default(),
-        };
-        let mut out = serde_json::json!({
-            "block": g.block, "index": g.index, "seats": names, "record": record, "steps": steps,
-        });
-        if !organiser {
-            // An author keeps what its own seats' programs wrote.
-            let kept: Vec<(usize, serde_json::Value)> = out["record"]["forfeits"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .enumerate()
-                .filter(|(_, f)| {
-                    f["seat"]
-                        .as_u64()
-                        .is_some_and(|s| mine.get(s as usize) == Some(&true))
-                })
-                .map(|(i, f)| (i, f["fault"]["stderr_tail"].clone()))
-                .collect();
-            strip_stderr(&mut out);
-            for (i, tail) in kept {
-                if !tail.is_null() {
-                    out["record"]["forfeits"][i]["fault"]["stderr_tail"] = tail;
-                }
-            }
-        }
-        out["stderr_seats"] = serde_json::json!(mine
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| organiser || **m)
-            .map(|(i, _)| i)
-            .collect::<Vec<_>>());
-        Ok(out)
+        game_json(store, site.view.as_ref(), block, index, viewer.as_ref())
     })
     .await;
     match r {
@@ -490,12 +442,86 @@ async fn game(
     }
 }
 
+/// A game as JSON (`GET /api/game/{block}/{index}`): its steps as `view`
+/// draws them and its record, for `viewer` (the organiser sees every seat's
+/// stderr, an author its own seats'; `None`: the public, none).
+pub fn game_json(
+    store: &dyn Store,
+    view: Option<&GameView>,
+    block: i64,
+    index: u64,
+    viewer: Option<&Author>,
+) -> Result<serde_json::Value, HillError> {
+    let organiser = viewer.as_ref().is_some_and(|a| a.admin);
+    let Some(g) = store.game(block, index)? else {
+        return Err(HillError::NotFound(format!(
+            "no game {index} in block {block}"
+        )));
+    };
+    let (versions, entrants) = (store.versions()?, store.entrants()?);
+    let names = names_of(&versions, &entrants, &g.seats);
+    // The seats whose entrant is the viewer's own.
+    let mine: Vec<bool> = g
+        .seats
+        .iter()
+        .map(|v| {
+            let entrant = versions
+                .iter()
+                .find(|x| x.id == *v)
+                .and_then(|x| entrants.iter().find(|e| e.id == x.entrant));
+            matches!((&viewer, entrant), (Some(a), Some(e)) if service::owns(a, e))
+        })
+        .collect();
+    let mut steps = match &view {
+        Some(view) => view(&g, &names).unwrap_or_else(|e| serde_json::json!({ "error": e })),
+        None => serde_json::Value::Null,
+    };
+    // The view's record has every choice, even of a game kept as results.
+    let record = match steps.as_object_mut().and_then(|o| o.remove("record")) {
+        Some(r) => r,
+        None => serde_json::from_str(&g.record).unwrap_or_default(),
+    };
+    let mut out = serde_json::json!({
+        "block": g.block, "index": g.index, "seats": names, "record": record, "steps": steps,
+    });
+    if !organiser {
+        // An author keeps what its own seats' programs wrote.
+        let kept: Vec<(usize, serde_json::Value)> = out["record"]["forfeits"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .filter(|(_, f)| {
+                f["seat"]
+                    .as_u64()
+                    .is_some_and(|s| mine.get(s as usize) == Some(&true))
+            })
+            .map(|(i, f)| (i, f["fault"]["stderr_tail"].clone()))
+            .collect();
+        strip_stderr(&mut out);
+        for (i, tail) in kept {
+            if !tail.is_null() {
+                out["record"]["forfeits"][i]["fault"]["stderr_tail"] = tail;
+            }
+        }
+    }
+    out["stderr_seats"] = serde_json::json!(mine
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| organiser || **m)
+        .map(|(i, _)| i)
+        .collect::<Vec<_>>());
+    Ok(out)
+}
+
 /// The board as the page reads it: the hill's facts and the leaderboard.
 pub fn board_json(settings: &crate::Settings, board: &crate::Board, stored: u64) -> String {
     serde_json::json!({
         "game": settings.game,
         "rules": settings.rules_name,
         "table": settings.table,
+        // A version with fewer games is a candidate, still meeting the field.
+        "candidate_games": settings.candidate_games,
         "games": stored,
         "counted": board.games,
         "rows": board.rows(),
@@ -1171,22 +1197,24 @@ pub fn history_point(board: &crate::Board) -> serde_json::Value {
 /// `GET /api/history`: the standings over time (at most 300 points: when,
 /// games stored, each ranked entrant's `[name, strength, low, high, games]`)
 /// and the changes of the field, for the chart's marks.
+/// The standings over time as JSON (`GET /api/history`).
+pub fn history_json(store: &dyn Store) -> Result<serde_json::Value, HillError> {
+    let points = store.history(300)?;
+    let events = store.events(0)?;
+    Ok(serde_json::json!({
+        "points": points
+            .into_iter()
+            .map(|(at, games, rows)| serde_json::json!({ "at": at, "games": games, "rows": rows }))
+            .collect::<Vec<_>>(),
+        "events": events
+            .iter()
+            .map(|e| serde_json::json!({ "at": e.at, "kind": e.kind, "entrant": e.entrant }))
+            .collect::<Vec<_>>(),
+    }))
+}
+
 async fn history(State(shared): State<Arc<Shared>>) -> Response {
-    let r = read(&shared, |store, _| {
-        let points = store.history(300)?;
-        let events = store.events(0)?;
-        Ok(serde_json::json!({
-            "points": points
-                .into_iter()
-                .map(|(at, games, rows)| serde_json::json!({ "at": at, "games": games, "rows": rows }))
-                .collect::<Vec<_>>(),
-            "events": events
-                .iter()
-                .map(|e| serde_json::json!({ "at": e.at, "kind": e.kind, "entrant": e.entrant }))
-                .collect::<Vec<_>>(),
-        }))
-    })
-    .await;
+    let r = read(&shared, |store, _| history_json(store)).await;
     match r {
         Ok(v) => json(v.to_string()),
         Err(e) => e,
