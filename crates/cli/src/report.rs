@@ -81,13 +81,20 @@ pub fn run_info(dir: &Path) -> Result<RunInfo> {
 /// One step of a replay on the page: `[table, line, line...]`.
 pub type Step = Vec<Value>;
 
-/// The page: the template with the style, the script and the data put in.
+/// The page: the template with the style, the script and the data put in
+/// (the game viewer's, shared with the hill's page, before the report's own).
 pub fn assemble(data: &Value) -> String {
     let json = embed_json(data);
-    let mut out = String::with_capacity(TEMPLATE.len() + CSS.len() + JS.len() + json.len());
+    let css = format!("{}\n{CSS}", koth_hill::web::VIEWER_CSS);
+    let js = format!("{}\n{JS}", koth_hill::web::VIEWER_JS);
+    let mut out = String::with_capacity(TEMPLATE.len() + css.len() + js.len() + json.len());
     // Split once on each placeholder: nothing inserted is scanned again.
     let mut rest = TEMPLATE;
-    for (mark, text) in [("/*CSS*/", CSS), ("/*DATA*/", &json), ("/*JS*/", JS)] {
+    for (mark, text) in [
+        ("/*CSS*/", css.as_str()),
+        ("/*DATA*/", &json),
+        ("/*JS*/", &js),
+    ] {
         let (head, tail) = rest.split_once(mark).expect("the template has every mark");
         out.push_str(head);
         out.push_str(text);

@@ -562,8 +562,12 @@ fn the_page_shows_the_leaderboard_change_as_games_end() {
         csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"),
         "{csp}"
     );
-    assert!(page.contains("<script src=\"/page.js\"></script>") && !page.contains("<style"));
+    assert!(page.contains("<script src=\"page.js\"></script>") && !page.contains("<style"));
+    // The game viewer is the run reports' own, served as a file of its own.
+    assert!(page.contains("<script src=\"viewer.js\"></script>"));
     assert!(http_get(&addr, "/page.js").starts_with("HTTP/1.1 200"));
+    let viewer = http_get(&addr, "/viewer.js");
+    assert!(viewer.starts_with("HTTP/1.1 200") && viewer.contains(koth_hill::web::VIEWER_JS));
     assert!(http_get(&addr, "/page.css").starts_with("HTTP/1.1 200"));
     let profile = scratch("page-profile");
     let mut b = common::cdp::Browser::open(&url, &profile);
@@ -667,59 +671,57 @@ fn the_page_shows_the_leaderboard_change_as_games_end() {
     assert!(versions[1].starts_with("v1"), "{versions:?}");
     b.eval("document.querySelector('#entrant a.game').click()");
     b.wait_for(
-        "!document.getElementById('game').hidden && document.getElementById('game-lines').textContent.length > 0",
+        "!document.getElementById('game').hidden && document.getElementById('replay-log').textContent.length > 0",
         Duration::from_secs(20),
     );
-    let text = b.eval("document.getElementById('game-lines').textContent");
+    let text = b.eval("document.getElementById('replay-log').textContent");
     assert!(text.as_str().unwrap().contains("slow"), "{text}");
     // The game's address opens it again, at its first step.
     let link = b.eval("location.hash");
     let link = link.as_str().unwrap().to_string();
     assert!(link.starts_with("#game="), "{link}");
-    let steps = b.eval("Number(document.getElementById('game-slider').max) + 1");
+    let steps = b.eval("Number(document.getElementById('step-slider').max) + 1");
     let steps = steps.as_u64().unwrap();
     assert!(steps > 6, "{steps} steps");
     b.eval("location.hash = ''; document.getElementById('game').hidden = true; true");
     b.eval(&format!("location.hash = '{link}'; true"));
     b.wait_for(
-        &format!("!document.getElementById('game').hidden && document.getElementById('game-step').textContent.trim() === 'step 1 of {steps}'"),
+        &format!("!document.getElementById('game').hidden && document.getElementById('step-label').textContent.trim() === 'step 1 / {steps}'"),
         Duration::from_secs(20),
     );
     // The arrow keys and the slider step through it; the current step's lines
     // are marked in the story.
     b.eval("document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight' })); true");
-    let at = b.eval("document.getElementById('game-step').textContent.trim()");
-    assert_eq!(at, format!("step 2 of {steps}").as_str());
-    let cur = b.eval("[...document.querySelectorAll('#game-lines .step')].findIndex(n => n.classList.contains('cur'))");
+    let at = b.eval("document.getElementById('step-label').textContent.trim()");
+    assert_eq!(at, format!("step 2 / {steps}").as_str());
+    let cur = b.eval("[...document.querySelectorAll('#replay-log .step')].findIndex(n => n.classList.contains('cur'))");
     assert_eq!(cur, 1);
-    b.eval("(() => { const s = document.getElementById('game-slider'); s.value = '3'; s.dispatchEvent(new Event('input')); return true; })()");
-    let at = b.eval("document.getElementById('game-step').textContent.trim()");
-    assert_eq!(at, format!("step 4 of {steps}").as_str());
+    b.eval("(() => { const s = document.getElementById('step-slider'); s.value = '3'; s.dispatchEvent(new Event('input')); return true; })()");
+    let at = b.eval("document.getElementById('step-label').textContent.trim()");
+    assert_eq!(at, format!("step 4 / {steps}").as_str());
     // Play goes on by itself.
-    b.eval("document.getElementById('game-play').click(); true");
+    b.eval("document.getElementById('btn-play').click(); true");
     b.wait_for(
-        "!/^step [1-4] of/.test(document.getElementById('game-step').textContent.trim())",
+        "!/^step [1-4] \\//.test(document.getElementById('step-label').textContent.trim())",
         Duration::from_secs(20),
     );
-    b.eval("document.getElementById('game-play').click(); true");
+    b.eval("document.getElementById('btn-play').click(); true");
     // Every card at the start; then only what the first seat sees: the other
     // seat's hidden cards become question marks.
-    b.eval("document.querySelector('#game button').click()");
-    let all =
-        b.eval("[...document.querySelectorAll('#game-table .cards')].map(td => td.textContent)");
-    let all: Vec<String> = serde_json::from_value(all).unwrap();
+    b.eval("document.getElementById('btn-first').click()");
+    let cards = "[...document.querySelectorAll('#seat-table .cards')].map(td => [...td.querySelectorAll('.card-chip.hid')].map(c => c.textContent))";
+    let all = b.eval(cards);
+    let all: Vec<Vec<String>> = serde_json::from_value(all).unwrap();
     assert_eq!(all.len(), 2, "{all:?}");
     assert!(
         all.iter()
-            .all(|c| !c.contains('?') && c.split(", ").count() == 2),
+            .all(|c| c.len() == 2 && c.iter().all(|x| x != "?")),
         "{all:?}"
     );
-    b.eval("(() => { const v = document.getElementById('game-view'); v.value = '0'; v.dispatchEvent(new Event('change')); return true; })()");
-    let seen =
-        b.eval("[...document.querySelectorAll('#game-table .cards')].map(td => td.textContent)");
-    let seen: Vec<String> = serde_json::from_value(seen).unwrap();
+    b.eval("(() => { const v = document.getElementById('view'); v.value = '0'; v.dispatchEvent(new Event('change')); return true; })()");
+    let seen: Vec<Vec<String>> = serde_json::from_value(b.eval(cards)).unwrap();
     assert_eq!(seen[0], all[0], "seat 1 sees its own cards");
-    assert_eq!(seen[1], "?, ?", "seat 1 does not see seat 2's");
+    assert_eq!(seen[1], ["?", "?"], "seat 1 does not see seat 2's");
     drop(b);
     serve.kill().ok();
     serve.wait().ok();
@@ -1751,4 +1753,58 @@ fn the_service_recipes_run_commands_koth_takes() {
         );
     }
     std::fs::remove_dir_all(&d).ok();
+}
+
+/// A report's bot names stay whole at the widths people read it at (they were
+/// broken mid-word, "cha/mpio/n", at 1400 and 1920 pixels): each name's text
+/// is laid out on one line, in every table of the report.
+#[test]
+fn a_reports_names_never_break_mid_word() {
+    assert!(
+        Path::new("/usr/bin/chromium").exists(),
+        "/usr/bin/chromium is missing: .ci/run installs it (apt-get install -y chromium)"
+    );
+    let d = scratch("report-names");
+    let out = d.join("run");
+    ok(&[
+        "coup",
+        "run",
+        "--builtin",
+        "champion,honest,bluffer,counter,economist,skeptic",
+        "--games",
+        "60",
+        "--seed",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    ok(&["report", out.to_str().unwrap()]);
+    let profile = scratch("report-names-profile");
+    let url = format!("file://{}", out.join("report.html").display());
+    let mut b = common::cdp::Browser::open(&url, &profile);
+    for width in [1400, 1920, 1100] {
+        b.call(
+            "Emulation.setDeviceMetricsOverride",
+            serde_json::json!({ "width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": false }),
+            true,
+        );
+        b.wait_for(
+            "document.body.dataset.ready === '1'",
+            Duration::from_secs(20),
+        );
+        // Each name's text node: on one line when the range of its text has
+        // one box.
+        let broken = b.eval(
+            "[...document.querySelectorAll('.name')].filter(td => td.offsetParent !== null).flatMap(td => [...td.childNodes].filter(c => c.nodeType === 3 && c.textContent.trim())).filter(t => { const r = document.createRange(); r.selectNodeContents(t); return r.getClientRects().length > 1; }).map(t => t.textContent)",
+        );
+        let shown = b.eval(
+            "[...document.querySelectorAll('.name')].filter(td => td.offsetParent !== null).length",
+        );
+        assert!(shown.as_u64().unwrap() >= 6, "{shown}");
+        assert_eq!(broken, serde_json::json!([]), "names broken at {width} px");
+    }
+    drop(b);
+    std::fs::remove_dir_all(&d).ok();
+    std::fs::remove_dir_all(&profile).ok();
 }

@@ -139,6 +139,8 @@ pub fn site(
     write("index.html", &page)?;
     write("page.js", crate::web::PAGE_JS)?;
     write("page.css", crate::web::PAGE_CSS)?;
+    write("viewer.js", crate::web::VIEWER_JS)?;
+    write("viewer.css", crate::web::VIEWER_CSS)?;
     let now = crate::store::now();
     let contest = crate::contest::page_json(
         &store.contest()?,

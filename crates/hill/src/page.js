@@ -3,7 +3,7 @@
 // takes nothing: no live board, no form, no actions.
 const STATIC = document.documentElement.dataset.static === "1";
 const url = (p) => (STATIC ? "." + p + ".json" : p);
-const roundUrl = (id) => (STATIC ? `rounds/${id}/report.html` : `/rounds/${id}`);
+const roundUrl = (id) => `rounds/${id}/report.html`;
 // Everything a bot or an entrant's author chose (names, stderr, reasons) goes in
 // as text: never as markup.
 function el(tag, attrs, ...kids) {
@@ -200,12 +200,11 @@ document.getElementById("upload").addEventListener("submit", async (ev) => {
   out.textContent = (r.ok ? "" : `refused (${r.status}):\n`) + await said(r);
   out.dataset.status = String(r.status);
 });
-// A game step by step: the lines of each step and the table after it, every
-// seat's cards shown, or only what one seat sees. Its address (#game=B/I) opens
-// it again.
-let playing = null;
+// A game step by step, in the viewer the run reports use (viewer.js): every
+// seat's cards shown or only what one seat sees, each decision's lines, the
+// forfeits with the program's stderr for those who may read it. Its address
+// (#game=B/I) opens it again.
 async function showGame(block, index, start) {
-  if (playing) { clearInterval(playing); playing = null; }
   const g = await getJson(`/api/game/${block}/${index}`, true);
   const s = document.getElementById("game");
   s.hidden = false;
@@ -213,86 +212,24 @@ async function showGame(block, index, start) {
   const head = el("h2", {}, `Block ${g.block}, game ${g.index}: ${g.seats.join(" vs ")}`);
   const v = g.steps || {};
   if (!Array.isArray(v.steps)) {
+    KothViewer.close();
     s.replaceChildren(head, el("pre", {}, v.error ? "cannot show it: " + v.error : JSON.stringify(g.record, null, 1)));
     return;
   }
-  const facts = v.facts || {}, coup = facts.table === "coup", steps = v.steps;
-  // Each step's table, carried over the steps that left it unchanged.
-  const tables = [];
-  steps.forEach((st, i) => tables.push(st[0] !== 0 ? String(st[0]) : tables[i - 1] || ""));
-  let at = start === undefined ? steps.length - 1 : Math.max(0, Math.min(steps.length - 1, start)), seat = "";
-  const table = el("table", { id: "game-table" });
-  const where = el("span", { id: "game-step" });
-  const slider = el("input", { type: "range", id: "game-slider", min: "0", max: String(steps.length - 1), value: String(at) });
-  const view = el("select", { id: "game-view" }, el("option", { value: "" }, "every card"),
-    ...g.seats.map((n, i) => el("option", { value: String(i) }, `what ${n} sees`)));
-  const speed = el("select", { id: "game-speed", title: "steps a second" }, ...[1, 2, 4, 8].map(x => el("option", { value: String(x) }, `${x}/s`)));
-  speed.value = "2";
-  const play = el("button", { type: "button", id: "game-play" }, "▶ play");
-  // The story: one line block a step, the current one marked, later ones faint.
-  const lines = el("div", { id: "game-lines" });
-  const nodes = steps.map((st, i) => {
-    const n = el("div", { class: "step", onclick: () => { stop(); go(i); } },
-      ...st.slice(1).map(l => el("div", { class: "ln t-" + String(l)[0] }, String(l).slice(1))));
-    lines.append(n);
-    return n;
-  });
-  const chips = (names, cls) => names.flatMap((c, k) => [k ? ", " : "", el("span", { class: cls }, c)]);
-  const draw = () => {
-    where.textContent = ` step ${at + 1} of ${steps.length} `;
-    slider.value = String(at);
-    nodes.forEach((n, j) => { n.classList.toggle("cur", j === at); n.classList.toggle("later", j > at); });
-    const n = nodes[at];
-    if (n.offsetTop < lines.scrollTop || n.offsetTop + n.offsetHeight > lines.scrollTop + lines.clientHeight) {
-      lines.scrollTop = n.offsetTop - lines.offsetTop - lines.clientHeight / 3;
-    }
-    const rows = tables[at].split(" ").filter(Boolean).map((t, i) => {
-      const f = t.split(":");
-      if (!coup) return el("tr", {}, el("td", {}, g.seats[i]), el("td", {}, `health ${f[0]}`), el("td", {}, `honour ${f[1]}`));
-      const hidden = Array.from(f[1] || "").map(d => seat === "" || seat === String(i) ? facts.cards[Number(d)] : "?");
-      const up = Array.from(f[2] || "").map(d => facts.cards[Number(d)] + " (lost)");
-      return el("tr", { "data-seat": String(i), class: hidden.length ? "" : "out" }, el("td", {}, g.seats[i]), el("td", {}, `${f[0]} coins`),
-        el("td", { class: "cards" }, ...chips(hidden, "card"), hidden.length && up.length ? ", " : "", ...chips(up, "card lost")));
-    });
-    table.replaceChildren(...rows);
-  };
-  const go = (i) => { at = Math.max(0, Math.min(steps.length - 1, i)); draw(); if (at === steps.length - 1) stop(); };
-  const stop = () => { if (playing) { clearInterval(playing); playing = null; } play.textContent = "▶ play"; };
-  const resume = () => {
-    if (at >= steps.length - 1) go(0);
-    play.textContent = "❚❚ pause";
-    playing = setInterval(() => go(at + 1), 1000 / Number(speed.value));
-  };
-  play.addEventListener("click", () => playing ? stop() : resume());
-  speed.addEventListener("change", () => { if (playing) { stop(); resume(); } });
-  slider.addEventListener("input", () => { stop(); go(Number(slider.value)); });
-  view.addEventListener("change", () => { seat = view.value; draw(); });
-  gameKeys = (d) => { stop(); go(at + d); };
-  const forfeits = (g.record.forfeits || []).flatMap(f => [el("p", { class: "forfeit" },
-    `${g.seats[f.seat] ?? "seat " + (f.seat + 1)} forfeited at decision ${f.at}: ${(f.fault || {}).reason ?? f.reason}`),
-    (f.fault || {}).stderr_tail ? el("pre", { class: "stderr" }, `what ${g.seats[f.seat]} wrote to stderr (shown to its author):\n${f.fault.stderr_tail}`) : ""]);
-  const outcome = g.record.outcome || {};
+  const facts = v.facts || {}, rec = g.record || {};
   // The winners: a mask of seats (bit i: seat i), or a list.
-  const w = outcome.winners ?? [];
-  const won = (Array.isArray(w) ? w : g.seats.map((_, i) => i).filter(i => (w >> i) & 1)).map(i => g.seats[i]).join(" and ");
-  s.replaceChildren(head, el("p", { class: "controls" },
-    el("button", { type: "button", onclick: () => { stop(); go(0); } }, "◀◀"),
-    el("button", { type: "button", id: "game-prev", onclick: () => { stop(); go(at - 1); } }, "◀"), slider,
-    el("button", { type: "button", id: "game-next", onclick: () => { stop(); go(at + 1); } }, "▶"),
-    el("button", { type: "button", onclick: () => { stop(); go(steps.length - 1); } }, "▶▶"), where, play, " ", speed, " ", view, " ",
-    el("a", { href: `#game=${g.block}/${g.index}`, title: "this game's address on the page" }, "link"), " ",
-    el("a", { id: "game-download", href: URL.createObjectURL(new Blob([JSON.stringify(g)], { type: "application/json" })), download: `game-${g.block}-${g.index}.json` }, "download")),
-    won ? el("p", { id: "game-winner" }, `Won by ${won}`) : "", ...forfeits, table, lines,
-    el("p", { class: "mute" }, "← and → step through the game; a line of the story goes to its step."));
-  draw();
+  const w = (rec.outcome || {}).winners ?? [];
+  const winners = Array.isArray(w) ? w : g.seats.map((_, i) => i).filter(i => (w >> i) & 1);
+  const forfeits = (rec.forfeits || []).map(f => ({
+    seat: f.seat, at: f.at, reason: (f.fault || {}).reason ?? f.reason, stderr: (f.fault || {}).stderr_tail,
+  }));
+  s.replaceChildren(head,
+    el("p", { id: "game-winner" }, winners.length ? `Won by ${winners.map(i => g.seats[i]).join(" and ")}` : "No winner", ` · ${(rec.outcome || {}).turns ?? "?"} turns · `,
+      el("a", { href: `#game=${g.block}/${g.index}`, title: "this game's address on the page" }, "link"), " · ",
+      el("a", { id: "game-download", href: URL.createObjectURL(new Blob([JSON.stringify(g)], { type: "application/json" })), download: `game-${g.block}-${g.index}.json` }, "download")));
+  KothViewer.open(s, { seats: g.seats, winners, forfeits, steps: v.steps, coup: facts.table === "coup", cards: facts.cards }, start === undefined ? v.steps.length - 1 : start);
   s.scrollIntoView({ behavior: "smooth" });
 }
-// The arrow keys step through the open game (not while typing in the form).
-let gameKeys = null;
-document.addEventListener("keydown", (ev) => {
-  if (!gameKeys || document.getElementById("game").hidden || ["INPUT", "SELECT", "TEXTAREA"].includes(ev.target.tagName)) return;
-  if (ev.key === "ArrowRight") gameKeys(1); else if (ev.key === "ArrowLeft") gameKeys(-1);
-});
 function fromHash() {
   const m = /^#game=(\d+)\/(\d+)$/.exec(location.hash);
   if (m) showGame(Number(m[1]), Number(m[2]), 0).catch(() => {});

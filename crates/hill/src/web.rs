@@ -78,6 +78,10 @@ pub const MAX_UPLOAD: usize = 16 << 20;
 pub(crate) const PAGE: &str = include_str!("page.html");
 pub(crate) const PAGE_JS: &str = include_str!("page.js");
 pub(crate) const PAGE_CSS: &str = include_str!("page.css");
+/// The game viewer, shared by the hill's page and run reports (which inline it).
+pub const VIEWER_JS: &str = include_str!("viewer/viewer.js");
+/// The game viewer's style.
+pub const VIEWER_CSS: &str = include_str!("viewer/viewer.css");
 
 /// Serves the page on `listen` from a thread of its own; gives the address it
 /// is bound to (port 0 picks a free one).
@@ -95,6 +99,9 @@ pub fn serve(listen: SocketAddr, site: Site) -> std::io::Result<SocketAddr> {
         .route("/", get(page))
         .route("/page.js", get(page_js))
         .route("/page.css", get(page_css))
+        .route("/viewer.js", get(|| async { script(VIEWER_JS) }))
+        .route("/viewer.css", get(|| async { style(VIEWER_CSS) }))
+        .route("/rounds/{n}/report.html", get(round_report))
         .route("/metrics", get(metrics))
         .route("/api/contest", get(contest))
         .route("/api/board", get(board))
@@ -149,19 +156,23 @@ async fn page() -> Response {
 }
 
 async fn page_js() -> Response {
+    script(PAGE_JS)
+}
+
+async fn page_css() -> Response {
+    style(PAGE_CSS)
+}
+
+fn script(text: &'static str) -> Response {
     (
         [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
-        PAGE_JS,
+        text,
     )
         .into_response()
 }
 
-async fn page_css() -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/css; charset=utf-8")],
-        PAGE_CSS,
-    )
-        .into_response()
+fn style(text: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], text).into_response()
 }
 
 fn json(text: String) -> Response {
@@ -365,7 +376,7 @@ pub fn entrant_json(
             if f["seat"].as_u64().map(|s| s as usize) == seat_of_mine
                 && forfeits.len() < FORFEITS_SHOWN
             {
-                let reason = scrub(f["fault"]["reason"].as_str().unwrap_or_default(), &dir);
+                let reason = scrub(f["fault"]["reason"].as_str().unwrap_or_default(), dir);
                 let mut item = serde_json::json!({
                     "block": g.block, "index": g.index, "reason": reason,
                 });

@@ -342,20 +342,16 @@
   document.getElementById("filter-replay").addEventListener("change", applyFilter);
   applyFilter();
 
-  // ----- replay viewer -----
+  // ----- replay viewer (viewer.js, shared with the hill's page) -----
   const pane = document.getElementById("replay");
-  let cur = null; // { g, steps, tables, step, timer, nodes }
-  function stopPlay() { if (cur && cur.timer) { clearInterval(cur.timer); cur.timer = null; cur.play.textContent = "▶ Play"; } }
-
   function openGame(k, step, fromClick) {
-    stopPlay();
+    KothViewer.close();
     pane.textContent = "";
     for (const tr of rowsByIndex.values()) tr.classList.remove("sel");
     const g = byIndex.get(k);
     const rep = D.replays[String(k)];
     if (fromClick) history.replaceState(null, "", "#game=" + k);
     if (!g) {
-      cur = null;
       pane.appendChild(el("p", { class: "muted" }, "Game " + k + " is not in this report" +
         (k < D.range[1] && k >= D.range[0] ? " (only some games are listed; see the note below the list)." : ".")));
       if (k < D.range[1] && k >= D.range[0]) pane.appendChild(replayHint(k));
@@ -367,7 +363,6 @@
     pane.appendChild(el("p", { class: "hint" }, g.s.map((e, s) => "seat " + (s + 1) + ": " + names[e]).join(" · ") +
       " — " + winnerText(g) + ", " + g.t + " turns" + (g.f ? " — forfeited: " + forfeitText(g) : "")));
     if (!rep) {
-      cur = null;
       pane.appendChild(el("p", { class: "note" }, D.records === "full"
         ? "This game's replay is not embedded (see the note above the list)."
         : "This run kept results only, so its games cannot be replayed."));
@@ -375,153 +370,17 @@
       return;
     }
     if (rep.error) {
-      cur = null;
       pane.appendChild(el("p", { class: "note" }, "This game does not replay: " + rep.error));
       return;
     }
-    // A step is [table, line...]: the table after it as a string (0 when
-    // unchanged), each line a tone letter and the text.
-    const steps = rep.steps.map((st) => st.slice());
-    // Each forfeit, with its reason and the bot's last stderr lines, closes the story.
-    const ff = rep.forfeits || [];
-    if (ff.length) {
-      const last = steps[steps.length - 1];
-      for (const f of ff) last.push("o" + names[g.s[f.seat]] + " forfeited: " + f.reason);
-      const box = el("div", { class: "forfeit-box" });
-      for (const f of ff) {
-        box.appendChild(el("p", {}, el("strong", {}, names[g.s[f.seat]] + " forfeited"),
-          " after " + f.at + " choices: " + f.reason));
-        if (f.stderr) box.appendChild(el("details", {}, el("summary", {}, "its last stderr lines"), el("pre", { class: "stderr" }, f.stderr)));
-      }
-      pane.appendChild(box);
-    }
-    const tables = []; let last = null;
-    for (const s of steps) { if (s[0]) last = parseTable(s[0]); tables.push(last); }
-    const controls = el("div", { class: "controls" });
-    const prev = el("button", { type: "button", id: "btn-prev", onclick: () => go(cur.step - 1) }, "◀ Prev");
-    const play = el("button", { type: "button", id: "btn-play", onclick: togglePlay }, "▶ Play");
-    const next = el("button", { type: "button", id: "btn-next", onclick: () => go(cur.step + 1) }, "Next ▶");
-    const slider = el("input", { type: "range", id: "step-slider", min: 0, max: steps.length - 1, value: 0 });
-    slider.addEventListener("input", () => { stopPlay(); go(Number(slider.value)); });
-    const label = el("span", { class: "pos-label", id: "step-label" });
-    const speed = el("select", { id: "speed", title: "playback speed" },
-      [0.5, 1, 2, 4, 8].map((x) => el("option", { value: String(x) }, x + "×")));
-    speed.value = String(playSpeed);
-    speed.addEventListener("change", () => { playSpeed = Number(speed.value); if (cur && cur.timer) { stopPlay(); togglePlay(); } });
-    controls.append(prev, play, next, slider, label, el("label", {}, " speed ", speed));
-    if (coupTable) {
-      // Whose eyes: everyone's cards (the default), or only what one seat could see.
-      const view = el("select", { id: "view" }, el("option", { value: "" }, "all cards"),
-        g.s.map((e, s) => el("option", { value: String(s) }, "seat " + (s + 1) + ": " + names[e])));
-      view.value = viewSeat === null ? "" : String(viewSeat);
-      view.addEventListener("change", () => { viewSeat = view.value === "" ? null : Number(view.value); drawTable(); });
-      controls.append(el("label", {}, " view ", view));
-    }
-    // A program's decisions (what it was asked, answered, and how long it took)
-    // can be hidden to read the game alone.
-    const hasDecisions = steps.some((s) => s.some((l, j) => j > 0 && l[0] === "d"));
-    if (hasDecisions) {
-      const box = el("input", { type: "checkbox", id: "show-decisions" });
-      box.checked = showDecisions;
-      box.addEventListener("change", () => { showDecisions = box.checked; cur.log.classList.toggle("no-decisions", !showDecisions); });
-      controls.append(el("label", { title: "each decision of a program: the question, its answer, its time" }, " ", box, " decisions"));
-    }
-    pane.appendChild(controls);
-    const table = el("table", { class: "grid seatstate", id: "seat-table" });
-    pane.appendChild(table);
-    if (coupTable) pane.appendChild(el("p", { class: "hint" },
-      "Hidden cards are shown grey (the players did not see each other's); lost influence is struck out in red."));
-    const log = el("div", { class: "log" + (showDecisions ? "" : " no-decisions"), id: "replay-log" });
-    const nodes = steps.map((s, i) => {
-      const n = el("div", { class: "step", "data-step": i, onclick: () => { stopPlay(); go(i); } },
-        s.slice(1).map((l) => el("div", { class: "ln " + (TONES[l[0]] || "quiet") }, l.slice(1))));
-      log.appendChild(n);
-      return n;
-    });
-    pane.appendChild(log);
-    cur = { k, g, steps, tables, step: 0, timer: null, nodes, slider, label, table, play, log, start: tables[0] };
-    go(Math.max(0, Math.min(steps.length - 1, step || 0)));
+    KothViewer.open(pane, {
+      seats: g.s.map((e) => names[e]), colours: g.s.map(colour), winners: seatsOf(g.w),
+      forfeits: rep.forfeits || [], steps: rep.steps, coup: coupTable, cards: D.cards,
+    }, step);
   }
-
-  let playSpeed = 1;
-  let viewSeat = null;
-  let showDecisions = true;
   function replayHint(k) {
     return el("p", { class: "hint" }, "Replay it in a terminal: ", el("code", {}, D.replay_cmd + k));
   }
-
-  const TONES = { t: "turn", c: "claim", h: "challenge", b: "block", r: "reveal", l: "loss", g: "gain",
-    o: "out", q: "quiet", e: "end", i: "info", x: "botlog", d: "decision" };
-  // Coup: per seat "coins:hidden:face-up" (cards as digits); samurai: "health:honour".
-  function parseTable(text) {
-    return text.split(" ").map((seat) => {
-      const f = seat.split(":");
-      if (coupTable) return [Number(f[0]), Array.from(f[1]).map(Number), Array.from(f[2]).map(Number)];
-      return [Number(f[0]), Number(f[1])];
-    });
-  }
-
-  function drawTable() {
-    const { table, g, tables, step, steps } = cur;
-    const state = tables[step];
-    table.textContent = "";
-    const final = step === steps.length - 1;
-    const winners = seatsOf(g.w);
-    if (coupTable) {
-      table.appendChild(el("thead", {}, el("tr", {}, el("th", {}, "seat"), el("th", {}, "bot"), el("th", { class: "num" }, "coins"),
-        el("th", {}, "influence"), el("th", { title: "hidden cards in grey (shown for the replay), lost ones struck out in red" }, "cards"))));
-      const body = el("tbody");
-      state.forEach(([coins, hand, up], s) => {
-        const cls = (hand.length === 0 ? "out" : "") + (final && winners.includes(s) ? " won" : "");
-        body.appendChild(el("tr", { class: cls.trim() || null },
-          el("td", { class: "num" }, s + 1), botCell(g.s[s]), el("td", { class: "num" }, coins),
-          el("td", { class: "pips", title: hand.length + " influence" }, "●".repeat(hand.length) + "○".repeat(Math.max(0, 2 - hand.length))),
-          el("td", {}, hand.map((c) => (viewSeat === null || viewSeat === s)
-            ? el("span", { class: "card-chip hid", title: "hidden" }, D.cards[c])
-            : el("span", { class: "card-chip hid", title: "hidden from seat " + (viewSeat + 1) }, "?")),
-            up.map((c) => el("span", { class: "card-chip up", title: "face up: influence lost" }, D.cards[c])))));
-      });
-      table.appendChild(body);
-    } else {
-      const full = Math.max(1, ...cur.start.map((x) => x[0]));
-      table.appendChild(el("thead", {}, el("tr", {}, el("th", {}, "seat"), el("th", {}, "samurai"), el("th", {}, "health"), el("th", { class: "num" }, "honour"))));
-      const body = el("tbody");
-      state.forEach(([hp, hon], s) => {
-        const cls = (hp <= 0 ? "out" : "") + (final && winners.includes(s) ? " won" : "");
-        body.appendChild(el("tr", { class: cls.trim() || null },
-          el("td", { class: "num" }, s + 1), botCell(g.s[s]),
-          el("td", {}, el("span", { class: "meter" }, el("span", { style: "width:" + Math.max(0, Math.min(100, 100 * hp / full)) + "%" })), String(hp)),
-          el("td", { class: "num" }, hon)));
-      });
-      table.appendChild(body);
-    }
-  }
-
-  function go(i) {
-    if (!cur) return;
-    i = Math.max(0, Math.min(cur.steps.length - 1, i));
-    cur.step = i;
-    cur.slider.value = String(i);
-    cur.label.textContent = "step " + (i + 1) + " / " + cur.steps.length;
-    cur.nodes.forEach((n, j) => { n.classList.toggle("cur", j === i); n.classList.toggle("future", j > i); });
-    drawTable();
-    const n = cur.nodes[i], log = cur.log;
-    if (n.offsetTop < log.scrollTop || n.offsetTop + n.offsetHeight > log.scrollTop + log.clientHeight) {
-      log.scrollTop = n.offsetTop - log.offsetTop - log.clientHeight / 3;
-    }
-    if (i === cur.steps.length - 1) stopPlay();
-  }
-  function togglePlay() {
-    if (!cur) return;
-    if (cur.timer) { stopPlay(); return; }
-    if (cur.step >= cur.steps.length - 1) go(0);
-    cur.play.textContent = "❚❚ Pause";
-    cur.timer = setInterval(() => go(cur.step + 1), 650 / playSpeed);
-  }
-  document.addEventListener("keydown", (ev) => {
-    if (!cur || ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT") return;
-    if (ev.key === "ArrowRight") { go(cur.step + 1); } else if (ev.key === "ArrowLeft") { go(cur.step - 1); }
-  });
 
   function fromHash() {
     const h = location.hash;
@@ -529,7 +388,7 @@
     if (!m) return;
     const s = /[&#]step=(\d+)/.exec(h);
     const v = /[&#]view=(\d+)/.exec(h);
-    viewSeat = v ? Number(v[1]) - 1 : null;
+    KothViewer.view = v ? Number(v[1]) - 1 : null;
     openGame(Number(m[1]), s ? Number(s[1]) - 1 : 0, false);
     document.getElementById("browser").scrollIntoView();
   }
