@@ -1185,8 +1185,10 @@ fn submitter<F: Front>(
         }
         let limit = settings.check_time();
         let r = koth_process::invoke(&cmd, &[], limit, 1 << 20);
-        let mut report = r.stdout_lossy();
-        report += &r.stderr_tail;
+        // The check's header and warnings (stderr) come before its table and
+        // verdict (stdout), as in a terminal.
+        let mut report = r.stderr_tail.clone();
+        report += &r.stdout_lossy();
         // The bot's folder as its author knows it, and no path of the server's.
         let folder = spec["folder"].as_str().unwrap_or_default();
         let report = report.replace(&dir.join(folder).display().to_string(), "its folder");

@@ -317,8 +317,13 @@ fn tools_beside_the_runs_and_credentials_stay_out_of_sight() {
     assert_eq!(code, Some(0), "{stdout}{stderr}");
     assert!(stdout.contains("forfeits: none"), "{stdout}");
     // The isolation line says what it sees beyond its folder: nothing of the arena
-    // or the home folder.
-    let line = stderr.lines().find(|l| l.contains("spy")).unwrap_or("");
+    // or the home folder. It is said once (with -q, in the results).
+    let all = format!("{stdout}{stderr}");
+    assert_eq!(all.matches("isolation:").count(), 1, "{all}");
+    let line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("spy:"))
+        .unwrap_or("");
     assert!(
         line.contains("isolated") && !line.contains(&d.display().to_string()),
         "{line}"

@@ -922,6 +922,13 @@ fn uploads_need_a_token_and_hostile_ones_are_refused_with_a_reason() {
     let (code, body) = post(form(&alice, "pyex"), &good);
     assert_eq!(code, 200, "{body}");
     assert!(body.contains("pyex entered the hill: version 1"), "{body}");
+    // The report reads as in a terminal: the check's header, its table, its
+    // verdict.
+    let at = |s: &str| body.find(s).unwrap_or_else(|| panic!("{s} in {body}"));
+    assert!(
+        at("Checking pyex") < at("decision ") && at("decision ") < at("pyex passed"),
+        "{body}"
+    );
     let mut upd = form(&bob, "pyex");
     upd.push(("change", "update".into()));
     let (code, body) = post(upd, &good);
