@@ -995,7 +995,7 @@ fn export<F: Front>(dir: &Path, to: &Path) -> Result<()> {
     let (board, _) = hill.board()?;
     let board = koth_hill::web::board_json(&hill.settings, &board, hill.store.game_count()?);
     let view = game_view::<F>(&hill, dir);
-    let done = koth_hill::export::site(dir, to, &board, Some(&view))?;
+    let done = koth_hill::site::export(dir, to, &board, Some(&view))?;
     out!(
         "the page of {} written to {}: {} entrants' pages, {} games, {} round reports\n  host the folder anywhere (a static file server); open {}/index.html through one, not from the disk",
         dir.display(),

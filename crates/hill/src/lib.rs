@@ -55,6 +55,7 @@ pub mod plan;
 mod pool;
 pub mod program;
 pub mod service;
+pub mod site;
 pub mod store;
 pub mod upload;
 pub mod web;
