@@ -25,8 +25,10 @@ pub struct GameLine<'a> {
 
 /// Names the seats of stored games, from every entrant and version read once.
 pub struct Seats {
-    entrants: Vec<Entrant>,
-    versions: Vec<Version>,
+    /// Every entrant, removed ones included.
+    pub entrants: Vec<Entrant>,
+    /// Every version.
+    pub versions: Vec<Version>,
 }
 
 impl Seats {
@@ -63,6 +65,28 @@ impl Seats {
             entrant.map_or("?", |e| e.name.as_str()),
             version.map_or(0, |x| x.number),
         )
+    }
+
+    /// Version `v`'s entrant, if the hill has it.
+    pub fn entrant_of(&self, v: i64) -> Option<&Entrant> {
+        let id = self.of_version(v).0?;
+        self.entrants.iter().find(|e| e.id == id)
+    }
+
+    /// The names of a game's seats, by version (`honest v2`).
+    pub fn names(&self, seats: &[i64]) -> Vec<String> {
+        seats
+            .iter()
+            .map(|&v| {
+                let (_, name, number) = self.of_version(v);
+                format!("{name} v{number}")
+            })
+            .collect()
+    }
+
+    /// The versions of the entrant `id`, oldest first.
+    pub fn versions_of(&self, id: i64) -> impl Iterator<Item = &Version> {
+        self.versions.iter().filter(move |v| v.entrant == id)
     }
 
     /// Whether entrant `id` sat at game `g`.

@@ -77,6 +77,9 @@ pub fn export(
         if e.status == crate::store::Status::Removed {
             continue;
         }
+        // A name is a file's name here: only names the hill allows (no `/`,
+        // no leading `.`) are written, whatever a damaged store holds.
+        crate::service::check_name(&e.name)?;
         let page = crate::web::entrant_json(store.as_ref(), dir, &e.name, None)?;
         for list in ["recent", "forfeits"] {
             for g in page[list].as_array().into_iter().flatten() {

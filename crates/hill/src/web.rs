@@ -5,7 +5,7 @@
 
 use crate::error::{HillError, Kind};
 use crate::service;
-use crate::store::{Author, Change, Entrant, Store, Version};
+use crate::store::{Author, Change, Store};
 use axum::extract::{Path as UrlPath, State};
 use axum::http::{header, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -283,21 +283,6 @@ fn strip_stderr(v: &mut serde_json::Value) {
     }
 }
 
-/// The names of a game's seats, by version (`honest v2`), from every version
-/// and entrant read once.
-fn names_of(all: &[Version], entrants: &[Entrant], versions: &[i64]) -> Vec<String> {
-    versions
-        .iter()
-        .map(|v| {
-            let ver = all.iter().find(|x| x.id == *v);
-            let name = ver
-                .and_then(|x| entrants.iter().find(|e| e.id == x.entrant))
-                .map_or("?".to_string(), |e| e.name.clone());
-            format!("{name} v{}", ver.map_or(0, |x| x.number))
-        })
-        .collect()
-}
-
 /// Games of an entrant's page: its latest this many are listed...
 const RECENT_SHOWN: usize = 30;
 /// ...and its forfeits are looked for in its latest this many,
@@ -337,18 +322,16 @@ pub fn entrant_json(
     name: &str,
     viewer: Option<&Author>,
 ) -> Result<serde_json::Value, HillError> {
-    let entrants = store.entrants()?;
-    let Some(e) = entrants.iter().find(|e| e.name == name) else {
+    // Read once: every recent game's seats are named from them.
+    let seats = crate::export::Seats::of(store)?;
+    let Some(e) = seats.entrants.iter().find(|e| e.name == name) else {
         return Err(HillError::NotFound(format!("no entrant {name:?}")));
     };
 
     let own = viewer.as_ref().is_some_and(|a| service::owns(a, e));
-    // Read once: every recent game's seats are named from them.
-    let every_version = store.versions()?;
-    let versions: Vec<_> = every_version
-        .clone()
-        .into_iter()
-        .filter(|v| v.entrant == e.id)
+    let versions: Vec<_> = seats
+        .versions_of(e.id)
+        .cloned()
         .map(|mut v| {
             if let Some(o) = v.spec.as_object_mut() {
                 o.remove("folder");
@@ -387,7 +370,7 @@ pub fn entrant_json(
             }
         }
         if k < RECENT_SHOWN {
-            let names = names_of(&every_version, &entrants, &g.seats);
+            let names = seats.names(&g.seats);
             recent.push(serde_json::json!({
                 "block": g.block, "index": g.index, "seats": names,
                 "scores": rec["scores"], "winners": rec["outcome"]["winners"],
@@ -408,7 +391,8 @@ pub fn entrant_json(
         })
         .collect();
     let current = kept.get(&e.version).copied().unwrap_or_default();
-    let want = site_candidate_games(store)?;
+    // A new version first plays this many games against the field.
+    let want = store.settings()?.candidate_games;
     Ok(serde_json::json!({
         "name": e.name, "status": e.status, "version": e.version,
         "author": e.owner,
@@ -423,11 +407,6 @@ pub fn entrant_json(
             "games": current.games, "of": want,
         })),
     }))
-}
-
-/// Games a new version plays against the field first.
-fn site_candidate_games(store: &dyn Store) -> Result<u64, HillError> {
-    Ok(store.settings()?.candidate_games)
 }
 
 /// `GET /api/game/{block}/{index}`: a game step by step and its record; what
@@ -469,19 +448,13 @@ pub fn game_json(
             "no game {index} in block {block}"
         )));
     };
-    let (versions, entrants) = (store.versions()?, store.entrants()?);
-    let names = names_of(&versions, &entrants, &g.seats);
+    let seats = crate::export::Seats::of(store)?;
+    let names = seats.names(&g.seats);
     // The seats whose entrant is the viewer's own.
     let mine: Vec<bool> = g
         .seats
         .iter()
-        .map(|v| {
-            let entrant = versions
-                .iter()
-                .find(|x| x.id == *v)
-                .and_then(|x| entrants.iter().find(|e| e.id == x.entrant));
-            matches!((&viewer, entrant), (Some(a), Some(e)) if service::owns(a, e))
-        })
+        .map(|&v| matches!((&viewer, seats.entrant_of(v)), (Some(a), Some(e)) if service::owns(a, e)))
         .collect();
     let mut steps = match &view {
         Some(view) => view(&g, &names).unwrap_or_else(|e| serde_json::json!({ "error": e })),
@@ -1111,13 +1084,17 @@ async fn games_of(
             Some(t) => service::owns(&service::author_of(store, t)?, e),
             None => false,
         };
-        let id = e.id;
-        let mut lines = std::collections::VecDeque::new();
-        let mut bad = None;
-        store.each_game(&mut |g| {
-            if bad.is_some() || !seats.played(&g, id) {
-                return;
-            }
+        // Each version's newest games (only the batches of its blocks are
+        // read), then the newest of them all, oldest first.
+        let mut games = Vec::new();
+        for v in seats.versions_of(e.id) {
+            games.extend(store.recent_games(v.id, GAMES_SENT)?);
+        }
+        games.sort_by_key(|g| std::cmp::Reverse((g.block, g.index)));
+        games.truncate(GAMES_SENT);
+        games.reverse();
+        let mut lines = Vec::with_capacity(games.len());
+        for g in &games {
             let record = if own {
                 g.record.clone()
             } else {
@@ -1128,25 +1105,15 @@ async fn games_of(
             let line = serde_json::value::RawValue::from_string(record)
                 .map_err(|e| e.to_string())
                 .and_then(|raw| {
-                    serde_json::to_string(&seats.line(&g, &raw)).map_err(|e| e.to_string())
-                });
-            match line {
-                Ok(l) => {
-                    if lines.len() == GAMES_SENT {
-                        lines.pop_front();
-                    }
-                    lines.push_back(l);
-                }
-                Err(e) => {
-                    bad = Some(HillError::Invalid(format!(
-                        "game {} of block {}: unreadable record: {e}",
+                    serde_json::to_string(&seats.line(g, &raw)).map_err(|e| e.to_string())
+                })
+                .map_err(|err| {
+                    HillError::Invalid(format!(
+                        "game {} of block {}: unreadable record: {err}",
                         g.index, g.block
-                    )))
-                }
-            }
-        })?;
-        if let Some(e) = bad {
-            return Err(e);
+                    ))
+                })?;
+            lines.push(line);
         }
         let mut out = String::new();
         for l in lines {
