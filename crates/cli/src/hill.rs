@@ -214,6 +214,11 @@ pub struct InitArgs {
     /// The longest an upload's check may take, in seconds.
     #[arg(long, default_value_t = koth_hill::store::DEFAULT_CHECK_SECONDS)]
     pub check_seconds: u64,
+    /// The most the hill keeps of its games' decision logs (what programs
+    /// wrote to stderr at each decision, how long each took), compressed, in
+    /// MiB: the oldest games' logs go first. Their results and moves stay.
+    #[arg(long, value_name = "MIB", default_value_t = koth_hill::store::DEFAULT_LOG_MIB)]
+    pub keep_logs: u64,
 }
 
 /// `koth hill add` and `update`.
@@ -424,6 +429,7 @@ impl front::Visit for Init<'_> {
             own_candidate_seeds: true,
             field_tables: true,
             check_seconds: a.check_seconds,
+            log_mib: a.keep_logs,
         };
         if let Some(r) = a
             .runtimes
@@ -434,6 +440,9 @@ impl front::Visit for Init<'_> {
         }
         if a.check_seconds == 0 {
             bail!("--check-seconds must be at least 1");
+        }
+        if a.keep_logs == 0 {
+            bail!("--keep-logs 0: the hill keeps at least the newest games' logs\n  fix: --keep-logs 1 keeps about 1 MiB of them");
         }
         if a.seed.is_some() && F::HIDDEN {
             eprintln!(
@@ -975,7 +984,7 @@ fn say(warn: bool, text: &str) {
 fn game_view<F: Front>(hill: &Hill<F::Game>, dir: &Path) -> koth_hill::web::GameView {
     let rules: RulesOf<F> = hill.rules.clone();
     let dir = dir.to_path_buf();
-    Box::new(move |g, names| {
+    Box::new(move |g, log, names| {
         let mut rec: GameRecord<ChoiceOf<F>> =
             serde_json::from_str(&g.record).map_err(|e| format!("unreadable record: {e}"))?;
         if rec.choices.is_none() {
@@ -984,6 +993,9 @@ fn game_view<F: Front>(hill: &Hill<F::Game>, dir: &Path) -> koth_hill::web::Game
                 .full_record(g)
                 .map_err(|e| e.to_string())?;
         }
+        // Each program's decisions (request, answer, time) and what it wrote
+        // then, as the run report shows them.
+        rec.log = log.map(Box::new);
         let steps = F::page_steps(&rules, &rec, names)?;
         Ok(serde_json::json!({ "steps": steps, "facts": F::page_facts(), "record": rec }))
     })

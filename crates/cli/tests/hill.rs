@@ -270,26 +270,18 @@ fn a_hill_from_the_command_line() {
         e.contains("unknown game \"chess\"") && e.contains("fix:"),
         "{e}"
     );
-    let e = fails(&[
-        "hill",
-        "init",
-        &format!("{h}-x"),
-        "--game",
-        "coup",
-        "--table-size",
-        "9",
-    ]);
+    let x = format!("{h}-x");
+    let init_fails = |extra: &[&str]| fails(&[&["hill", "init", x.as_str()], extra].concat());
+    let e = init_fails(&["--game", "coup", "--table-size", "9"]);
     assert!(e.contains("--table-size 9"), "{e}");
-    let e = fails(&[
-        "hill",
-        "init",
-        &format!("{h}-x"),
-        "--game",
-        "samurai",
-        "--rules",
-        "ppcg",
-    ]);
+    let e = init_fails(&["--game", "samurai", "--rules", "ppcg"]);
     assert!(e.contains("samurai has no rules presets"), "{e}");
+    let e = init_fails(&["--game", "coup", "--keep-logs", "0"]);
+    assert!(
+        e.contains("--keep-logs 0") && e.contains("fix: --keep-logs 1"),
+        "{e}"
+    );
+    assert!(!Path::new(&format!("{h}-x")).exists());
     let e = fails(&["hill", "status", &format!("{h}-nothing")]);
     assert!(
         e.contains("is not a hill") && e.contains("koth hill init"),

@@ -811,6 +811,57 @@ fn a_bots_stderr_is_shown_to_its_author_only() {
     assert!(g.contains("SECRET-OF-ALICE"), "{g}");
     let (_, g) = with(&game, &bob);
     assert!(!g.contains("SECRET"), "{g}");
+    // A game it played to its end: its decisions (what it was asked, what it
+    // answered, how long it took) for all; what it wrote to stderr at them,
+    // at the step, for its author and the organiser only.
+    let (_, list) = get(&addr, "/api/entrant/leaky/games");
+    let whole: serde_json::Value = list
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|g| g["record"]["forfeits"].is_null())
+        .expect("a game played to its end");
+    let whole = format!("/api/game/{}/{}", whole["block"], whole["game"]);
+    let decisions = |g: &str| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(g).unwrap();
+        let mut lines = Vec::new();
+        // Each step is its table, then its lines.
+        for step in v["steps"]["steps"].as_array().expect("steps") {
+            let step = step.as_array().unwrap();
+            lines.extend(step[1..].iter().map(|l| l.as_str().unwrap().to_string()));
+        }
+        lines
+    };
+    let (code, g) = get(&addr, &whole);
+    assert_eq!(code, 200, "{whole}: {g}");
+    let public_lines = decisions(&g);
+    assert!(
+        public_lines
+            .iter()
+            .any(|l| l.starts_with("dleaky v1 asked: ") && l.contains(" → ") && l.contains('s')),
+        "no decision with its time for the public: {public_lines:?}"
+    );
+    assert!(!g.contains("SECRET"), "{g}");
+    let (_, g) = with(&whole, &bob);
+    assert!(!g.contains("SECRET"), "{g}");
+    let (_, g) = with(&whole, &alice);
+    let own_lines = decisions(&g);
+    let said: Vec<&String> = own_lines
+        .iter()
+        .filter(|l| l.starts_with("xleaky v1 stderr | SECRET-OF-ALICE game "))
+        .collect();
+    assert_eq!(said.len(), 1, "its one line, at its step: {own_lines:?}");
+    // Said at the game's start, shown before its first decision.
+    let first_decision = own_lines
+        .iter()
+        .position(|l| l.starts_with("dleaky v1 asked: "))
+        .unwrap();
+    let said_at = own_lines
+        .iter()
+        .position(|l| l.starts_with("xleaky v1 stderr"))
+        .unwrap();
+    assert!(said_at < first_decision, "{own_lines:?}");
+    let (_, g) = with(&whole, &org);
+    assert!(g.contains("SECRET-OF-ALICE"), "{g}");
     // Its games as JSON lines: every one with its stderr for its author, none
     // for the public.
     let (code, lines) = with("/api/entrant/leaky/games", &alice);
@@ -876,6 +927,29 @@ fn a_bots_stderr_is_shown_to_its_author_only() {
         .as_str()
         .unwrap()
         .starts_with("#game="));
+    // A game it played to its end: its decisions, each with its question,
+    // answer and time, and the toggle that hides them; its stderr at the step
+    // it was written.
+    let (block, index) = whole
+        .trim_start_matches("/api/game/")
+        .split_once('/')
+        .unwrap();
+    b.eval(&format!("showGame({block}, {index}, 0).then(() => true)"));
+    b.wait_for(
+        "document.getElementById('show-decisions') !== null",
+        Duration::from_secs(10),
+    );
+    let lines_of = |b: &mut common::cdp::Browser, tone: &str| -> String {
+        let js = format!("Array.from(document.querySelectorAll('#replay-log .ln.{tone}')).map((n) => n.textContent).join(' / ')");
+        b.eval(&js).as_str().unwrap().to_string()
+    };
+    let shown = lines_of(&mut b, "decision");
+    assert!(shown.contains("leaky v1 asked: "), "{shown}");
+    let logged = lines_of(&mut b, "botlog");
+    assert!(
+        logged.contains("stderr | SECRET-OF-ALICE game "),
+        "{logged}"
+    );
     as_author(&mut b, &bob);
     let other = b.eval("document.body.textContent");
     assert!(
@@ -908,6 +982,10 @@ fn a_bots_stderr_is_shown_to_its_author_only() {
     assert!(
         texts.iter().any(|(_, t)| t.contains("crashed")),
         "the reasons are there"
+    );
+    assert!(
+        texts.iter().any(|(_, t)| t.contains("leaky v1 asked: ")),
+        "the exported games show each decision and its time"
     );
     for (f, t) in &texts {
         assert!(!t.contains("SECRET"), "stderr in {}", f.display());

@@ -54,12 +54,33 @@ pub struct Settings {
     /// before it was a setting: [`DEFAULT_CHECK_SECONDS`]).
     #[serde(default)]
     pub check_seconds: u64,
+    /// The most the hill keeps of its games' decision logs (what programs
+    /// wrote to stderr at each decision, how long each took), compressed, in
+    /// MiB; the oldest go first (0, as in hills made before it was a setting:
+    /// [`DEFAULT_LOG_MIB`]).
+    #[serde(default)]
+    pub log_mib: u64,
 }
+
+/// How much of its games' decision logs a hill keeps when it does not say, in
+/// MiB: about 470,000 games of a Python bot that logs nothing against a
+/// built-in (570 bytes a game: its decisions' times); fewer of bots that log.
+pub const DEFAULT_LOG_MIB: u64 = 256;
 
 /// How long an upload's check may take when the hill does not say.
 pub const DEFAULT_CHECK_SECONDS: u64 = 600;
 
 impl Settings {
+    /// The most bytes of decision logs the hill keeps ([`Settings::log_mib`]).
+    pub fn log_bytes(&self) -> u64 {
+        let mib = if self.log_mib == 0 {
+            DEFAULT_LOG_MIB
+        } else {
+            self.log_mib
+        };
+        mib << 20
+    }
+
     /// The runtimes an upload may name (the hill's, or the default list).
     pub fn runtimes(&self) -> Vec<String> {
         if self.runtimes.is_empty() {

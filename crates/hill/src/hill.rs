@@ -818,6 +818,10 @@ impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
                 self.batch.push(&self.seats, line.trim_ascii_end());
             }
         }
+        if let Some(log) = rec.log.as_deref() {
+            // The game's number in the block, as the store counts it.
+            self.batch.push_log(self.first + self.batch.count - 1, log);
+        }
         self.batch.tally(
             &self.seats,
             &rec.scores,

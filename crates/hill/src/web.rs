@@ -22,9 +22,18 @@ use tokio_stream::StreamExt;
 
 /// Shows one stored game: its steps as the report's viewer draws them (and,
 /// under `record`, its record with every choice when the stored one is results
-/// only), or why not.
-pub type GameView =
-    Box<dyn Fn(&crate::StoredGame, &[String]) -> Result<serde_json::Value, String> + Send + Sync>;
+/// only), or why not; with its decision log, if the hill keeps one, cut to
+/// what the viewer may see (each decision's time for all, stderr lines of the
+/// viewer's seats only).
+pub type GameView = Box<
+    dyn Fn(
+            &crate::StoredGame,
+            Option<koth_arena::GameLog>,
+            &[String],
+        ) -> Result<serde_json::Value, String>
+        + Send
+        + Sync,
+>;
 
 /// A bot uploaded from the page, unpacked and ready to be checked and entered.
 pub struct Submission {
@@ -456,8 +465,16 @@ pub fn game_json(
         .iter()
         .map(|&v| matches!((&viewer, seats.entrant_of(v)), (Some(a), Some(e)) if service::owns(a, e)))
         .collect();
+    // Each decision's time is for all (the game is over; every seat's cards
+    // are shown anyway); what a program wrote, for its author and the organiser.
+    let log = store.game_log(block, index)?.map(|mut log| {
+        log.lines
+            .retain(|n| organiser || mine.get(n.seat) == Some(&true));
+        log
+    });
+    let logged = log.is_some();
     let mut steps = match &view {
-        Some(view) => view(&g, &names).unwrap_or_else(|e| serde_json::json!({ "error": e })),
+        Some(view) => view(&g, log, &names).unwrap_or_else(|e| serde_json::json!({ "error": e })),
         None => serde_json::Value::Null,
     };
     // The view's record has every choice, even of a game kept as results.
@@ -489,6 +506,7 @@ pub fn game_json(
             }
         }
     }
+    out["logged"] = serde_json::json!(logged);
     out["stderr_seats"] = serde_json::json!(mine
         .iter()
         .enumerate()

@@ -77,7 +77,7 @@ fn a_hill_of_the_previous_layout_is_migrated_and_audits_clean() {
     let read = koth_hill::store::open_read(&d).unwrap();
     assert_eq!(read.game_count().unwrap(), 460);
     drop(read);
-    assert_eq!(layout(&d), 5);
+    assert_eq!(layout(&d), 6);
     let mut h = open(&d);
     // Every block kept its versions, seat by seat, and its kind.
     let blocks = h.store.blocks().unwrap();
@@ -128,8 +128,13 @@ fn a_hill_of_the_previous_layout_is_migrated_and_audits_clean() {
         .unwrap()
         .into_iter()
         .find(|v| v.spec.get("command").is_some());
-    let recent = h.store.recent_games(py.unwrap().id, 10).unwrap();
+    let py = py.unwrap().id;
+    let recent = h.store.recent_games(py, 10).unwrap();
     assert_eq!(recent.len(), 10);
+    // Layout 6: games stored before have no decision log.
+    assert!(recent
+        .iter()
+        .all(|g| h.store.game_log(g.block, g.index).unwrap().is_none()));
     // Each version's results, counted from the games stored before.
     assert_results_kept(&h);
     let audit = h.audit().unwrap();
@@ -140,7 +145,11 @@ fn a_hill_of_the_previous_layout_is_migrated_and_audits_clean() {
     let audit = h.audit().unwrap();
     assert!(audit.problems.is_empty(), "{:?}", audit.problems);
     assert!(audit.games >= 560);
-    // And kept as the new games were stored.
+    // And kept as the new games were stored; the program's new games have
+    // their decisions' times.
     assert_results_kept(&h);
+    let newest = &h.store.recent_games(py, 1).unwrap()[0];
+    let log = h.store.game_log(newest.block, newest.index).unwrap();
+    assert!(log.is_some_and(|l| !l.times.is_empty()), "{newest:?}");
     std::fs::remove_dir_all(&d).ok();
 }

@@ -11,7 +11,7 @@ pub use crate::entity::*;
 mod batch;
 mod sqlite;
 
-pub use batch::{pack, record_results, unpack, Batch};
+pub use batch::{pack, record_results, unpack, unpack_log, Batch};
 pub use sqlite::{Sqlite, DATABASE};
 
 /// A store's failure or refusal, in words (with what was being done and, where
@@ -199,6 +199,10 @@ pub trait Store: Send {
     }
     /// One game.
     fn game(&self, block: i64, index: u64) -> Result<Option<StoredGame>>;
+    /// What the programs of one game wrote to stderr at each decision and how
+    /// long each decision took, if the hill still keeps it (games of programs
+    /// only; the oldest go past the hill's cap, [`Settings::log_mib`]).
+    fn game_log(&self, block: i64, index: u64) -> Result<Option<koth_arena::GameLog>>;
     /// The latest `n` games a version played, newest first.
     fn recent_games(&self, version: i64, n: usize) -> Result<Vec<StoredGame>>;
     /// Games stored in all.

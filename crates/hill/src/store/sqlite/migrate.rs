@@ -43,10 +43,16 @@ const STEPS: &[Step] = &[
         sql: include_str!("migrations/005_contest.sql"),
         then: None,
     },
+    Step {
+        to: 6,
+        what: "the decision logs of games with programs (stderr at each decision, times)",
+        sql: include_str!("migrations/006_game_logs.sql"),
+        then: None,
+    },
 ];
 
 /// The layout this koth reads and writes.
-pub(super) const LAYOUT: i64 = 5;
+pub(super) const LAYOUT: i64 = 6;
 
 /// The layout of the database `db` (0 for an empty file).
 pub(super) fn layout(db: &rusqlite::Connection) -> Result<i64> {

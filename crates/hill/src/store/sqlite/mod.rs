@@ -15,6 +15,9 @@ pub const DATABASE: &str = "hill.sqlite";
 /// the writer, and a crash loses no committed transaction.
 pub struct Sqlite {
     db: rusqlite::Connection,
+    /// The bytes of decision logs kept, once counted (by the one process that
+    /// plays: [`Store::add_batch`]), and the most the hill keeps.
+    logs: Option<(u64, u64)>,
 }
 
 /// The games of a row (block, first, games) of the batches.
@@ -73,7 +76,7 @@ impl Sqlite {
             }
             migrate::run(&mut db, path)?;
         }
-        Ok(Sqlite { db })
+        Ok(Sqlite { db, logs: None })
     }
 
     /// Opens the hill in `dir` for reading only, as the page does: such a
@@ -100,7 +103,7 @@ impl Sqlite {
             Sqlite::open(dir)?;
             return Sqlite::open_read(dir);
         }
-        Ok(Sqlite { db })
+        Ok(Sqlite { db, logs: None })
     }
 }
 
@@ -189,6 +192,45 @@ macro_rules! named_column {
 named_column!(BlockKind, "a block of kind");
 named_column!(Change, "an event of kind");
 named_column!(Status, "an entrant whose status is");
+
+impl Sqlite {
+    /// Counts `added` more bytes of decision logs and, past the hill's cap,
+    /// removes the oldest rows until a tenth of the cap is free (so that
+    /// removing is rare, not a query a batch).
+    fn keep_logs(&mut self, added: u64) -> Result<()> {
+        let (kept, cap) = match self.logs {
+            Some((kept, cap)) => (kept + added, cap),
+            None => {
+                let kept: i64 = self.db.query_row(
+                    "SELECT COALESCE(SUM(length(logs)), 0) FROM game_logs",
+                    [],
+                    |r| r.get(0),
+                )?;
+                (kept as u64, self.settings()?.log_bytes())
+            }
+        };
+        self.logs = Some((kept, cap));
+        if kept <= cap {
+            return Ok(());
+        }
+        let keep = (cap - cap / 10) as i64;
+        // The newest rows whose bytes, newest first, stay within `keep`.
+        self.db.execute(
+            "DELETE FROM game_logs WHERE id IN (
+                 SELECT id FROM (SELECT id, SUM(length(logs)) OVER (ORDER BY id DESC) AS newer
+                                 FROM game_logs)
+                 WHERE newer > ?1)",
+            [keep],
+        )?;
+        let kept: i64 = self.db.query_row(
+            "SELECT COALESCE(SUM(length(logs)), 0) FROM game_logs",
+            [],
+            |r| r.get(0),
+        )?;
+        self.logs = Some((kept as u64, cap));
+        Ok(())
+    }
+}
 
 impl Store for Sqlite {
     fn settings(&self) -> Result<Settings> {
@@ -659,7 +701,25 @@ impl Store for Sqlite {
         tx.prepare_cached("UPDATE blocks SET done = done + ?1 WHERE id = ?2")?
             .execute(rusqlite::params![batch.count as i64, block])?;
         add_results(&tx, &batch.results)?;
+        let logged = match batch.pack_logs() {
+            Some(packed) => {
+                tx.prepare_cached(
+                    "INSERT INTO game_logs (block, first, count, logs) VALUES (?1, ?2, ?3, ?4)",
+                )?
+                .execute(rusqlite::params![
+                    block,
+                    done,
+                    batch.count as i64,
+                    packed
+                ])?;
+                packed.len() as u64
+            }
+            None => 0,
+        };
         tx.commit()?;
+        if logged > 0 {
+            self.keep_logs(logged)?;
+        }
         Ok(())
     }
 
@@ -769,6 +829,21 @@ impl Store for Sqlite {
             return Ok(None);
         };
         Ok(unpack_row(r)?.into_iter().find(|g| g.index == index))
+    }
+
+    fn game_log(&self, block: i64, index: u64) -> Result<Option<koth_arena::GameLog>> {
+        let packed: Option<Vec<u8>> = self
+            .db
+            .query_row(
+                "SELECT logs FROM game_logs WHERE block = ?1 AND first <= ?2 AND first + count > ?2",
+                rusqlite::params![block, index as i64],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match packed {
+            Some(p) => super::batch::unpack_log(block, index, &p),
+            None => Ok(None),
+        }
     }
 
     fn recent_games(&self, version: i64, n: usize) -> Result<Vec<StoredGame>> {
@@ -889,6 +964,97 @@ mod tests {
         // Out of order is refused, and nothing of it is stored.
         assert!(s.add_games(b2, &[game(b2, 5, &[2, 3])]).is_err());
         assert_eq!(s.game_count().unwrap(), 13);
+        std::fs::remove_dir_all(d).ok();
+    }
+
+    /// A log of `bytes` bytes that do not compress (hex of a hash chain).
+    fn noisy_log(seed: u64, bytes: usize) -> koth_arena::GameLog {
+        let mut text = String::new();
+        let mut h = blake3::hash(&seed.to_le_bytes());
+        while text.len() < bytes {
+            text.push_str(&h.to_hex());
+            h = blake3::hash(h.as_bytes());
+        }
+        koth_arena::GameLog {
+            lines: vec![koth_arena::NoticeRecord {
+                seat: 1,
+                at: 3,
+                entrant: 1,
+                kind: koth_arena::NoticeKind::Log,
+                text,
+                raw: None,
+                tried: None,
+            }],
+            times: vec![
+                koth_arena::Took(3, 1, 250, false),
+                koth_arena::Took(5, 0, 90, true),
+            ],
+        }
+    }
+
+    #[test]
+    fn decision_logs_are_found_by_game_and_the_oldest_go_past_the_cap() {
+        let (d, mut s) = hill();
+        // A cap of 1 MiB, and batches of two games, the second logged with
+        // 100 kB that do not compress: about ten batches fit.
+        let mut settings = s.settings().unwrap();
+        settings.log_mib = 1;
+        s.db.execute(
+            "UPDATE settings SET json = ?1",
+            [serde_json::to_string(&settings).unwrap()],
+        )
+        .unwrap();
+        let b = block(&mut s, &[1, 2]);
+        let mut done = 0;
+        s.db.execute("UPDATE blocks SET games = 100 WHERE id = ?1", [b])
+            .unwrap();
+        for k in 0..30u64 {
+            let mut batch = Batch::default();
+            for i in [done, done + 1] {
+                let g = game(b, i, &[1, 2]);
+                batch.push_stored(&g.seats, &g.record);
+            }
+            batch.push_log(done + 1, &noisy_log(k, 100_000));
+            s.add_batch(b, done, &batch).unwrap();
+            done += 2;
+        }
+        // The newest is kept whole and found by its game, not its neighbour.
+        let found =
+            |s: &Sqlite, g: u64, k: u64| s.game_log(b, g).unwrap() == Some(noisy_log(k, 100_000));
+        assert!(found(&s, 59, 29));
+        assert_eq!(s.game_log(b, 58).unwrap(), None);
+        // The oldest are gone, their games kept; the newest stay, every one,
+        // within the cap and no further under it than a tenth and a row.
+        assert_eq!(s.game_log(b, 1).unwrap(), None);
+        assert!(s.game(b, 1).unwrap().is_some());
+        let (rows, bytes, oldest): (i64, i64, i64) =
+            s.db.query_row(
+                "SELECT COUNT(*), SUM(length(logs)), MIN(first) FROM game_logs",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert!(bytes <= 1 << 20, "{bytes} bytes kept");
+        let row = bytes / rows;
+        assert!(bytes >= (1 << 20) * 9 / 10 - row, "{bytes} bytes kept");
+        assert_eq!(rows, (60 - oldest) / 2);
+        for k in (oldest as u64 / 2)..30 {
+            assert!(found(&s, 2 * k + 1, k), "game {}", 2 * k + 1);
+        }
+        assert!(!found(&s, oldest as u64 - 1, oldest as u64 / 2 - 1));
+        // Opened again, it counts what it keeps from the database.
+        drop(s);
+        let mut s = Sqlite::open(&d).unwrap();
+        let mut batch = Batch::default();
+        let g = game(b, done, &[1, 2]);
+        batch.push_stored(&g.seats, &g.record);
+        batch.push_log(done, &noisy_log(99, 100_000));
+        s.add_batch(b, done, &batch).unwrap();
+        let bytes: i64 =
+            s.db.query_row("SELECT SUM(length(logs)) FROM game_logs", [], |r| r.get(0))
+                .unwrap();
+        assert!(bytes <= 1 << 20, "{bytes} bytes kept");
+        assert!(s.game_log(b, done).unwrap() == Some(noisy_log(99, 100_000)));
         std::fs::remove_dir_all(d).ok();
     }
 
