@@ -1474,3 +1474,49 @@ fn the_champion_is_a_built_in_with_a_budget() {
         "{err}"
     );
 }
+
+/// The ladder's seed-000-style programs (docs/champions.md measures the
+/// champion against them) play whole games through the history-file protocol
+/// without a fault, against each other and built-ins.
+#[test]
+fn the_ladders_programs_play_cleanly() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = std::env::temp_dir().join(format!("koth-ladder-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let bot = |name: &str, file: &str| {
+        format!(
+            "{name}=ppcg:python3 {}",
+            repo.join("examples/ppcg").join(name).join(file).display()
+        )
+    };
+    let (ok, table, err) = koth(&[
+        "coup",
+        "run",
+        "--rules",
+        "ppcg",
+        "--table-size",
+        "2",
+        "--bot",
+        &bot("Calculator", "calculator.py"),
+        "--bot",
+        &bot("Counter", "counter.py"),
+        "--builtin",
+        "honest,bluffer",
+        "--games",
+        "24",
+        "--seed",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        table.contains("Calculator") && table.contains("Counter"),
+        "{table}"
+    );
+    assert!(
+        err.contains("forfeits: none") || table.contains("forfeits: none"),
+        "{table}{err}"
+    );
+    std::fs::remove_dir_all(&out).ok();
+}

@@ -72,6 +72,48 @@ fn three_seats(rules: Rules, hands: [[Card; 2]; 3]) -> State {
     State::from_setup(rules, &hands, &[2, 2, 2], &all, 5).unwrap()
 }
 
+/// Seat 1 taxes with a Duke and seat 2's challenge shows it (it goes back).
+fn tax_shown() -> State {
+    let mut g = three_seats(
+        Rules::standard(),
+        [[Captain, Assassin], [Duke, Contessa], [Ambassador, Captain]],
+    );
+    play(
+        &mut g,
+        &[
+            (0, Choice::Act(Action::Income)),
+            (1, Choice::Act(Action::Tax)),
+            (2, Choice::Challenge),
+        ],
+    );
+    assert!(shown(&g, 1, Duke, true));
+    g
+}
+
+/// The deal of [`tax_caught`]: seat 1 holds no Duke.
+fn caught_hands() -> State {
+    three_seats(
+        Rules::standard(),
+        [[Captain, Assassin], [Ambassador, Contessa], [Duke, Captain]],
+    )
+}
+
+/// Seat 1 taxes without a Duke and seat 0 catches it (it gives up its Contessa).
+fn tax_caught() -> State {
+    let mut g = caught_hands();
+    play(
+        &mut g,
+        &[
+            (0, Choice::Act(Action::Income)),
+            (1, Choice::Act(Action::Tax)),
+            (2, Choice::Pass),
+            (0, Choice::Challenge),
+            (1, Choice::Lose(Contessa)),
+        ],
+    );
+    g
+}
+
 #[test]
 fn a_shown_card_that_stays_is_held() {
     // The coup crate's rules: a blocker who shows the card keeps it.
@@ -101,19 +143,7 @@ fn a_shown_card_that_stays_is_held() {
 
 #[test]
 fn a_shown_card_that_goes_back_is_replaced_by_an_unknown_one() {
-    let mut g = three_seats(
-        Rules::standard(),
-        [[Captain, Assassin], [Duke, Contessa], [Ambassador, Captain]],
-    );
-    play(
-        &mut g,
-        &[
-            (0, Choice::Act(Action::Income)),
-            (1, Choice::Act(Action::Tax)),
-            (2, Choice::Challenge),
-        ],
-    );
-    assert!(shown(&g, 1, Duke, true));
+    let g = tax_shown();
     let b = beliefs_of(&g, 0);
     let v = View::new(&g, 0);
     let p = b.chance_holds(&v, 1, Duke);
@@ -129,21 +159,8 @@ fn a_shown_card_that_goes_back_is_replaced_by_an_unknown_one() {
 
 #[test]
 fn a_caught_bluff_rules_the_card_out() {
-    let mut g = three_seats(
-        Rules::standard(),
-        [[Captain, Assassin], [Ambassador, Contessa], [Duke, Captain]],
-    );
-    let before = counts_only(&g, 0, 1, Duke);
-    play(
-        &mut g,
-        &[
-            (0, Choice::Act(Action::Income)),
-            (1, Choice::Act(Action::Tax)),
-            (2, Choice::Pass),
-            (0, Choice::Challenge),
-            (1, Choice::Lose(Contessa)),
-        ],
-    );
+    let before = counts_only(&caught_hands(), 0, 1, Duke);
+    let g = tax_caught();
     assert!(before > 0.3);
     let b = beliefs_of(&g, 0);
     assert_eq!(b.chance_holds(&View::new(&g, 0), 1, Duke), 0.0);
@@ -408,4 +425,57 @@ fn champion_names_carry_a_budget() {
     assert!(bots::CHAMPIONS
         .iter()
         .all(|(n, _)| !bots::BUILTINS.iter().any(|b| b.0 == *n)));
+}
+
+/// A player's style is learned from the facts: a claim shown true makes the
+/// truthful style likelier than it was, a bluff caught all but rules it out
+/// and makes the reckless one likelier; an Exchange forgets the hand, not the
+/// player.
+#[test]
+fn a_players_style_is_learned_from_what_its_claims_turned_out_to_be() {
+    let prior = bots::STYLE_PRIOR;
+    // Seat 1 taxes with a Duke, and seat 2's challenge shows it.
+    let g = tax_shown();
+    let truthful = beliefs_of(&g, 0).style(1);
+    assert!(truthful[0] > prior[0] + 0.05, "{truthful:?}");
+    assert!(truthful[2] < prior[2], "{truthful:?}");
+    assert!((truthful.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    // Seat 1 taxes without a Duke, and seat 0 catches it.
+    let g = tax_caught();
+    let caught = beliefs_of(&g, 0);
+    let style = caught.style(1);
+    // (From 0.4 to about 0.07: a truthful player lacks a Duke it claims only
+    // 3% as often as it holds one.)
+    assert!(style[0] < prior[0] / 4.0, "{style:?}");
+    assert!(style[2] > prior[2], "{style:?}");
+    // Reading the log again adds nothing; a claim after it still counts.
+    let mut again = caught.clone();
+    again.update(&View::new(&g, 0));
+    assert_eq!(again.style(1), style);
+    let mut g2 = g.clone();
+    play(
+        &mut g2,
+        &[
+            (2, Choice::Act(Action::Income)),
+            (0, Choice::Act(Action::Income)),
+            (1, Choice::Act(Action::Steal(0))),
+        ],
+    );
+    again.update(&View::new(&g2, 0));
+    let believed = again.chance_holds(&View::new(&g2, 0), 1, Captain);
+    let counts = counts_only(&g2, 0, 1, Captain);
+    assert!(believed > counts, "{believed} against {counts}");
+    // An Exchange keeps the style.
+    let mut g3 = g.clone();
+    play(
+        &mut g3,
+        &[
+            (2, Choice::Act(Action::Income)),
+            (0, Choice::Act(Action::Income)),
+            (1, Choice::Act(Action::Exchange)),
+        ],
+    );
+    let mut b = caught.clone();
+    b.update(&View::new(&g3, 0));
+    assert_eq!(b.style(1), style);
 }

@@ -31,25 +31,37 @@ fn pair_index(a: usize, b: usize) -> usize {
 }
 
 /// How much likelier a claim is from a player who holds the card than from one
-/// who does not: a bluff is this likely (relative) per claim.
+/// who does not, for a player of the usual style ([`STYLES`]).
 pub const BLUFF_LIKELIHOOD: f64 = 0.3;
 
-/// What one seat's hidden hand may be: a likelihood for each hand of its size,
-/// the chance of the public evidence so far if it held that hand. The cards'
-/// counts (what is face up, what I hold) are not in it: they are applied when
-/// the hand is sampled or asked about, so it never goes stale.
+/// The styles a player may play in, by how often it claims (or blocks with) a
+/// card it lacks relative to one it holds: almost never (a truthful player),
+/// sometimes (the usual), as often (a reckless bluffer).
+pub const STYLES: [f64; 3] = [0.03, BLUFF_LIKELIHOOD, 1.0];
+
+/// How likely each of [`STYLES`] is of a player before the game shows anything.
+pub const STYLE_PRIOR: [f64; 3] = [0.4, 0.4, 0.2];
+
+/// No style is ever ruled out: each keeps at least this chance.
+const STYLE_FLOOR: f64 = 1e-3;
+
+/// What one seat's hidden hand may be, for each style it may play in: a
+/// likelihood for each hand of its size, the chance of the public evidence so
+/// far if it held that hand and played in that style. The cards' counts (what
+/// is face up, what I hold) are not in it: they are applied when the hand is
+/// sampled or asked about, so it never goes stale.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct SeatBelief {
     size: usize,
-    /// By [`PAIRS`] index for two cards, by card index for one.
-    weight: [f64; 15],
+    /// By style, then by [`PAIRS`] index for two cards, by card index for one.
+    weight: [[f64; 15]; 3],
 }
 
 impl SeatBelief {
     fn fresh(size: usize) -> Self {
         SeatBelief {
             size,
-            weight: [1.0; 15],
+            weight: [[1.0; 15]; 3],
         }
     }
 
@@ -69,38 +81,75 @@ impl SeatBelief {
         }
     }
 
-    /// Multiplies the hands holding `card` by `yes` and the others by `no`.
+    /// Multiplies the hands holding `card` by `yes` and the others by `no`,
+    /// in every style.
     fn weigh(&mut self, card: usize, yes: f64, no: f64) {
-        for h in 0..self.hands() {
-            self.weight[h] *= if self.contains(h, card) { yes } else { no };
+        for k in 0..STYLES.len() {
+            self.weigh_style(k, card, yes, no);
         }
-        self.renormalise();
     }
 
-    fn renormalise(&mut self) {
+    /// A claim of `card`: in each style, the hands without it weigh that
+    /// style's bluff likelihood.
+    fn claim(&mut self, card: usize) {
+        for (k, &r) in STYLES.iter().enumerate() {
+            self.weigh_style(k, card, 1.0, r);
+        }
+    }
+
+    fn weigh_style(&mut self, k: usize, card: usize, yes: f64, no: f64) {
+        for h in 0..self.hands() {
+            self.weight[k][h] *= if self.contains(h, card) { yes } else { no };
+        }
+        self.renormalise(k);
+    }
+
+    fn renormalise(&mut self, k: usize) {
         let n = self.hands();
-        let max = self.weight[..n].iter().copied().fold(0.0, f64::max);
+        let w = &mut self.weight[k];
+        let max = w[..n].iter().copied().fold(0.0, f64::max);
         if max > 0.0 {
-            for w in &mut self.weight[..n] {
-                *w /= max;
+            for x in &mut w[..n] {
+                *x /= max;
             }
         } else {
             // Contradicted (a model's guess was wrong, never a fact): start over.
-            self.weight = [1.0; 15];
+            *w = [1.0; 15];
         }
+    }
+
+    /// The weight of the hands of style `k`, counted with the ways `pool` can
+    /// form each; of those holding `card` only, if given (`halve`: a hand of
+    /// two different cards counts half, the chance it shows that one).
+    fn mass(&self, k: usize, pool: &[usize; 5], card: Option<usize>, halve: bool) -> f64 {
+        (0..self.hands())
+            .filter(|&h| card.is_none_or(|c| self.contains(h, c)))
+            .map(|h| {
+                let share = if halve && self.size == 2 && PAIRS[h].0 != PAIRS[h].1 {
+                    0.5
+                } else {
+                    1.0
+                };
+                self.weight[k][h] * ways(pool, &hand_cards(self.size, h)) * share
+            })
+            .sum()
     }
 
     /// `card` leaves the hand (turned face up): the rest keeps its weight.
     fn lose(&mut self, card: usize) {
         match self.size {
             2 => {
-                let mut one = [0.0; 15];
-                for (o, w) in one.iter_mut().enumerate().take(5) {
-                    *w = self.weight[pair_index(card, o)];
+                for k in 0..STYLES.len() {
+                    let mut one = [0.0; 15];
+                    for (o, w) in one.iter_mut().enumerate().take(5) {
+                        *w = self.weight[k][pair_index(card, o)];
+                    }
+                    self.weight[k] = one;
                 }
-                self.weight = one;
                 self.size = 1;
-                self.renormalise();
+                for k in 0..STYLES.len() {
+                    self.renormalise(k);
+                }
             }
             _ => *self = SeatBelief::fresh(0),
         }
@@ -111,18 +160,20 @@ impl SeatBelief {
     fn replace(&mut self, card: usize) {
         match self.size {
             2 => {
-                let mut other = [0.0; 5];
-                for (o, w) in other.iter_mut().enumerate() {
-                    *w = self.weight[pair_index(card, o)];
+                for k in 0..STYLES.len() {
+                    let mut other = [0.0; 5];
+                    for (o, w) in other.iter_mut().enumerate() {
+                        *w = self.weight[k][pair_index(card, o)];
+                    }
+                    for (h, &(a, b)) in PAIRS.iter().enumerate() {
+                        self.weight[k][h] = if a == b {
+                            other[a]
+                        } else {
+                            other[a] + other[b]
+                        };
+                    }
+                    self.renormalise(k);
                 }
-                for (h, &(a, b)) in PAIRS.iter().enumerate() {
-                    self.weight[h] = if a == b {
-                        other[a]
-                    } else {
-                        other[a] + other[b]
-                    };
-                }
-                self.renormalise();
             }
             _ => *self = SeatBelief::fresh(self.size),
         }
@@ -148,6 +199,13 @@ impl SeatBelief {
 pub struct Beliefs {
     me: Seat,
     seats: [SeatBelief; MAX_PLAYERS],
+    /// The chance of each of [`STYLES`], by seat: what the facts (cards shown,
+    /// bluffs caught, cards lost) said of the hands each style expected. Kept
+    /// through exchanges, which forget the hand and not the player.
+    style: [[f64; 3]; MAX_PLAYERS],
+    /// The cards nobody can see, as of the last update (the facts are weighed
+    /// with them).
+    pool: [usize; 5],
     /// Log events read so far.
     read: usize,
     /// The action of the turn being read, for its blocks.
@@ -167,6 +225,8 @@ impl Beliefs {
         Beliefs {
             me: view.me(),
             seats,
+            style: [STYLE_PRIOR; MAX_PLAYERS],
+            pool: Beliefs::unseen(view),
             read: 0,
             action: None,
         }
@@ -178,6 +238,7 @@ impl Beliefs {
         if log.len() < self.read {
             *self = Beliefs::new(view); // another game
         }
+        self.pool = Beliefs::unseen(view);
         for &e in &log[self.read..] {
             self.read_event(e);
         }
@@ -190,8 +251,46 @@ impl Beliefs {
         }
     }
 
+    /// The chance that `seat` plays in each of [`STYLES`] (truthful, usual,
+    /// reckless), from what the game has shown of it so far.
+    pub fn style(&self, seat: Seat) -> [f64; 3] {
+        self.style.get(seat).copied().unwrap_or(STYLE_PRIOR)
+    }
+
     fn seat(&mut self, s: Seat) -> Option<&mut SeatBelief> {
         (s != self.me && s < MAX_PLAYERS).then(|| &mut self.seats[s])
+    }
+
+    /// Weighs each style of `s` by the chance it gave a fact about the hand:
+    /// `card` shown (`Some(true)`), `card` ruled out (`Some(false)`), or `card`
+    /// turned face up by the player's choice (`None`).
+    fn weigh_styles(&mut self, s: Seat, card: usize, shown: Option<bool>) {
+        if s == self.me || s >= MAX_PLAYERS || self.seats[s].size == 0 {
+            return;
+        }
+        let b = &self.seats[s];
+        let mut post = [0.0; 3];
+        for (k, p) in post.iter_mut().enumerate() {
+            let all = b.mass(k, &self.pool, None, false);
+            let with = b.mass(k, &self.pool, Some(card), shown.is_none());
+            let chance = match shown {
+                Some(false) => (all - with).max(0.0),
+                _ => with,
+            };
+            *p = if all > 0.0 {
+                self.style[s][k] * chance / all
+            } else {
+                self.style[s][k]
+            };
+        }
+        let total: f64 = post.iter().sum();
+        if total > 0.0 {
+            for p in &mut post {
+                *p = (*p / total).max(STYLE_FLOOR);
+            }
+            let total: f64 = post.iter().sum();
+            self.style[s] = post.map(|p| p / total);
+        }
     }
 
     fn read_event(&mut self, e: Event) {
@@ -200,12 +299,12 @@ impl Beliefs {
             Event::Act { actor, action } => {
                 self.action = Some((actor, action));
                 if let (Some(card), Some(b)) = (action.claim(), self.seat(actor)) {
-                    b.weigh(card.index(), 1.0, BLUFF_LIKELIHOOD);
+                    b.claim(card.index());
                 }
             }
             Event::Block { blocker, card } => {
                 if let Some(b) = self.seat(blocker) {
-                    b.weigh(card.index(), 1.0, BLUFF_LIKELIHOOD);
+                    b.claim(card.index());
                 }
             }
             Event::NoBlock { player } => {
@@ -232,6 +331,7 @@ impl Beliefs {
                 card,
                 replaced,
             } => {
+                self.weigh_styles(player, card.index(), Some(true));
                 if let Some(b) = self.seat(player) {
                     b.weigh(card.index(), 1.0, 0.0);
                     if replaced {
@@ -240,11 +340,13 @@ impl Beliefs {
                 }
             }
             Event::CaughtBluffing { player, card } => {
+                self.weigh_styles(player, card.index(), Some(false));
                 if let Some(b) = self.seat(player) {
                     b.weigh(card.index(), 0.0, 1.0);
                 }
             }
             Event::LoseInfluence { player, card } => {
+                self.weigh_styles(player, card.index(), None);
                 if let Some(b) = self.seat(player) {
                     b.lose(card.index());
                 }
@@ -283,18 +385,33 @@ impl Beliefs {
         pool
     }
 
-    /// The chance of each hand `seat` may hold: its likelihood times the ways the
-    /// unseen cards can form it; empty for a seat with no cards (or mine).
+    /// The chance of each hand `seat` may hold: over its styles, each style's
+    /// chance times the hand's chance in that style (its likelihood times the
+    /// ways the unseen cards can form it); empty for a seat with no cards (or
+    /// mine).
     pub fn hands(&self, view: &View, seat: Seat) -> Vec<(Hand, f64)> {
         let pool = Beliefs::unseen(view);
         let b = &self.seats[seat];
         let mut out: Vec<(Hand, f64)> = (0..b.hands())
-            .map(|h| {
-                let cards = hand_cards(b.size, h);
-                let w = b.weight[h] * ways(&pool, &cards);
-                (cards, w)
-            })
+            .map(|h| (hand_cards(b.size, h), 0.0))
             .collect();
+        let mut any = false;
+        for (k, &pk) in self.style[seat].iter().enumerate() {
+            let z = b.mass(k, &pool, None, false);
+            if z <= 0.0 {
+                continue;
+            }
+            any = true;
+            for (h, x) in out.iter_mut().enumerate() {
+                x.1 += pk * b.weight[k][h] * ways(&pool, &x.0) / z;
+            }
+        }
+        if !any {
+            // Only the counts left: what the cards still allow.
+            for x in &mut out {
+                x.1 = ways(&pool, &x.0);
+            }
+        }
         let total: f64 = out.iter().map(|x| x.1).sum();
         if total > 0.0 {
             for x in &mut out {
@@ -316,20 +433,43 @@ impl Beliefs {
     /// A guess at every hidden card, drawn from these beliefs: a hand for each
     /// other seat (mine stays empty) and the deck's cards in random order.
     pub fn sample(&self, view: &View, rng: &mut impl Random) -> ([Hand; MAX_PLAYERS], Vec<Card>) {
+        let (hands, deck, _) = self.sample_styled(view, rng);
+        (hands, deck)
+    }
+
+    /// [`Beliefs::sample`], with the style each other seat was drawn playing
+    /// in (an index of [`STYLES`]; 0 for mine and seats out): the hand is drawn
+    /// from that style's beliefs, so a guess is one coherent player.
+    pub fn sample_styled(
+        &self,
+        view: &View,
+        rng: &mut impl Random,
+    ) -> ([Hand; MAX_PLAYERS], Vec<Card>, [usize; MAX_PLAYERS]) {
         let mut pool = Beliefs::unseen(view);
         let mut hands = [Hand::EMPTY; MAX_PLAYERS];
+        let mut styles = [0; MAX_PLAYERS];
         let mut order: Vec<Seat> = (0..view.players())
             .filter(|&s| s != self.me && view.influence(s) > 0)
             .collect();
         rng.shuffle(&mut order);
         for s in order {
             let b = &self.seats[s];
+            let mut x = rng.unit();
+            let mut k = STYLES.len() - 1;
+            for (i, &p) in self.style[s].iter().enumerate() {
+                if x < p {
+                    k = i;
+                    break;
+                }
+                x -= p;
+            }
+            styles[s] = k;
             let n = b.hands();
             let mut w = [0.0; 15];
             let mut total = 0.0;
             for (h, slot) in w.iter_mut().enumerate().take(n) {
                 let cards = hand_cards(b.size, h);
-                *slot = b.weight[h] * ways(&pool, &cards);
+                *slot = b.weight[k][h] * ways(&pool, &cards);
                 total += *slot;
             }
             if total <= 0.0 {
@@ -358,7 +498,7 @@ impl Beliefs {
             .flat_map(|&c| std::iter::repeat_n(c, pool[c.index()]))
             .collect();
         rng.shuffle(&mut deck);
-        (hands, deck)
+        (hands, deck, styles)
     }
 }
 

@@ -41,6 +41,13 @@ const PLAYOUT_STEPS: usize = 600;
 /// imagined deal: the built-ins that play on principle, count cards or bluff.
 const MODELS: usize = 5;
 
+/// The models that play in each of the beliefs' styles ([`STYLES`]): the
+/// truthful ones (honest, economist, the careful counter: they never bluff),
+/// all of them, and those that bluff (the bold counter, the bluffer).
+///
+/// [`STYLES`]: super::belief::STYLES
+const MODELS_OF_STYLE: [std::ops::Range<usize>; 3] = [0..3, 0..MODELS, 3..MODELS];
+
 fn model(i: usize) -> Model {
     match i {
         0 => Model::Principled(Principled::honest()),
@@ -213,7 +220,7 @@ impl Champion {
             let this_round = left / (rounds - round);
             let deals = (this_round / k).max(1);
             for _ in 0..deals {
-                let (hands, deck) = beliefs.sample(view, &mut self.rng);
+                let (hands, deck, styles) = beliefs.sample_styled(view, &mut self.rng);
                 let deal_seed = self.rng.next_u64();
                 let world = match state.imagined(me, &hands, &deck, deal_seed) {
                     Some(w) => w,
@@ -229,7 +236,9 @@ impl Champion {
                     if s == me {
                         Model::Counter(Counter::careful())
                     } else {
-                        model(self.rng.index(MODELS))
+                        // A player of the style its hand was drawn in.
+                        let of = &MODELS_OF_STYLE[styles[s]];
+                        model(of.start + self.rng.index(of.len()))
                     }
                 });
                 let play_seed = self.rng.next_u64();

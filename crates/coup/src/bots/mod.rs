@@ -8,7 +8,7 @@ mod principled;
 mod random;
 mod sense;
 
-pub use belief::{Beliefs, BLUFF_LIKELIHOOD};
+pub use belief::{Beliefs, BLUFF_LIKELIHOOD, STYLES, STYLE_PRIOR};
 pub use bluffer::Bluffer;
 pub use champion::{Champion, DEFAULT_PLAYOUTS, MAX_PLAYOUTS, PLAYOUTS_PER_MS};
 pub use counter::Counter;
