@@ -472,7 +472,6 @@ pub fn game_json(
             .retain(|n| organiser || mine.get(n.seat) == Some(&true));
         log
     });
-    let logged = log.is_some();
     let mut steps = match &view {
         Some(view) => view(&g, log, &names).unwrap_or_else(|e| serde_json::json!({ "error": e })),
         None => serde_json::Value::Null,
@@ -506,7 +505,6 @@ pub fn game_json(
             }
         }
     }
-    out["logged"] = serde_json::json!(logged);
     out["stderr_seats"] = serde_json::json!(mine
         .iter()
         .enumerate()

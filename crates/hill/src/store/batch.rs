@@ -57,8 +57,8 @@ impl Batch {
     /// however the games were played. One JSON line a game,
     /// `{"game":K,"t":[…],"lines":[…]}`: its times as three numbers each (the
     /// choices applied since the time before, the seat doubled plus one if the
-    /// time is a bound, the microseconds), a third of the bytes of [`Took`]'s
-    /// arrays before compression and half after.
+    /// time is a bound, the microseconds), two fifths of the bytes of
+    /// [`Took`]'s arrays, before compression and after.
     ///
     /// [`Took`]: koth_arena::Took
     pub fn push_log(&mut self, index: u64, log: &GameLog) {
