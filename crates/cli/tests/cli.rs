@@ -1500,20 +1500,25 @@ fn the_ladders_programs_play_cleanly() {
         &bot("Calculator", "calculator.py"),
         "--bot",
         &bot("Counter", "counter.py"),
+        "--bot",
+        &bot("Taxman", "taxman.py"),
+        "--bot",
+        &bot("Statistician", "statistician.py"),
+        "--bot",
+        &bot("Lawyer", "lawyer.py"),
         "--builtin",
         "honest,bluffer",
         "--games",
-        "24",
+        "42",
         "--seed",
         "3",
         "--out",
         out.to_str().unwrap(),
     ]);
     assert!(ok, "{err}");
-    assert!(
-        table.contains("Calculator") && table.contains("Counter"),
-        "{table}"
-    );
+    for name in ["Calculator", "Counter", "Taxman", "Statistician", "Lawyer"] {
+        assert!(table.contains(name), "{name} missing from {table}");
+    }
     assert!(
         err.contains("forfeits: none") || table.contains("forfeits: none"),
         "{table}{err}"

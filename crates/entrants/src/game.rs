@@ -111,6 +111,7 @@ pub(crate) fn known_builtins() -> String {
     bots::BUILTINS
         .iter()
         .chain(&bots::CHAMPIONS)
+        .chain(&bots::LADDER)
         .map(|b| b.0)
         .collect::<Vec<_>>()
         .join(", ")

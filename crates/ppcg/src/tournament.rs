@@ -81,6 +81,7 @@ pub fn entrants(
             let known: Vec<&str> = koth_coup::bots::BUILTINS
                 .iter()
                 .chain(&koth_coup::bots::CHAMPIONS)
+                .chain(&koth_coup::bots::LADDER)
                 .map(|(n, _)| *n)
                 .collect();
             return Err(format!(

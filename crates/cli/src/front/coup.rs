@@ -58,7 +58,10 @@ impl Front for Coup {
     }
 
     fn champions() -> Vec<(&'static str, &'static str)> {
-        koth_coup::bots::CHAMPIONS.to_vec()
+        let b = koth_coup::bots::CHAMPIONS
+            .iter()
+            .chain(&koth_coup::bots::LADDER);
+        b.copied().collect()
     }
 
     fn rules(options: &CoupOptions, file: Option<&TournamentFile>) -> Result<(Rules, String)> {

@@ -51,7 +51,10 @@ impl Front for Ppcg {
     }
 
     fn champions() -> Vec<(&'static str, &'static str)> {
-        koth_coup::bots::CHAMPIONS.to_vec()
+        let b = koth_coup::bots::CHAMPIONS
+            .iter()
+            .chain(&koth_coup::bots::LADDER);
+        b.copied().collect()
     }
 
     fn rules(options: &PpcgOptions, file: Option<&TournamentFile>) -> Result<(PpcgRules, String)> {

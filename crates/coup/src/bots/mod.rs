@@ -4,6 +4,7 @@ mod belief;
 mod bluffer;
 mod champion;
 mod counter;
+mod ladder;
 mod principled;
 mod random;
 mod sense;
@@ -12,6 +13,7 @@ pub use belief::{Beliefs, BLUFF_LIKELIHOOD, STYLES, STYLE_PRIOR};
 pub use bluffer::Bluffer;
 pub use champion::{Champion, DEFAULT_PLAYOUTS, MAX_PLAYOUTS, PLAYOUTS_PER_MS};
 pub use counter::Counter;
+pub use ladder::Ladder;
 pub use principled::Principled;
 pub use random::RandomBot;
 pub use sense::{best_keep, card_value, chance_holds, least_valuable, strongest};
@@ -66,12 +68,34 @@ pub const BUILTINS: [(&str, &str); 8] = [
 /// budget ([`Champion::from_name`]).
 pub const CHAMPIONS: [(&str, &str); 1] = [(
     "champion",
-    "searches: imagines the hidden cards from the public log, plays each choice out (champion:2ms, champion:500 for a budget)",
+    "searches: imagines the hidden cards from the public log and searches every player's choices over them (champion:2ms, champion:500 for a budget)",
 )];
+
+/// The ladder: built-ins that play like the leading entries of the two-player
+/// challenge, left out of the default field (a field to measure against, not
+/// a crowd to play in).
+pub const LADDER: [(&str, &str); 4] = [
+    (
+        "calculator",
+        "time-to-win calculator: plays the fastest truthful way to take every card; lies only when forced",
+    ),
+    (
+        "taxman",
+        "claims a Duke every turn, held or not; coups when it can",
+    ),
+    (
+        "statistician",
+        "never bluffs; calls claims the unseen cards make unlikely",
+    ),
+    (
+        "lawyer",
+        "never bluffs; calls every claim while it has two cards",
+    ),
+];
 
 /// Whether `name` names a built-in bot, a champion's budget included.
 pub fn is_builtin(name: &str) -> bool {
-    BUILTINS.iter().any(|b| b.0 == name) || Champion::from_name(name).is_some()
+    BUILTINS.iter().chain(&LADDER).any(|b| b.0 == name) || Champion::from_name(name).is_some()
 }
 
 /// A built-in bot by name, as an arena agent whose bot type is known to the
@@ -87,6 +111,10 @@ pub fn builtin_agent(name: &str) -> Option<Box<dyn koth_arena::Agent<crate::Stat
         "economist" => Box::new(BotAgent(Principled::economist())),
         "challenger" => Box::new(BotAgent(Principled::challenger())),
         "skeptic" => Box::new(BotAgent(Counter::bold())),
+        "calculator" => Box::new(BotAgent(Ladder::calculator())),
+        "taxman" => Box::new(BotAgent(Ladder::taxman())),
+        "statistician" => Box::new(BotAgent(Ladder::statistician())),
+        "lawyer" => Box::new(BotAgent(Ladder::lawyer())),
         _ => Box::new(BotAgent(Champion::from_name(name)?)),
     })
 }
@@ -107,6 +135,10 @@ pub fn builtin(name: &str) -> Option<Box<dyn Bot>> {
         "economist" => Box::new(Principled::economist()),
         "challenger" => Box::new(Principled::challenger()),
         "skeptic" => Box::new(Counter::bold()),
+        "calculator" => Box::new(Ladder::calculator()),
+        "taxman" => Box::new(Ladder::taxman()),
+        "statistician" => Box::new(Ladder::statistician()),
+        "lawyer" => Box::new(Ladder::lawyer()),
         _ => Box::new(Champion::from_name(name)?),
     })
 }
