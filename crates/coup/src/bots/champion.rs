@@ -18,8 +18,9 @@ pub const DEFAULT_PLAYOUTS: u32 = 100;
 /// Playouts that one millisecond of budget buys (`champion:2ms` plays
 /// 2 × this many). Fixed, never measured at run time, so that play depends on
 /// the seat's seed alone, on any machine; set from the playout rate measured
-/// on a 2-core reference machine (`koth coup bench`-style figures in
-/// docs/champions.md).
+/// on a 2-core reference machine before the tree search (which made a
+/// playout about 1.4 times dearer); kept, so that a budget's name keeps
+/// meaning the same playouts (docs/champions.md).
 pub const PLAYOUTS_PER_MS: f64 = 180.0;
 
 /// A decision's playouts never exceed this (`champion:100000ms` is refused).
