@@ -55,8 +55,9 @@ impl Ladder {
         }
     }
     /// `lawyer`: plays only what it holds and calls every claim while it has two
-    /// cards; with one, a claim it holds or has seen a copy of, or an
-    /// Assassinate aimed at it.
+    /// cards; with one, a claim of a card it holds or has seen face up, or an
+    /// Assassinate that would end it (no Contessa to block with). The program
+    /// `examples/ppcg/Lawyer` also calls an Assassinate it could block.
     pub const fn lawyer() -> Self {
         Ladder {
             style: Style::Lawyer,
