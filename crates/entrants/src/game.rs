@@ -108,11 +108,5 @@ impl GameKind {
 }
 
 pub(crate) fn known_builtins() -> String {
-    bots::BUILTINS
-        .iter()
-        .chain(&bots::CHAMPIONS)
-        .chain(&bots::LADDER)
-        .map(|b| b.0)
-        .collect::<Vec<_>>()
-        .join(", ")
+    bots::names().collect::<Vec<_>>().join(", ")
 }

@@ -78,12 +78,7 @@ pub fn entrants(
 ) -> Result<Vec<Entrant<PpcgGame>>, String> {
     for b in builtins {
         if koth_coup::bots::builtin(b).is_none() {
-            let known: Vec<&str> = koth_coup::bots::BUILTINS
-                .iter()
-                .chain(&koth_coup::bots::CHAMPIONS)
-                .chain(&koth_coup::bots::LADDER)
-                .map(|(n, _)| *n)
-                .collect();
+            let known: Vec<&str> = koth_coup::bots::names().collect();
             return Err(format!(
                 "no built-in bot {b:?} (known: {})",
                 known.join(", ")

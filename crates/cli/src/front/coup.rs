@@ -58,10 +58,7 @@ impl Front for Coup {
     }
 
     fn champions() -> Vec<(&'static str, &'static str)> {
-        let b = koth_coup::bots::CHAMPIONS
-            .iter()
-            .chain(&koth_coup::bots::LADDER);
-        b.copied().collect()
+        koth_coup::bots::reserve().collect()
     }
 
     fn rules(options: &CoupOptions, file: Option<&TournamentFile>) -> Result<(Rules, String)> {

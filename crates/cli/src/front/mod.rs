@@ -66,8 +66,8 @@ pub trait Front: Sized + 'static {
     /// The built-in bots, each with a line about how it plays (empty when it has none).
     fn builtins() -> Vec<(&'static str, &'static str)>;
 
-    /// Built-ins that search, listed by `bots` but left out of the default field
-    /// (they cost far more a decision).
+    /// Built-ins listed by `bots` but left out of the default field: those that
+    /// search (they cost far more a decision) and reference ladders.
     fn champions() -> Vec<(&'static str, &'static str)> {
         Vec::new()
     }

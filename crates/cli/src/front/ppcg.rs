@@ -51,10 +51,7 @@ impl Front for Ppcg {
     }
 
     fn champions() -> Vec<(&'static str, &'static str)> {
-        let b = koth_coup::bots::CHAMPIONS
-            .iter()
-            .chain(&koth_coup::bots::LADDER);
-        b.copied().collect()
+        koth_coup::bots::reserve().collect()
     }
 
     fn rules(options: &PpcgOptions, file: Option<&TournamentFile>) -> Result<(PpcgRules, String)> {

@@ -220,7 +220,7 @@ impl Champion {
         if cands.is_empty() {
             cands = legal.iter().map(|&c| (c, 0.0, 0)).collect();
         }
-        let mut tree = Tree::default();
+        let mut search = Search::default();
         let rounds = (usize::BITS - (cands.len() - 1).leading_zeros()).max(1) as u64;
         let mut left = u64::from(self.playouts);
         for round in 0..rounds {
@@ -259,8 +259,8 @@ impl Champion {
                             models.clone(),
                             &styles,
                             play_seed,
-                            &mut tree,
                             cand.0,
+                            &mut search,
                         )
                     } else {
                         0.0
@@ -396,6 +396,15 @@ fn key_at(sim: &State, me: Seat, h: u64) -> u64 {
 
 type Tree = rustc_hash::FxHashMap<u64, Node>;
 
+/// A decision's tree and the buffers its playouts reuse: the nodes a playout
+/// followed (seat, key, arm) and a list of legal choices.
+#[derive(Default)]
+struct Search {
+    tree: Tree,
+    path: Vec<(Seat, u64, usize)>,
+    list: Vec<Choice>,
+}
+
 /// Plays `sim` to the end as [`playout`] does, but every seat's decisions
 /// follow the tree while they are in it (one new node opened a playout a
 /// seat), each keyed by what that seat has seen since the search began (its
@@ -409,8 +418,8 @@ fn tree_playout(
     mut models: [Model; MAX_PLAYERS],
     styles: &[usize; MAX_PLAYERS],
     seed: u64,
-    tree: &mut Tree,
     first: Choice,
+    search: &mut Search,
 ) -> f64 {
     let players = sim.players();
     for (s, m) in models.iter_mut().enumerate().take(players) {
@@ -424,8 +433,8 @@ fn tree_playout(
         let start = mix(s as u64, if s == me { 0 } else { 1 + styles[s] as u64 });
         mix(start, seen(s, me, first))
     });
-    let mut path: Vec<(Seat, u64, usize)> = Vec::new();
-    let mut list: Vec<Choice> = Vec::new();
+    let Search { tree, path, list } = search;
+    path.clear();
     let mut in_tree: [bool; MAX_PLAYERS] =
         std::array::from_fn(|s| s == me || (s < players && styles[s] != 0));
     for _ in 0..PLAYOUT_STEPS {
@@ -439,11 +448,11 @@ fn tree_playout(
                 choice = Some(node.arms[i].choice);
             } else {
                 list.clear();
-                sim.legal_choices(&mut list);
+                sim.legal_choices(list);
                 if list.len() > 1 {
                     // Open this one, played as the model plays it; then leave the tree.
                     let first = models[seat].decide(&View::new(sim, seat));
-                    let node = Node::new(&list, first);
+                    let node = Node::new(list, first);
                     path.push((seat, key, 0));
                     choice = Some(node.arms[0].choice);
                     tree.insert(key, node);
@@ -459,7 +468,7 @@ fn tree_playout(
             choice
         } else {
             list.clear();
-            sim.legal_choices(&mut list);
+            sim.legal_choices(list);
             if sim.apply(list[0]).is_err() {
                 break;
             }
@@ -477,7 +486,7 @@ fn tree_playout(
         Some(_) => 0.0,
         None => standing(sim, s),
     };
-    for &(seat, key, i) in &path {
+    for &(seat, key, i) in path.iter() {
         let v = value(seat);
         let node = tree.get_mut(&key).expect("a node on the path");
         node.total += 1;

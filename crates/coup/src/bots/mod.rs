@@ -93,6 +93,16 @@ pub const LADDER: [(&str, &str); 4] = [
     ),
 ];
 
+/// The built-ins left out of the default field: the champions, then the ladder.
+pub fn reserve() -> impl Iterator<Item = (&'static str, &'static str)> {
+    CHAMPIONS.into_iter().chain(LADDER)
+}
+
+/// Every built-in's name, the default field's first (for "known: …" lists).
+pub fn names() -> impl Iterator<Item = &'static str> {
+    BUILTINS.into_iter().chain(reserve()).map(|b| b.0)
+}
+
 /// Whether `name` names a built-in bot, a champion's budget included.
 pub fn is_builtin(name: &str) -> bool {
     BUILTINS.iter().chain(&LADDER).any(|b| b.0 == name) || Champion::from_name(name).is_some()
