@@ -5,6 +5,8 @@
 //! follows from the event log and every game replays.
 
 use crate::front::{self, ChoiceOf, Front, RulesOf};
+pub use crate::hillcore::Workers;
+use crate::hillcore::{open, say, start_log, stop_flag, HISTORY_EVERY};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use koth_arena::{Game, GameRecord};
@@ -36,6 +38,14 @@ pub enum HillCmd {
     Play(PlayArgs),
     /// Play for ever on every core and serve the live page.
     Serve(ServeArgs),
+    /// Play a hill's games on this machine as one of its workers: claim a
+    /// lease of games, play it sandboxed, store it, again (a hill on
+    /// PostgreSQL; any number of workers on any number of machines).
+    Work(crate::work::WorkArgs),
+    /// The workers' tokens: add (prints it once), list, revoke, or exclude a
+    /// worker (revoked, and every game it stored played again by the others).
+    #[command(subcommand)]
+    Worker(crate::work::WorkerCmd),
     /// A round: the active entrants' current versions frozen, --games games of a
     /// balanced schedule, published as a report (the live hill goes on beside).
     Round(RoundArgs),
@@ -51,6 +61,14 @@ pub enum HillCmd {
     Audit {
         /// The hill's folder.
         dir: PathBuf,
+        /// Instead: play N of a worker's games again on this machine (spread
+        /// over all it stored, from a start drawn at random) and compare them
+        /// with what it stored.
+        #[arg(long, value_name = "N", requires = "worker")]
+        sample: Option<u64>,
+        /// The worker whose games --sample plays again.
+        #[arg(long, value_name = "NAME", requires = "sample")]
+        worker: Option<String>,
     },
     /// Every stored game, oldest first, as a JSON line: its block, its number in
     /// the block, each seat's entrant, version (1, 2...) and the hill's id of
@@ -219,6 +237,25 @@ pub struct InitArgs {
     /// MiB: the oldest games' logs go first. Their results and moves stay.
     #[arg(long, value_name = "MIB", default_value_t = koth_hill::store::DEFAULT_LOG_MIB)]
     pub keep_logs: u64,
+    /// Keep the hill's data in this PostgreSQL database (an empty one:
+    /// postgres://USER:PASSWORD@HOST:PORT/NAME) rather than an SQLite file in
+    /// DIR: then workers on other machines can play its games (koth hill work).
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
+    /// The planning window W of a hill on PostgreSQL: block k is planned from
+    /// the standings after block k − W, so W blocks can be under way at once
+    /// (more keeps many workers busy; the schedule stays a function of the
+    /// event log and the games).
+    #[arg(long, value_name = "W", default_value_t = 1, requires = "db")]
+    pub window: u64,
+    /// The leases a block is cut into, on a hill on PostgreSQL: a worker
+    /// claims one, plays its games and stores them at once.
+    #[arg(long, value_name = "N", default_value_t = 8, requires = "db")]
+    pub leases: u64,
+    /// How long a lease lasts without news from its worker, in seconds: a
+    /// worker that dies loses its lease after this, to another worker.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "db")]
+    pub lease_seconds: u64,
 }
 
 /// `koth hill add` and `update`.
@@ -261,28 +298,13 @@ pub struct PlayArgs {
     pub rest_when_settled: bool,
     #[command(flatten)]
     pub workers: Workers,
+    /// On a hill on PostgreSQL: plan the blocks and wait for the workers to
+    /// play them (koth hill work), playing none here.
+    #[arg(long)]
+    pub plan_only: bool,
     /// No progress lines.
     #[arg(long, short)]
     pub quiet: bool,
-}
-
-/// How a hill's games are played: on how many threads, how isolated.
-#[derive(Args, Debug, Clone, Copy)]
-pub struct Workers {
-    /// Worker threads (default: every core).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Isolation of the programs: auto, required or off (trusted programs).
-    #[arg(long, value_name = "MODE", value_parser = crate::settings::parse_sandbox)]
-    pub sandbox: Option<koth_process::Sandbox>,
-}
-
-impl Workers {
-    /// Sets them on an open hill.
-    fn apply<G: BotKinds>(self, hill: &mut Hill<G>) {
-        hill.threads = crate::settings::threads(self.threads);
-        hill.sandbox = self.sandbox.unwrap_or_default();
-    }
 }
 
 /// `koth hill round`.
@@ -319,6 +341,10 @@ pub struct ServeArgs {
     pub listen: std::net::SocketAddr,
     #[command(flatten)]
     pub workers: Workers,
+    /// On a hill on PostgreSQL: plan the blocks and serve the page, and let
+    /// the workers play (koth hill work).
+    #[arg(long)]
+    pub plan_only: bool,
     /// Stop after this many more games (for scripts and tests; default: never).
     #[arg(long)]
     pub games: Option<u64>,
@@ -344,15 +370,20 @@ pub fn run(cmd: HillCmd) -> Result<()> {
             )
         });
     }
+    if let HillCmd::Work(a) = cmd {
+        return crate::work::work(a);
+    }
     let dir = match &cmd {
         HillCmd::Init(a) => &a.dir,
+        HillCmd::Work(_) => unreachable!("run above"),
+        HillCmd::Worker(w) => w.dir(),
         HillCmd::Games(a) => &a.dir,
         HillCmd::Add(a) | HillCmd::Update(a) => &a.dir,
         HillCmd::Remove(a) | HillCmd::Pause(a) | HillCmd::Resume(a) => &a.dir,
         HillCmd::Play(a) => &a.dir,
         HillCmd::Round(a) => &a.dir,
         HillCmd::Serve(a) => &a.dir,
-        HillCmd::Status { dir } | HillCmd::Audit { dir } => dir,
+        HillCmd::Status { dir } | HillCmd::Audit { dir, .. } => dir,
         HillCmd::Token(
             TokenCmd::Add { dir, .. } | TokenCmd::List { dir } | TokenCmd::Remove { dir, .. },
         ) => dir,
@@ -430,7 +461,13 @@ impl front::Visit for Init<'_> {
             field_tables: true,
             check_seconds: a.check_seconds,
             log_mib: a.keep_logs,
+            window: a.window,
+            leases: a.leases,
+            lease_seconds: a.lease_seconds,
         };
+        if a.window == 0 || a.leases == 0 || a.lease_seconds == 0 {
+            bail!("--window, --leases and --lease-seconds must be at least 1");
+        }
         if let Some(r) = a
             .runtimes
             .iter()
@@ -450,7 +487,7 @@ impl front::Visit for Init<'_> {
                 settings.seed
             );
         }
-        Hill::<F::Game>::init(&a.dir, &settings)?;
+        Hill::<F::Game>::init_at(&a.dir, &settings, a.db.as_deref())?;
         out!(
             "a hill of {} ({} rules, {} seats a table) in {}\n  next: koth hill add {} NAME BOT",
             F::WORD,
@@ -483,7 +520,14 @@ impl front::Visit for On {
             HillCmd::Play(a) => play::<F>(a),
             HillCmd::Round(a) => round::<F>(a),
             HillCmd::Serve(a) => serve::<F>(a),
-            HillCmd::Audit { dir } => audit::<F>(&dir),
+            HillCmd::Audit {
+                dir,
+                sample: Some(n),
+                worker: Some(w),
+            } => crate::work::audit_sample::<F>(&dir, &w, n),
+            HillCmd::Audit { dir, .. } => audit::<F>(&dir),
+            HillCmd::Work(_) => unreachable!("run before"),
+            HillCmd::Worker(w) => crate::work::worker_cmd::<F>(w),
             HillCmd::Token(t) => token::<F>(t),
             HillCmd::Games(a) => export_games(&a),
             HillCmd::Config(a) => config(&a),
@@ -609,18 +653,6 @@ fn announce(a: &AnnounceArgs) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// The hill in `dir`, with its game's rules.
-fn open<F: Front>(dir: &Path) -> Result<Hill<F::Game>> {
-    let settings = store::open(dir)?.settings()?;
-    let rules = F::recorded_rules(&settings.rules)?;
-    let mut hill = Hill::<F::Game>::open(dir, rules, F::SCORING)?;
-    // No folder: the hill keeps every game in its database.
-    hill.ready = Some(Box::new(|rules, names, schedule, seed| {
-        F::ready(rules, names, schedule, seed, None).map_err(|e| format!("{e:#}"))
-    }));
-    Ok(hill)
 }
 
 fn submit<F: Front>(change: Change, a: SubmitArgs) -> Result<()> {
@@ -768,7 +800,14 @@ fn keep_playing<F: Front>(
     limit: Option<u64>,
     on_games: &mut dyn FnMut(&Board, u64),
     idle: &dyn Fn() -> bool,
+    plan_only: bool,
 ) -> Result<Board> {
+    if hill.store.shared() {
+        return crate::work::keep_playing_shared::<F>(hill, stop, limit, on_games, idle, plan_only);
+    }
+    if plan_only {
+        bail!("--plan-only: this hill keeps its data in SQLite, which one process plays\n  fix: a hill played by workers is made with koth hill init DIR --db postgres://...");
+    }
     let (mut board, mut seen) = hill.board()?;
     let start = hill.store.game_count()?;
     let mut stored = start;
@@ -883,25 +922,6 @@ fn keep_playing<F: Front>(
     Ok(board)
 }
 
-/// How often the standings' history takes a point while games are played.
-const HISTORY_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// Stops at the first Ctrl-C (after storing the games that finish).
-fn stop_flag() -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let s = stop.clone();
-    let _ = ctrlc::set_handler(move || {
-        if s.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        say(
-            false,
-            "\nstopping after the games under way (Ctrl-C again to quit at once)",
-        );
-    });
-    stop
-}
-
 fn play<F: Front>(a: PlayArgs) -> Result<()> {
     if a.games == 0 {
         bail!("--games must be at least 1");
@@ -938,6 +958,7 @@ fn play<F: Front>(a: PlayArgs) -> Result<()> {
             }
         },
         &|| false,
+        a.plan_only,
     )?;
     let played = hill.store.game_count()? - first;
     let settled = hill.rest_when_settled
@@ -961,22 +982,6 @@ fn play<F: Front>(a: PlayArgs) -> Result<()> {
         std::process::exit(130);
     }
     Ok(())
-}
-
-/// Set once `serve` logs through `tracing`: then what the hill has to say
-/// goes to the log (one format on stderr), else to stderr as a line.
-static LOGGING: AtomicBool = AtomicBool::new(false);
-
-/// Says `text` on stderr: as a line of the log (at `warn` when `warn`) when
-/// `serve` logs, else as it is.
-fn say(warn: bool, text: &str) {
-    if !LOGGING.load(Ordering::Relaxed) {
-        eprintln!("{text}");
-    } else if warn {
-        tracing::warn!("{text}");
-    } else {
-        tracing::info!("{text}");
-    }
 }
 
 /// How the page shows a stored game: step by step, with its record (a game
@@ -1018,28 +1023,6 @@ fn export<F: Front>(dir: &Path, to: &Path) -> Result<()> {
         to.display()
     );
     Ok(())
-}
-
-/// The log of `serve` on stderr: a line per upload, block, change, refusal
-/// and error, as text or JSON; `RUST_LOG` filters it (default: info).
-fn start_log(format: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let log = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(
-            std::io::IsTerminal::is_terminal(&std::io::stderr())
-                && std::env::var_os("NO_COLOR").is_none(),
-        )
-        .with_target(false);
-    // Already set (a second serve in one process): the first one's stays.
-    let _ = if format == "json" {
-        log.json().flatten_event(true).try_init()
-    } else {
-        log.try_init()
-    };
-    LOGGING.store(true, Ordering::Relaxed);
 }
 
 fn serve<F: Front>(a: ServeArgs) -> Result<()> {
@@ -1103,6 +1086,7 @@ fn serve<F: Front>(a: ServeArgs) -> Result<()> {
             tx.send_replace(Arc::new(koth_hill::web::board_json(&settings, b, stored)));
         },
         &|| true,
+        a.plan_only,
     )?;
     Ok(())
 }

@@ -27,6 +27,7 @@ mod check;
 mod front;
 mod gauntlet;
 mod hill;
+mod hillcore;
 mod merge;
 mod play;
 mod replay;
@@ -36,6 +37,7 @@ mod runs;
 mod settings;
 mod summary;
 mod term;
+mod work;
 
 use clap::{Args, Parser, Subcommand};
 use front::coup::Coup;

@@ -262,7 +262,11 @@ struct Plans<'a, G: BotKinds> {
 impl<G: BotKinds> Plans<'_, G> {
     /// Plans again every block up to block `upto` (the games before it counted).
     fn upto(&mut self, upto: i64, audit: &mut Audit) -> Result<()> {
-        while let Some(b) = self.blocks.get(self.next).filter(|b| b.id <= upto) {
+        // Block k was planned from the games of the blocks up to k − W: those
+        // before block `upto` plan up to block upto − 1 + W.
+        let window = self.hill.settings.window() as i64;
+        let last = upto.saturating_add(window - 1);
+        while let Some(b) = self.blocks.get(self.next).filter(|b| b.id <= last) {
             self.next += 1;
             // The board the scheduler saw: counted again when the field changed,
             // otherwise grown by the games as they pass.
@@ -307,15 +311,16 @@ impl<G: BotKinds> Plans<'_, G> {
         Ok(())
     }
 
-    /// The board of the field after `b`'s event, from the games before `b`,
-    /// read again from the store.
+    /// The board of the field after `b`'s event, from the games of the
+    /// blocks up to `b` − W, read again from the store.
     fn board_before(&self, b: &Block) -> Result<Board> {
+        let last = b.id - self.hill.settings.window() as i64;
         let field = entrants_at(self.events, self.versions, b.after_event);
         let mut bd = Board::new(&field, self.versions, self.hill.settings.duplicate);
         bd.learn(self.blocks);
         let mut failed = None;
         self.hill.store.each_batch(&mut |block, first, packed| {
-            if block >= b.id {
+            if block > last {
                 return false;
             }
             let counted = crate::store::unpack(block, first, &packed)

@@ -60,6 +60,24 @@ pub struct Settings {
     /// [`DEFAULT_LOG_MIB`]).
     #[serde(default)]
     pub log_mib: u64,
+    /// The planning window W of a hill played by workers: block k is planned
+    /// from the standings after block k − W, so that W blocks can be played at
+    /// once and the schedule stays a function of the event log and the games
+    /// (0 or 1, as in every hill played by one process: after the block before).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub window: u64,
+    /// The leases a block is cut into on a hill played by workers: each is a
+    /// run of the block's games one worker plays and stores at once (0: 8).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub leases: u64,
+    /// How long a worker's lease lasts without news from it, in seconds; a
+    /// worker renews it while it plays (0: 60).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lease_seconds: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// How much of its games' decision logs a hill keeps when it does not say, in
@@ -91,6 +109,28 @@ impl Settings {
         } else {
             self.runtimes.clone()
         }
+    }
+
+    /// The planning window ([`Settings::window`]): at least 1.
+    pub fn window(&self) -> u64 {
+        self.window.max(1)
+    }
+
+    /// The leases a block is cut into ([`Settings::leases`]).
+    pub fn leases(&self) -> u64 {
+        if self.leases == 0 {
+            8
+        } else {
+            self.leases
+        }
+    }
+
+    /// How long a lease lasts without news from its worker.
+    pub fn lease_time(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(match self.lease_seconds {
+            0 => 60,
+            s => s,
+        })
     }
 
     /// The longest an upload's check may take.
@@ -295,6 +335,36 @@ impl Planned {
             }
         }
     }
+}
+
+/// A run of a block's games one worker holds for a while: it plays them and
+/// stores them at once, or loses the lease when it expires (another worker
+/// then takes it). A lease's games are stored once: never lost, never twice.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lease {
+    /// Its block.
+    pub block: i64,
+    /// The block's first game it holds...
+    pub first: u64,
+    /// ...and how many.
+    pub count: u64,
+    /// The worker holding it (`None`: the hill's own process).
+    pub worker: Option<String>,
+}
+
+/// A worker as listed (never its token: only the hash is kept).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerInfo {
+    /// Its name.
+    pub name: String,
+    /// When its token was made (seconds since 1970).
+    pub at: i64,
+    /// Its token no longer works.
+    pub revoked: bool,
+    /// Games it stored (its excluded games are gone).
+    pub games: u64,
+    /// When it last claimed or stored a lease (seconds since 1970).
+    pub seen: Option<i64>,
 }
 
 /// One stored game.

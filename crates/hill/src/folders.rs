@@ -177,3 +177,78 @@ fn copy_all(from: &Path, to: &Path, copied: &mut Copied) -> std::io::Result<()> 
     }
     Ok(())
 }
+
+/// Makes sure every program of `block` has its folder in the hill folder `dir`,
+/// fetched from the store by content hash and checked against it (a worker
+/// on another machine has only what the database holds).
+pub(crate) fn fetch_missing(
+    store: &dyn crate::store::Store,
+    dir: &Path,
+    block: &crate::store::Block,
+    versions: &[crate::store::Version],
+) -> Result<(), HillError> {
+    for v in &block.versions {
+        let Some(spec) = versions.iter().find(|x| x.id == *v).map(|x| &x.spec) else {
+            continue;
+        };
+        let Some(folder) = spec.get("folder").and_then(|f| f.as_str()) else {
+            continue;
+        };
+        if !is_version_folder(folder) || dir.join(folder).is_dir() {
+            continue;
+        }
+        let hash = &folder[VERSIONS.len() + 1..];
+        fetch_folder(store, dir, hash)?;
+    }
+    Ok(())
+}
+
+/// Fetches the folder with content hash `hash` from `store` into the hill
+/// folder `dir` (under `versions/HASH`), unpacked as an upload is and checked
+/// against its hash before it is put in place.
+pub fn fetch_folder(
+    store: &dyn crate::store::Store,
+    dir: &Path,
+    hash: &str,
+) -> Result<(), HillError> {
+    let tar = store.folder(hash)?.ok_or_else(|| {
+        HillError::NotFound(format!(
+            "the hill's database keeps no folder {hash}: a worker cannot play its version\n  fix: enter the program again (koth hill update) from the hill's own machine"
+        ))
+    })?;
+    let versions = dir.join(VERSIONS);
+    std::fs::create_dir_all(&versions)
+        .map_err(|e| HillError::Io(format!("cannot make {}: {e}", versions.display())))?;
+    let tmp = versions.join(format!(".fetch-{hash}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    crate::upload::unpack(&tar, &tmp, &crate::upload::Limits::default()).map_err(|e| {
+        HillError::Invalid(format!("the hill's folder {hash} cannot be unpacked: {e}"))
+    })?;
+    let got = hash_folder(&tmp).map_err(|e| HillError::Io(e.to_string()))?;
+    if got != hash {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(HillError::Invalid(format!(
+            "the folder the database gave for {hash} has hash {got}: refused (the database or the transfer changed it)"
+        )));
+    }
+    match std::fs::rename(&tmp, versions.join(hash)) {
+        Ok(()) => Ok(()),
+        // Another worker on this machine put it there first.
+        Err(_) if versions.join(hash).is_dir() => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            Ok(())
+        }
+        Err(e) => Err(HillError::Io(format!("cannot keep folder {hash}: {e}"))),
+    }
+}
+
+/// The tar of a version's folder, as the store keeps it for workers: files
+/// and folders, links as links (never followed).
+pub fn tar_folder(dir: &Path) -> Result<Vec<u8>, HillError> {
+    let mut b = tar::Builder::new(Vec::new());
+    b.follow_symlinks(false);
+    b.mode(tar::HeaderMode::Deterministic);
+    b.append_dir_all(".", dir)
+        .and_then(|()| b.into_inner())
+        .map_err(|e| HillError::Io(format!("cannot pack {}: {e}", dir.display())))
+}

@@ -65,6 +65,9 @@ pub struct Hill<G: BotKinds> {
     player: Option<std::fs::File>,
     /// Where the games stored are counted for `/metrics`, if anywhere.
     pub metrics: Option<std::sync::Arc<crate::metrics::Metrics>>,
+    /// A second connection to a shared store, that renews the lease being
+    /// played ([`Hill::play_lease`]).
+    pub(crate) beat: Option<Box<dyn Store>>,
 }
 
 /// The file the process playing a hill holds locked (and names itself in).
@@ -73,15 +76,31 @@ pub const PLAYER_LOCK: &str = "player.lock";
 impl<G: BotKinds> Hill<G> {
     /// Makes a new hill in `dir` (created if need be).
     pub fn init(dir: &Path, settings: &Settings) -> Result<()> {
+        Hill::<G>::init_at(dir, settings, None)
+    }
+
+    /// Makes a new hill in `dir` whose data is kept in the PostgreSQL database
+    /// at `db` (an empty one) if given, else in an SQLite file in `dir`.
+    pub fn init_at(dir: &Path, settings: &Settings, db: Option<&str>) -> Result<()> {
         std::fs::create_dir_all(dir.join(VERSIONS))
             .map_err(|e| HillError::Io(format!("cannot create {}: {e}", dir.display())))?;
-        crate::store::create(dir, settings)?;
+        crate::store::create(dir, settings, db)?;
         Ok(())
     }
 
     /// Opens the hill in `dir`, played under `rules`, scored by `scoring`.
     pub fn open(dir: &Path, rules: G::Rules, scoring: Scoring) -> Result<Hill<G>> {
-        let store = crate::store::open(dir)?;
+        Hill::with_store(dir, crate::store::open(dir)?, rules, scoring)
+    }
+
+    /// The hill whose data is in `store`, with `dir` as its folder: a
+    /// worker's is a cache of the programs' folders it fetched.
+    pub fn with_store(
+        dir: &Path,
+        store: Box<dyn Store>,
+        rules: G::Rules,
+        scoring: Scoring,
+    ) -> Result<Hill<G>> {
         let settings = store.settings()?;
         if settings.game != G::NAME {
             return Err(HillError::Invalid(format!(
@@ -106,6 +125,7 @@ impl<G: BotKinds> Hill<G> {
             replays: koth_arena::Replays::default(),
             player: None,
             metrics: None,
+            beat: None,
         })
     }
 
@@ -235,6 +255,15 @@ impl<G: BotKinds> Hill<G> {
         by: Option<&Author>,
     ) -> Result<Event> {
         self.may_enter(name, &spec, by)?;
+        if self.store.shared() {
+            // Workers on other machines fetch the folder from the database.
+            if let Some(folder) = spec.get("folder").and_then(|f| f.as_str()) {
+                if is_version_folder(folder) {
+                    let tar = crate::folders::tar_folder(&self.dir.join(folder))?;
+                    self.store.put_folder(&folder[VERSIONS.len() + 1..], &tar)?;
+                }
+            }
+        }
         service::change(self.store.as_mut(), change, name, Some(spec), by)
     }
 
@@ -467,8 +496,32 @@ impl<G: BotKinds> Hill<G> {
                 self.store.plan(&plan)?
             }
         };
-        self.play_versions(&block, &versions, board, stop, on_games)?;
+        self.play_versions(&block, &versions, board, stop, on_games, None)?;
         Ok(Some(block))
+    }
+
+    /// Plays the games of `lease` (of `block`) and stores them at once, as its
+    /// worker's: `true` if they were stored, `false` if `stop` ended them
+    /// first (nothing is stored then).
+    pub(crate) fn play_part(
+        &mut self,
+        block: &Block,
+        versions: &[crate::Version],
+        lease: &crate::store::Lease,
+        stop: &AtomicBool,
+    ) -> Result<bool> {
+        // The planner counts stored games itself: this board only takes them.
+        let mut scratch = Board::new(&[], versions, self.settings.duplicate);
+        let before = self.store.game_count()?;
+        self.play_versions(
+            block,
+            versions,
+            &mut scratch,
+            stop,
+            &mut |_, _| {},
+            Some(lease),
+        )?;
+        Ok(self.store.game_count()? > before)
     }
 
     /// The bots of `block`'s versions, each named after its entrant.
@@ -593,18 +646,13 @@ impl<G: BotKinds> Hill<G> {
     ) -> Result<()> {
         self.claim_play()?;
         let versions = self.store.versions()?;
-        self.play_versions(block, &versions, board, stop, on_games)
+        self.play_versions(block, &versions, board, stop, on_games, None)
     }
 
-    /// [`Hill::play_block`], given the hill's versions.
-    fn play_versions(
-        &mut self,
-        block: &Block,
-        versions: &[crate::Version],
-        board: &mut Board,
-        stop: &AtomicBool,
-        on_games: &mut dyn FnMut(&Board, u64),
-    ) -> Result<()> {
+    /// The tournament that plays `block`'s games: its bots (programs kept
+    /// from one block to the next, sandboxed, in the hill's copies of their
+    /// folders), its rules and its schedule.
+    fn tournament(&mut self, block: &Block, versions: &[crate::Version]) -> Result<Tournament<G>> {
         let entrants = self.store.entrants()?;
         let bots = self.block_bots(block, &entrants, versions)?;
         let (schedule, rules) = self.block_rules(block, &bots)?;
@@ -642,7 +690,7 @@ impl<G: BotKinds> Hill<G> {
                 make().map_err(HillError::Invalid)?
             });
         }
-        let t = Tournament {
+        Ok(Tournament {
             rules,
             entrants: field,
             schedule,
@@ -657,14 +705,54 @@ impl<G: BotKinds> Hill<G> {
                 RecordLevel::Full
             },
             duplicate: self.settings.duplicate,
-        };
+        })
+    }
+
+    /// Plays games `range` of `block` again with its bots, programs included
+    /// (sandboxed as in play), and hands each record to `visit`, storing
+    /// nothing: how an audit checks a worker's games on another machine.
+    pub fn play_again(
+        &mut self,
+        block: &Block,
+        range: std::ops::Range<u64>,
+        visit: &mut dyn FnMut(&GameRecord<G::Choice>),
+    ) -> Result<()> {
+        let versions = self.store.versions()?;
+        crate::folders::fetch_missing(self.store.as_ref(), &self.dir, block, &versions)?;
+        let t = self.tournament(block, &versions)?;
+        struct Each<'a, C>(&'a mut dyn FnMut(&GameRecord<C>));
+        impl<C> Observer<C> for Each<'_, C> {
+            fn on_record(&mut self, rec: &GameRecord<C>) {
+                (self.0)(rec)
+            }
+        }
+        t.run_range(range, &mut Each(visit), &AtomicBool::new(false));
+        Ok(())
+    }
+
+    /// [`Hill::play_block`], given the hill's versions.
+    fn play_versions(
+        &mut self,
+        block: &Block,
+        versions: &[crate::Version],
+        board: &mut Board,
+        stop: &AtomicBool,
+        on_games: &mut dyn FnMut(&Board, u64),
+        lease: Option<&crate::store::Lease>,
+    ) -> Result<()> {
+        let t = self.tournament(block, versions)?;
         board.learn(std::slice::from_ref(block));
+        let range = match lease {
+            Some(l) => l.first..l.first + l.count,
+            None => block.done..block.games,
+        };
         let mut keeper = Keeper::<G> {
             store: self.store.as_mut(),
             board,
             block,
             batch: Batch::default(),
-            first: block.done,
+            first: range.start,
+            lease,
             json: Vec::new(),
             at: 0,
             seats: Vec::new(),
@@ -677,8 +765,8 @@ impl<G: BotKinds> Hill<G> {
             reasons: Vec::new(),
             game: std::marker::PhantomData,
         };
-        let (chunk, least) = batch_sizes(self.pace, block.games, self.threads);
-        let run = t.run_chunked(block.done..block.games, chunk, least, &mut keeper, stop);
+        let (chunk, least) = batch_sizes(self.pace, range.end - range.start, self.threads);
+        let run = t.run_chunked(range.clone(), chunk, least, &mut keeper, stop);
         keeper.flush();
         if keeper.error.is_none() && keeper.first == block.games {
             if let Some(m) = &self.metrics {
@@ -736,6 +824,9 @@ struct Keeper<'a, G: Game> {
     batch: Batch,
     /// ...from this game of the block on.
     first: u64,
+    /// The lease being played, if any: its games are stored all at once, or
+    /// none of them.
+    lease: Option<&'a crate::store::Lease>,
     /// The hand-over's records as JSON lines, made on the workers, in game
     /// order, and where the next game's line starts.
     json: Vec<u8>,
@@ -767,7 +858,13 @@ impl<G: Game> Keeper<'_, G> {
         if self.batch.count == 0 || self.error.is_some() {
             return;
         }
-        if let Err(e) = self.store.add_batch(self.block.id, self.first, &self.batch) {
+        let stored = match self.lease {
+            // A lease's games are stored whole: a part (its run stopped) is not.
+            Some(l) if self.batch.count < l.count => return,
+            Some(l) => self.store.add_leased(l, &self.batch),
+            None => self.store.add_batch(self.block.id, self.first, &self.batch),
+        };
+        if let Err(e) = stored {
             self.error = Some(e.into());
             self.stop.store(true, Ordering::Relaxed);
             return;
@@ -836,6 +933,9 @@ impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
     }
 
     fn on_progress(&mut self, _p: &Progress<'_>) {
+        if self.lease.is_some() {
+            return;
+        }
         if self.batch.count >= FLUSH_GAMES || self.flushed.elapsed() >= FLUSH_AFTER {
             self.flush();
         }

@@ -59,12 +59,13 @@ pub mod site;
 pub mod store;
 pub mod upload;
 pub mod web;
+pub mod work;
 
 pub use audit::Audit;
 pub use board::{Board, Row};
 pub use entity::{
-    entrants_at, Announcement, Author, Block, BlockKind, Change, Contest, Entrant, Event, Phase,
-    Round, Settings, Status, StoredGame, TokenInfo, Version,
+    entrants_at, Announcement, Author, Block, BlockKind, Change, Contest, Entrant, Event, Lease,
+    Phase, Round, Settings, Status, StoredGame, TokenInfo, Version, WorkerInfo,
 };
 pub use error::{HillError, Kind};
 pub use folders::{hash_folder, keep_folder};

@@ -133,12 +133,36 @@ pub fn may_enter(
 /// once: only its hash is kept.
 pub fn add_token(store: &mut dyn Store, name: &str, admin: bool) -> Result<String> {
     check_name(name)?;
+    let token = new_token()?;
+    store.add_token(name, &token_hash(&token), admin)?;
+    Ok(token)
+}
+
+/// 192 random bits, in hex.
+fn new_token() -> Result<String> {
     let mut bytes = [0u8; 24];
     getrandom::fill(&mut bytes)
         .map_err(|e| HillError::Io(format!("no randomness for a token: {e}")))?;
-    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    store.add_token(name, &token_hash(&token), admin)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Makes the token of a worker called `name` (a machine that plays the
+/// hill's leases) and gives it, once: only its hash is kept.
+pub fn add_worker(store: &mut dyn Store, name: &str) -> Result<String> {
+    check_name(name)?;
+    let token = new_token()?;
+    store.add_worker(name, &token_hash(&token))?;
     Ok(token)
+}
+
+/// The worker whose `token` this is, or a refusal that says only that it is
+/// not one (unknown, or revoked).
+pub fn worker_of(store: &dyn Store, token: &str) -> Result<String> {
+    store.worker(&token_hash(token))?.ok_or_else(|| {
+        HillError::Unauthorized(
+            "this worker's token is unknown or revoked: the hill refuses it\n  fix: ask the organiser for a token (koth hill worker add DIR NAME)".into(),
+        )
+    })
 }
 
 /// Whose `token` is, or a refusal that says only that it is not one.

@@ -9,10 +9,19 @@ use std::path::Path;
 pub use crate::entity::*;
 
 mod batch;
+mod postgres;
 mod sqlite;
 
 pub use batch::{pack, record_results, unpack, unpack_log, Batch};
+pub use postgres::{Postgres, DATABASE_URL};
 pub use sqlite::{Sqlite, DATABASE};
+
+/// What a store that is not shared answers to a worker's call.
+fn no_workers() -> StoreError {
+    StoreError::Invalid(
+        "this hill keeps its data in SQLite, which one process plays: workers need a hill on PostgreSQL\n  fix: koth hill init DIR --db postgres://... makes one".into(),
+    )
+}
 
 /// A store's failure or refusal, in words (with what was being done and, where
 /// there is one, the fix). What a caller answers (an HTTP status, an exit code)
@@ -213,6 +222,77 @@ pub trait Store: Send {
     /// What each version's stored games gave it (kept as batches are stored;
     /// a version with no game is absent).
     fn results(&self) -> Result<HashMap<i64, Results>>;
+
+    // Workers: a store that many processes share (PostgreSQL) cuts each block
+    // into leases that workers claim, play and store; SQLite refuses these.
+
+    /// Whether blocks are played through leases by any number of workers.
+    fn shared(&self) -> bool {
+        false
+    }
+    /// Another connection to the same database (for a worker's heartbeat).
+    fn connect_again(&self) -> Result<Box<dyn Store>> {
+        Err(no_workers())
+    }
+    /// Takes the first lease no one holds (never held, or expired) for
+    /// `worker` (`None`: the hill's own process), until `lease` from now. A
+    /// revoked worker is refused.
+    fn claim(
+        &mut self,
+        _worker: Option<&str>,
+        _lease: std::time::Duration,
+    ) -> Result<Option<Lease>> {
+        Err(no_workers())
+    }
+    /// Extends `lease` until `lease_time` from now; `false` if it is no longer
+    /// its worker's (expired and taken, or its worker revoked).
+    fn renew(&mut self, _lease: &Lease, _lease_time: std::time::Duration) -> Result<bool> {
+        Err(no_workers())
+    }
+    /// Gives `lease` up unplayed: another worker may take it at once.
+    fn release(&mut self, _lease: &Lease) -> Result<()> {
+        Err(no_workers())
+    }
+    /// Stores the games of `lease`, all of them in one transaction, as its
+    /// worker's; refused (and nothing stored) if the lease is no longer its
+    /// worker's or its games are stored already.
+    fn add_leased(&mut self, _lease: &Lease, _batch: &Batch) -> Result<()> {
+        Err(no_workers())
+    }
+    /// Keeps a worker's token hash under `name`.
+    fn add_worker(&mut self, _name: &str, _hash: &str) -> Result<()> {
+        Err(no_workers())
+    }
+    /// The worker whose (unrevoked) token has this hash.
+    fn worker(&self, _hash: &str) -> Result<Option<String>> {
+        Err(no_workers())
+    }
+    /// Every worker, by name.
+    fn workers(&self) -> Result<Vec<WorkerInfo>> {
+        Ok(Vec::new())
+    }
+    /// Revokes worker `name`'s token: it claims and stores nothing more.
+    fn revoke_worker(&mut self, _name: &str) -> Result<()> {
+        Err(no_workers())
+    }
+    /// Revokes worker `name` and takes out every game it stored: their
+    /// leases are played again by the others. Gives the games taken out.
+    fn exclude_worker(&mut self, _name: &str) -> Result<u64> {
+        Err(no_workers())
+    }
+    /// The leases worker `name` stored, in order: (block, first game, count).
+    fn worker_leases(&self, _name: &str) -> Result<Vec<(i64, u64, u64)>> {
+        Err(no_workers())
+    }
+    /// Keeps a program's folder as a tar under its content hash, for workers
+    /// on other machines.
+    fn put_folder(&mut self, _hash: &str, _tar: &[u8]) -> Result<()> {
+        Err(no_workers())
+    }
+    /// The tar of the folder with this content hash, if kept.
+    fn folder(&self, _hash: &str) -> Result<Option<Vec<u8>>> {
+        Err(no_workers())
+    }
 }
 
 /// The seats at each table of a block of `versions` versions with this
@@ -227,14 +307,21 @@ pub(crate) fn seats_of(schedule: &serde_json::Value, versions: usize) -> usize {
 // layer above the store (the hill, the page, the command line) opens its store
 // through these and sees only the `Store` trait.
 
-/// Makes the store of a new hill in `dir`.
-pub fn create(dir: &Path, settings: &Settings) -> Result<Box<dyn Store>> {
-    Ok(Box::new(Sqlite::create(dir, settings)?))
+/// Makes the store of a new hill in `dir`: an SQLite file, or, given a
+/// PostgreSQL address, a database there (named in `dir`'s [`DATABASE_URL`]).
+pub fn create(dir: &Path, settings: &Settings, db: Option<&str>) -> Result<Box<dyn Store>> {
+    Ok(match db {
+        None => Box::new(Sqlite::create(dir, settings)?),
+        Some(url) => Box::new(Postgres::create(dir, url, settings)?),
+    })
 }
 
 /// Opens the hill in `dir` to read and write (a hill of an older layout is
 /// migrated first).
 pub fn open(dir: &Path) -> Result<Box<dyn Store>> {
+    if postgres::names_one(dir) {
+        return Ok(Box::new(Postgres::open(dir)?));
+    }
     Ok(Box::new(Sqlite::open(dir)?))
 }
 
@@ -242,5 +329,8 @@ pub fn open(dir: &Path) -> Result<Box<dyn Store>> {
 /// writer (a page read behind a batch being stored), and a write through it
 /// fails.
 pub fn open_read(dir: &Path) -> Result<Box<dyn Store>> {
+    if postgres::names_one(dir) {
+        return Ok(Box::new(Postgres::open(dir)?));
+    }
     Ok(Box::new(Sqlite::open_read(dir)?))
 }

@@ -1,0 +1,671 @@
+//! One hill, many machines: a hill on a real PostgreSQL server, played by
+//! `koth hill work` processes as an organiser runs them (each its own
+//! process, with its own token), against the same hill played by one process.
+//!
+//! The server is named by KOTH_TEST_POSTGRES (an address whose user may make
+//! databases: postgres://koth:koth@127.0.0.1/postgres); without it these
+//! tests say so and pass, unless KOTH_REQUIRE_POSTGRES is set (CI sets both).
+
+mod common;
+
+use common::{contestant_folder, koth_all, Reaped};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The server's address, or `None` (the test then passes, saying why).
+fn server() -> Option<String> {
+    match std::env::var("KOTH_TEST_POSTGRES") {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ => {
+            assert!(
+                std::env::var_os("KOTH_REQUIRE_POSTGRES").is_none(),
+                "KOTH_REQUIRE_POSTGRES is set, but KOTH_TEST_POSTGRES names no server"
+            );
+            eprintln!("skipped: no PostgreSQL server (set KOTH_TEST_POSTGRES=postgres://USER:PASSWORD@HOST/postgres)");
+            None
+        }
+    }
+}
+
+/// A database of its own on the server, dropped at the end.
+struct Db {
+    admin: String,
+    name: String,
+    url: String,
+}
+
+impl Db {
+    fn new(admin: &str, tag: &str) -> Db {
+        let name = format!("koth_{tag}_{}", std::process::id());
+        let mut c = postgres::Client::connect(admin, postgres::NoTls).unwrap();
+        c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .unwrap();
+        c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+        let (base, _) = admin.rsplit_once('/').unwrap();
+        Db {
+            admin: admin.to_string(),
+            url: format!("{base}/{name}"),
+            name,
+        }
+    }
+
+    fn client(&self) -> postgres::Client {
+        postgres::Client::connect(&self.url, postgres::NoTls).unwrap()
+    }
+
+    /// One number from the database.
+    fn number(&self, sql: &str) -> i64 {
+        self.client().query_one(sql, &[]).unwrap().get(0)
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        if let Ok(mut c) = postgres::Client::connect(&self.admin, postgres::NoTls) {
+            let _ = c.batch_execute(&format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ));
+        }
+    }
+}
+
+fn scratch(label: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("koth-workers-{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn ok(args: &[&str]) -> String {
+    let (code, out, err) = koth_all(args);
+    assert_eq!(code, Some(0), "koth {args:?}\n{out}{err}");
+    out
+}
+
+fn fails(args: &[&str]) -> String {
+    let (code, out, err) = koth_all(args);
+    assert_ne!(code, Some(0), "koth {args:?} succeeded:\n{out}{err}");
+    format!("{out}{err}")
+}
+
+/// Isolation for programs: the sandbox where this machine has one.
+fn sandbox() -> &'static str {
+    if koth_process::sandbox_support().namespaces {
+        "auto"
+    } else {
+        assert!(
+            std::env::var_os("KOTH_REQUIRE_ISOLATION").is_none(),
+            "isolation unavailable"
+        );
+        "off"
+    }
+}
+
+/// A program that answers the first legal choice after `ms` milliseconds,
+/// written as a contestant would (plain JSON lines, no SDK).
+fn slow_bot(tag: &str, ms: u32) -> PathBuf {
+    let d = contestant_folder(tag, &[]);
+    std::fs::write(
+        d.join("slow.py"),
+        format!(
+            "import json, sys, time\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({{'type': 'ready'}}), flush=True)\n    elif m['type'] == 'decide':\n        time.sleep({})\n        print(json.dumps({{'index': 0}}), flush=True)\n",
+            ms as f64 / 1000.0
+        ),
+    )
+    .unwrap();
+    d
+}
+
+/// A hill in a new folder `label` (on `db` if given), with three built-ins
+/// and the program `command`, run in its folder `bot`.
+fn hill(label: &str, db: Option<&Db>, options: &[&str], bot: &Path, command: &str) -> PathBuf {
+    let dir = scratch(label);
+    let d = dir.to_str().unwrap();
+    let mut args = vec![
+        "hill",
+        "init",
+        d,
+        "--game",
+        "coup",
+        "--seed",
+        "11",
+        "--block",
+        "120",
+        "--builtin-block",
+        "240",
+        "--candidate-games",
+        "48",
+    ];
+    if let Some(db) = db {
+        args.extend(["--db", db.url.as_str()]);
+    }
+    args.extend(options);
+    ok(&args);
+    for b in ["honest", "counter", "economist"] {
+        ok(&["hill", "add", d, b, b]);
+    }
+    let command = format!("python3 {}", bot.join(command).display());
+    ok(&[
+        "hill",
+        "add",
+        d,
+        "mine",
+        &command,
+        "--check-games",
+        "8",
+        "--sandbox",
+        sandbox(),
+    ]);
+    dir
+}
+
+/// The SDK's example bot, as a contestant keeps it.
+fn example_bot(tag: &str) -> PathBuf {
+    contestant_folder(
+        tag,
+        &["sdk/python/example_bot.py", "sdk/python/koth_bot.py"],
+    )
+}
+
+/// Starts `koth hill work` for the hill at `db` with `token`.
+fn worker(db: &Db, token: &str, extra: &[&str]) -> Reaped {
+    Reaped(
+        Command::new(env!("CARGO_BIN_EXE_koth"))
+            .args([
+                "hill",
+                "work",
+                "--db",
+                &db.url,
+                "--threads",
+                "1",
+                "--sandbox",
+                sandbox(),
+            ])
+            .args(extra)
+            .env("KOTH_WORKER_TOKEN", token)
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// Runs `koth ARGS` to its end, or fails the test after `limit`.
+fn run_within(args: &[&str], limit: Duration) -> (Option<i32>, String) {
+    let mut child = Reaped(
+        Command::new(env!("CARGO_BIN_EXE_koth"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut out = String::new();
+            use std::io::Read;
+            child
+                .stdout
+                .take()
+                .unwrap()
+                .read_to_string(&mut out)
+                .unwrap();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut out)
+                .unwrap();
+            return (status.code(), out);
+        }
+        assert!(
+            start.elapsed() < limit,
+            "koth {args:?} still runs after {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Every stored game of the hill in `dir`, as `koth hill games` prints them.
+fn games(dir: &Path) -> String {
+    ok(&["hill", "games", dir.to_str().unwrap()])
+}
+
+/// Every block's batches tile its games exactly: none lost, none twice.
+fn tiles(db: &Db) {
+    let mut c = db.client();
+    for b in c
+        .query("SELECT id, games, done FROM blocks ORDER BY id", &[])
+        .unwrap()
+    {
+        let (id, games, done): (i64, i64, i64) = (b.get(0), b.get(1), b.get(2));
+        assert_eq!(games, done, "block {id}");
+        let mut next = 0;
+        for r in c
+            .query(
+                "SELECT first, count FROM batches WHERE block = $1 ORDER BY first",
+                &[&id],
+            )
+            .unwrap()
+        {
+            let (first, count): (i64, i64) = (r.get(0), r.get(1));
+            assert_eq!(
+                first, next,
+                "block {id}: a gap or an overlap at game {first}"
+            );
+            next = first + count;
+        }
+        assert_eq!(next, games, "block {id}");
+    }
+}
+
+#[test]
+fn three_workers_store_exactly_the_games_of_one_process() {
+    let Some(admin) = server() else { return };
+    let (shared, single) = (Db::new(&admin, "three"), Db::new(&admin, "one"));
+    let bot = example_bot("wbot-three");
+    let window = ["--window", "2", "--leases", "6"];
+    let a = hill("three", Some(&shared), &window, &bot, "example_bot.py");
+    let b = hill("one", Some(&single), &window, &bot, "example_bot.py");
+    let ad = a.to_str().unwrap();
+    let tokens: Vec<String> = (1..=3)
+        .map(|i| {
+            ok(&["hill", "worker", "add", ad, &format!("w{i}")])
+                .trim()
+                .to_string()
+        })
+        .collect();
+    let mut workers: Vec<Reaped> = tokens.iter().map(|t| worker(&shared, t, &[])).collect();
+    let (code, out) = run_within(
+        &["hill", "play", ad, "--games", "600", "--plan-only", "-q"],
+        Duration::from_secs(300),
+    );
+    assert_eq!(code, Some(0), "{out}");
+    for w in &mut workers {
+        assert!(w.try_wait().unwrap().is_none(), "a worker stopped early");
+    }
+    drop(workers);
+    ok(&[
+        "hill",
+        "play",
+        b.to_str().unwrap(),
+        "--games",
+        "600",
+        "-q",
+        "--sandbox",
+        sandbox(),
+    ]);
+    let (many, one) = (games(&a), games(&b));
+    assert!(
+        many.lines().count() >= 600,
+        "{} games",
+        many.lines().count()
+    );
+    assert_eq!(
+        many, one,
+        "three workers and one process stored different games"
+    );
+    tiles(&shared);
+    // Every game is a worker's; more than one worker played.
+    assert_eq!(
+        shared.number("SELECT COUNT(*) FROM batches WHERE worker IS NULL"),
+        0
+    );
+    assert!(shared.number("SELECT COUNT(DISTINCT worker) FROM batches") >= 2);
+    let listed = ok(&["hill", "worker", "list", ad]);
+    let stored: u64 = listed
+        .lines()
+        .map(|l| {
+            l.split(": ")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(stored as usize, many.lines().count(), "{listed}");
+    let audit = ok(&["hill", "audit", ad]);
+    assert!(audit.contains("all as stored"), "{audit}");
+    // A worker's sample, played again here, agrees with what it stored.
+    let sample = ok(&["hill", "audit", ad, "--sample", "12", "--worker", "w1"]);
+    assert!(sample.contains("all as stored"), "{sample}");
+}
+
+#[test]
+fn a_hill_on_postgres_plays_the_games_of_the_same_hill_on_sqlite() {
+    let Some(admin) = server() else { return };
+    let db = Db::new(&admin, "same");
+    let bot = example_bot("wbot-same");
+    let pg = hill("same-pg", Some(&db), &[], &bot, "example_bot.py");
+    let lite = hill("same-lite", None, &[], &bot, "example_bot.py");
+    for h in [&pg, &lite] {
+        ok(&[
+            "hill",
+            "play",
+            h.to_str().unwrap(),
+            "--games",
+            "400",
+            "-q",
+            "--sandbox",
+            sandbox(),
+        ]);
+    }
+    let (p, l) = (games(&pg), games(&lite));
+    assert!(p.lines().count() >= 400);
+    assert_eq!(p, l, "PostgreSQL and SQLite stored different games");
+    assert_eq!(
+        ok(&["hill", "status", pg.to_str().unwrap()]),
+        ok(&["hill", "status", lite.to_str().unwrap()])
+    );
+    let audit = ok(&["hill", "audit", pg.to_str().unwrap()]);
+    assert!(audit.contains("all as stored"), "{audit}");
+    // The database's address is the organiser's alone.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(pg.join("database.url"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(
+        mode & 0o077,
+        0,
+        "database.url is readable by others: {mode:o}"
+    );
+}
+
+#[test]
+fn a_worker_killed_mid_lease_loses_only_its_lease() {
+    let Some(admin) = server() else { return };
+    let db = Db::new(&admin, "kill");
+    let bot = slow_bot("wbot-kill", 8);
+    let options = ["--leases", "4", "--lease-seconds", "2"];
+    let dir = hill("kill", Some(&db), &options, &bot, "slow.py");
+    let lite = hill("kill-lite", None, &[], &bot, "slow.py");
+    let d = dir.to_str().unwrap();
+    let ta = ok(&["hill", "worker", "add", d, "a"]).trim().to_string();
+    let tb = ok(&["hill", "worker", "add", d, "b"]).trim().to_string();
+    let mut planner = Reaped(
+        Command::new(env!("CARGO_BIN_EXE_koth"))
+            .args(["hill", "play", d, "--games", "96", "--plan-only", "-q"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut a = worker(&db, &ta, &[]);
+    // Worker a holds a lease it has played a while: killed outright.
+    let start = Instant::now();
+    let held = loop {
+        let rows = db
+            .client()
+            .query(
+                "SELECT block, first, count FROM leases WHERE worker = 'a' AND NOT done
+                 AND expires > clock_timestamp() ORDER BY block, first",
+                &[],
+            )
+            .unwrap();
+        if let Some(r) = rows.first() {
+            if db.number("SELECT COUNT(*) FROM batches WHERE worker = 'a'") >= 1 {
+                break (r.get::<_, i64>(0), r.get::<_, i64>(1), r.get::<_, i64>(2));
+            }
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "worker a never held a lease"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    a.kill().unwrap();
+    a.wait().unwrap();
+    let before_b = db.number("SELECT COUNT(*) FROM batches WHERE worker = 'a'");
+    let _b = worker(&db, &tb, &[]);
+    let start = Instant::now();
+    while planner.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(240),
+            "the hill never finished"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(planner.try_wait().unwrap().unwrap().success());
+    // The lease a held went to b, whole; a stored nothing after its death.
+    let who: Option<String> = db
+        .client()
+        .query_one(
+            "SELECT worker FROM batches WHERE block = $1 AND first = $2",
+            &[&held.0, &held.1],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(who.as_deref(), Some("b"), "lease {held:?}");
+    assert_eq!(
+        db.number("SELECT COUNT(*) FROM batches WHERE worker = 'a'"),
+        before_b
+    );
+    tiles(&db);
+    // No game lost, none twice, none different: the same as one process.
+    ok(&[
+        "hill",
+        "play",
+        lite.to_str().unwrap(),
+        "--games",
+        "96",
+        "-q",
+        "--sandbox",
+        sandbox(),
+    ]);
+    assert_eq!(games(&dir), games(&lite));
+    let audit = ok(&["hill", "audit", d]);
+    assert!(audit.contains("all as stored"), "{audit}");
+}
+
+#[test]
+fn a_revoked_worker_is_refused_and_its_lease_goes_back() {
+    let Some(admin) = server() else { return };
+    let db = Db::new(&admin, "revoke");
+    let bot = slow_bot("wbot-revoke", 8);
+    let dir = hill("revoke", Some(&db), &["--leases", "4"], &bot, "slow.py");
+    let d = dir.to_str().unwrap();
+    // A revoked token is refused at once.
+    let gone = ok(&["hill", "worker", "add", d, "gone"]).trim().to_string();
+    ok(&["hill", "worker", "revoke", d, "gone"]);
+    let (code, out) = {
+        let mut w = worker(&db, &gone, &["--idle-exit", "1"]);
+        let status = w.wait().unwrap();
+        let mut err = String::new();
+        use std::io::Read;
+        w.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        (status.code(), err)
+    };
+    assert_ne!(code, Some(0), "{out}");
+    assert!(out.contains("unknown or revoked"), "{out}");
+    let (code, out) = run_within(
+        &["hill", "work", "--db", &db.url, "--token", "not-a-token"],
+        Duration::from_secs(30),
+    );
+    assert_ne!(code, Some(0));
+    assert!(out.contains("unknown or revoked"), "{out}");
+    // Revoked while it plays: it stops, and what it held goes back.
+    let token = ok(&["hill", "worker", "add", d, "w"]).trim().to_string();
+    let mut planner = Reaped(
+        Command::new(env!("CARGO_BIN_EXE_koth"))
+            .args(["hill", "play", d, "--games", "48", "--plan-only", "-q"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut w = worker(&db, &token, &[]);
+    let start = Instant::now();
+    while db.number("SELECT COUNT(*) FROM batches WHERE worker = 'w'") == 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "w never stored a lease"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    ok(&["hill", "worker", "revoke", d, "w"]);
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = w.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "a revoked worker plays on"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(!status.success());
+    let mut err = String::new();
+    use std::io::Read;
+    w.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert!(err.contains("revoked"), "{err}");
+    assert_eq!(
+        db.number("SELECT COUNT(*) FROM leases WHERE worker = 'w' AND NOT done"),
+        0,
+        "a revoked worker's lease stays held"
+    );
+    let listed = ok(&["hill", "worker", "list", d]);
+    assert!(
+        listed.contains("w: ") && listed.contains("revoked"),
+        "{listed}"
+    );
+    // Another worker finishes the hill.
+    let other = ok(&["hill", "worker", "add", d, "other"])
+        .trim()
+        .to_string();
+    let _o = worker(&db, &other, &[]);
+    let start = Instant::now();
+    while planner.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(240),
+            "the hill never finished"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    tiles(&db);
+}
+
+#[test]
+fn a_forged_game_is_caught_by_the_sample_and_an_excluded_workers_games_are_played_again() {
+    let Some(admin) = server() else { return };
+    let db = Db::new(&admin, "forge");
+    let bot = example_bot("wbot-forge");
+    let dir = hill(
+        "forge",
+        Some(&db),
+        &["--leases", "4"],
+        &bot,
+        "example_bot.py",
+    );
+    let d = dir.to_str().unwrap();
+    let bad = ok(&["hill", "worker", "add", d, "bad"]).trim().to_string();
+    let good = ok(&["hill", "worker", "add", d, "good"]).trim().to_string();
+    {
+        let _w = [worker(&db, &bad, &[]), worker(&db, &good, &[])];
+        let (code, out) = run_within(
+            &["hill", "play", d, "--games", "300", "--plan-only", "-q"],
+            Duration::from_secs(300),
+        );
+        assert_eq!(code, Some(0), "{out}");
+    }
+    let honest = games(&dir);
+    assert!(db.number("SELECT COUNT(*) FROM batches WHERE worker = 'bad'") > 0);
+    // The bad worker's first batch says its first game took one decision more.
+    let mut c = db.client();
+    let r = c
+        .query_one(
+            "SELECT block, first, games FROM batches WHERE worker = 'bad' ORDER BY block, first LIMIT 1",
+            &[],
+        )
+        .unwrap();
+    let (block, first, packed): (i64, i64, Vec<u8>) = (r.get(0), r.get(1), r.get(2));
+    let mut stored = koth_hill::store::unpack(block, first as u64, &packed).unwrap();
+    let rec: serde_json::Value = serde_json::from_str(&stored[0].record).unwrap();
+    let n = rec["decisions"].as_u64().unwrap();
+    stored[0].record = stored[0].record.replace(
+        &format!("\"decisions\":{n}"),
+        &format!("\"decisions\":{}", n + 1),
+    );
+    c.execute(
+        "UPDATE batches SET games = $3 WHERE block = $1 AND first = $2",
+        &[&block, &first, &koth_hill::store::pack(&stored)],
+    )
+    .unwrap();
+    let (code, out, _) = koth_all(&["hill", "audit", d, "--sample", "100000", "--worker", "bad"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains(&format!(
+            "block {block} game {first}, stored by bad: played again here, it differs"
+        )),
+        "{out}"
+    );
+    let clean = ok(&["hill", "audit", d, "--sample", "100000", "--worker", "good"]);
+    assert!(clean.contains("all as stored"), "{clean}");
+    // Excluded: its games are taken out and played again by the others.
+    let out = ok(&["hill", "worker", "exclude", d, "bad"]);
+    assert!(out.contains("taken out"), "{out}");
+    assert_eq!(
+        db.number("SELECT COUNT(*) FROM batches WHERE worker = 'bad'"),
+        0
+    );
+    let again = ok(&["hill", "worker", "add", d, "again"])
+        .trim()
+        .to_string();
+    let mut w = worker(&db, &again, &["--idle-exit", "2"]);
+    assert!(w.wait().unwrap().success());
+    tiles(&db);
+    assert_eq!(games(&dir), honest, "the games played again differ");
+    let audit = ok(&["hill", "audit", d]);
+    assert!(audit.contains("all as stored"), "{audit}");
+}
+
+#[test]
+fn bad_worker_commands_say_what_is_wrong() {
+    // No server needed: each is refused before one would be used.
+    let dir = scratch("bad");
+    let d = dir.to_str().unwrap();
+    let e = fails(&["hill", "init", d, "--game", "coup", "--window", "2"]);
+    assert!(e.contains("--db"), "{e}");
+    let e = fails(&[
+        "hill",
+        "init",
+        d,
+        "--game",
+        "coup",
+        "--db",
+        "postgres://nobody:pw@127.0.0.1:1/none",
+    ]);
+    assert!(
+        e.contains("cannot reach the hill's PostgreSQL") && e.contains("fix:"),
+        "{e}"
+    );
+    assert!(!e.contains(":pw@"), "the password is said: {e}");
+    ok(&["hill", "init", d, "--game", "coup", "--seed", "3"]);
+    let e = fails(&["hill", "worker", "add", d, "w1"]);
+    assert!(
+        e.contains("workers need a hill on PostgreSQL") && e.contains("fix:"),
+        "{e}"
+    );
+    let e = fails(&["hill", "play", d, "--plan-only"]);
+    assert!(e.contains("SQLite") && e.contains("fix:"), "{e}");
+    let e = fails(&["hill", "audit", d, "--sample", "3"]);
+    assert!(e.contains("--worker"), "{e}");
+    let e = fails(&[
+        "hill",
+        "work",
+        "--db",
+        "postgres://nobody:pw@127.0.0.1:1/none",
+        "--token",
+        "x",
+    ]);
+    assert!(e.contains("cannot reach") && !e.contains(":pw@"), "{e}");
+}
