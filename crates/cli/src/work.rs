@@ -97,7 +97,7 @@ pub fn worker_cmd<F: Front>(w: WorkerCmd) -> Result<()> {
             let token = koth_hill::service::add_worker(store.as_mut(), &name)?;
             out!("{token}");
             eprintln!(
-                "worker {name:?}'s token: give it to the machine now, it is not shown again\n  on that machine: KOTH_WORKER_TOKEN=... koth hill work --db postgres://..."
+                "the token of worker {name:?}: give it to that machine now, it is not shown again\n  there: KOTH_WORKER_TOKEN=TOKEN koth hill work --db postgres://..."
             );
         }
         WorkerCmd::List { .. } => {

@@ -669,3 +669,203 @@ fn bad_worker_commands_say_what_is_wrong() {
     ]);
     assert!(e.contains("cannot reach") && !e.contains(":pw@"), "{e}");
 }
+
+/// Waits for `child` to end by itself within `limit`; gives whether it succeeded.
+fn ends(child: &mut Reaped, limit: Duration, what: &str) -> bool {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s.success();
+        }
+        assert!(start.elapsed() < limit, "{what} still runs after {limit:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn the_kubernetes_and_slurm_recipes_start_workers_that_play() {
+    let Some(admin) = server() else { return };
+    let db = Db::new(&admin, "recipes");
+    let repo = common::repo();
+    let koth = env!("CARGO_BIN_EXE_koth");
+    let k8s = std::fs::read_to_string(repo.join("deploy/kubernetes/hill.yaml")).unwrap();
+    // The init container's line makes the hill once, then leaves it be.
+    let init = k8s
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("args: [\"test -e /hill/database.url"))
+        .map(|rest| format!("test -e /hill/database.url{}", rest.trim_end_matches("\"]")))
+        .expect("the init container's line")
+        .replace("\\\"", "\"");
+    let dir = scratch("recipes");
+    let d = dir.to_str().unwrap();
+    let line = init
+        .replace("/hill", d)
+        .replace("koth hill", &format!("{koth} hill"));
+    for _ in 0..2 {
+        let out = Command::new("sh")
+            .args(["-c", &line])
+            .env("KOTH_HILL_DB", &db.url)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{line}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(dir.join("database.url").is_file());
+    let settings: serde_json::Value = serde_json::from_str(
+        &db.client()
+            .query_one("SELECT json FROM settings", &[])
+            .unwrap()
+            .get::<_, String>(0),
+    )
+    .unwrap();
+    assert_eq!(settings["window"], 4);
+    for b in ["honest", "counter", "economist", "skeptic"] {
+        ok(&["hill", "add", d, b, b]);
+    }
+    let k8s_token = ok(&["hill", "worker", "add", d, "k8s"]).trim().to_string();
+    let slurm_token = ok(&["hill", "worker", "add", d, "slurm"])
+        .trim()
+        .to_string();
+    let mut planner = Reaped(
+        Command::new(koth)
+            .args(["hill", "play", d, "--games", "40000", "--plan-only", "-q"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // The worker Deployment's container, with the secret's keys it names.
+    let args = k8s
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("args: [\"hill\", \"work\""))
+        .map(|rest| format!("[\"hill\", \"work\"{rest}"))
+        .expect("the worker's args");
+    let args: Vec<String> = serde_json::from_str(&args).unwrap();
+    for key in ["KOTH_HILL_DB", "KOTH_WORKER_TOKEN"] {
+        assert!(
+            k8s.contains(&format!("name: {key}\n")),
+            "the worker has no {key}"
+        );
+    }
+    let mut pod = Reaped(
+        Command::new(koth)
+            .args(&args)
+            .args(["--idle-exit", "3", "--sandbox", sandbox()])
+            .env("KOTH_HILL_DB", &db.url)
+            .env("KOTH_WORKER_TOKEN", &k8s_token)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // The Slurm script run as one task of its array, its secrets in a file.
+    let env = scratch("recipes-env");
+    std::fs::write(
+        &env,
+        format!("KOTH_HILL_DB={}\nKOTH_WORKER_TOKEN={slurm_token}\n", db.url),
+    )
+    .unwrap();
+    let mut task = Reaped(
+        Command::new("bash")
+            .arg(repo.join("deploy/slurm/koth-workers.sbatch"))
+            .env("KOTH_WORKER_ENV", &env)
+            .env("KOTH", koth)
+            .env("SLURM_CPUS_PER_TASK", "1")
+            .env("SLURM_ARRAY_TASK_ID", "0")
+            .env("KOTH_IDLE_EXIT", "3")
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    assert!(ends(&mut planner, Duration::from_secs(300), "the hill"));
+    assert!(ends(&mut pod, Duration::from_secs(60), "the pod's worker"));
+    assert!(ends(&mut task, Duration::from_secs(60), "the Slurm task"));
+    for w in ["k8s", "slurm"] {
+        let n = db.number(&format!(
+            "SELECT COUNT(*) FROM batches WHERE worker = '{w}'"
+        ));
+        assert!(n > 0, "worker {w} stored nothing");
+    }
+    tiles(&db);
+    std::fs::remove_file(env).ok();
+}
+
+#[test]
+fn a_bot_played_by_a_worker_finds_neither_the_database_nor_the_token() {
+    let Some(admin) = server() else { return };
+    if sandbox() == "off" {
+        return;
+    }
+    let db = Db::new(&admin, "spy");
+    // A contestant who wants the hill's secrets: the environment, the
+    // folders around its own, the usual places; what it finds, it says, and
+    // then forfeits on purpose.
+    let bot = contestant_folder("wbot-spy", &[]);
+    std::fs::write(
+        bot.join("spy.py"),
+        r#"import json, os, re, sys
+# (KOTH_SLOT and KOTH_RESTART are koth's word to every bot: its slot, its restarts.)
+found = [k for k, v in os.environ.items()
+         if (k.startswith(('KOTH', 'PG')) and k not in ('KOTH_SLOT', 'KOTH_RESTART'))
+         or 'TOKEN' in k or 'postgres' in v]
+mine = os.path.realpath('.')
+for root in ['..', '../..', '/tmp', '/root', '/home', '/var/lib/postgresql', '/proc/1/environ']:
+    try:
+        if os.path.isfile(root):
+            if b'KOTH' in open(root, 'rb').read():
+                found.append(root)
+            continue
+        for path, dirs, files in os.walk(root):
+            if path.count('/') > 6 or os.path.realpath(path).startswith(mine):
+                dirs[:] = []
+                continue
+            for f in dirs + files:
+                # (The folders on the way to its own are named, and empty but for it.)
+                here = os.path.realpath(os.path.join(path, f))
+                if mine.startswith(here + '/'):
+                    continue
+                if f in ('database.url', 'hill.sqlite', '.koth-worker.env') or re.match(r'koth-worker-[0-9a-f]{16}$', f):
+                    found.append(os.path.join(path, f))
+            for f in files:
+                try:
+                    with open(os.path.join(path, f), 'rb') as h:
+                        text = h.read(65536)
+                    if b'postgres://' in text or b'KOTH_WORKER_TOKEN' in text:
+                        found.append(os.path.join(path, f))
+                except Exception:
+                    pass
+    except Exception:
+        pass
+for line in sys.stdin:
+    m = json.loads(line)
+    if m['type'] == 'hello':
+        print(json.dumps({'type': 'ready'}), flush=True)
+    elif m['type'] == 'decide':
+        if found:
+            print('found ' + ' '.join(found), file=sys.stderr, flush=True)
+            print('nonsense', flush=True)
+        else:
+            print(json.dumps({'index': 0}), flush=True)
+"#,
+    )
+    .unwrap();
+    let dir = hill("spy", Some(&db), &[], &bot, "spy.py");
+    let d = dir.to_str().unwrap();
+    let token = ok(&["hill", "worker", "add", d, "w"]).trim().to_string();
+    let mut w = worker(&db, &token, &["--idle-exit", "3"]);
+    let (code, out) = run_within(
+        &["hill", "play", d, "--games", "60", "--plan-only", "-q"],
+        Duration::from_secs(300),
+    );
+    assert_eq!(code, Some(0), "{out}");
+    assert!(ends(&mut w, Duration::from_secs(60), "the worker"));
+    let spy_games = db.number(
+        "SELECT games FROM version_results r JOIN versions v ON v.id = r.version
+         JOIN entrants e ON e.id = v.entrant WHERE e.name = 'mine'",
+    );
+    assert!(spy_games > 0);
+    let forfeits = db.number("SELECT COALESCE(SUM(forfeits), 0)::BIGINT FROM version_results");
+    assert_eq!(forfeits, 0, "the spy found something:\n{}", games(&dir));
+}

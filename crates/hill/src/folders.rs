@@ -141,9 +141,12 @@ pub fn backup(dir: &Path, to: &Path) -> Result<Copied> {
     let io = |e: std::io::Error, what: &Path| {
         HillError::Io(format!("cannot copy {}: {e}", what.display()))
     };
-    std::fs::create_dir_all(to).map_err(|e| io(e, to))?;
     let store = crate::store::open_read(dir)?;
-    store.backup(to)?;
+    std::fs::create_dir_all(to).map_err(|e| io(e, to))?;
+    if let Err(e) = store.backup(to) {
+        let _ = std::fs::remove_dir_all(to);
+        return Err(e.into());
+    }
     let mut copied = Copied {
         files: 1,
         bytes: std::fs::metadata(to.join(crate::store::DATABASE)).map_or(0, |m| m.len()),

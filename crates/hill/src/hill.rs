@@ -479,6 +479,13 @@ impl<G: BotKinds> Hill<G> {
         on_games: &mut dyn FnMut(&Board, u64),
     ) -> Result<Option<Block>> {
         self.claim_play()?;
+        if self.store.shared() && self.settings.window() > 1 {
+            // Planned from the live standings, a block would not be the one
+            // the window plans (nor the one the audit plans again).
+            return Err(HillError::Invalid(
+                "this hill plans within a window of blocks: play it with Hill::plan_ahead and Hill::play_lease (koth hill play, serve or work)".into(),
+            ));
+        }
         let versions = self.store.versions()?;
         let block = match self.store.open_block()? {
             Some(b) => b,

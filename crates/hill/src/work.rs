@@ -8,6 +8,26 @@
 //! setting of the hill), counted from the stored games in their order, never
 //! in the order workers happened to finish. So W blocks can be under way at
 //! once, and `audit` plans every block again as it does for one process.
+//!
+//! ```no_run
+//! use koth_hill::Hill;
+//! use std::sync::atomic::AtomicBool;
+//! # fn main() -> koth_hill::hill::Result<()> {
+//! let dir = std::path::Path::new("/srv/hill"); // made by `koth hill init --db postgres://...`
+//! let mut hill = Hill::<koth_coup::State>::open(dir, koth_coup::Rules::standard(),
+//!     koth_arena::Scoring::ZeroSum)?;
+//! let mut planner = hill.planner()?;
+//! let stop = AtomicBool::new(false);
+//! loop {
+//!     hill.plan_ahead(&mut planner, true)?; // every block the window allows
+//!     match hill.play_lease(None, &stop)? {
+//!         Some((lease, games)) => println!("block {}: {games} games stored", lease.block),
+//!         None => break, // no lease free: the workers hold the rest, or all is played
+//!     }
+//! }
+//! println!("{} games counted", planner.board.games);
+//! # Ok(()) }
+//! ```
 
 use crate::board::Board;
 use crate::entity::entrants_at;

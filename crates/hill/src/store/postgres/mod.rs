@@ -36,7 +36,18 @@ pub struct Postgres {
 
 impl From<::postgres::Error> for StoreError {
     fn from(e: ::postgres::Error) -> Self {
-        StoreError::Storage(format!("hill database (PostgreSQL): {e}"))
+        StoreError::Storage(format!("hill database (PostgreSQL): {}", pg_text(&e)))
+    }
+}
+
+/// What PostgreSQL said, in full ("db error" alone says nothing).
+fn pg_text(e: &::postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{}: {}", db.severity(), db.message()),
+        None => match std::error::Error::source(e) {
+            Some(why) => format!("{e}: {why}"),
+            None => e.to_string(),
+        },
     }
 }
 
@@ -50,7 +61,15 @@ fn shown(url: &str) -> String {
                 None => url.to_string(),
             }
         }
-        _ => url.to_string(),
+        // A key=value string: its password's value left out.
+        _ => url
+            .split_whitespace()
+            .map(|kv| match kv.split_once('=') {
+                Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
+                _ => kv.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
     }
 }
 
@@ -59,8 +78,9 @@ impl Postgres {
     pub fn connect(url: &str) -> Result<Postgres> {
         let mut db = ::postgres::Client::connect(url, ::postgres::NoTls).map_err(|e| {
             StoreError::Storage(format!(
-                "cannot reach the hill's PostgreSQL at {}: {e}\n  fix: check the address (postgres://USER:PASSWORD@HOST:PORT/DATABASE), that the server runs and lets this machine in",
-                shown(url)
+                "cannot reach the hill's PostgreSQL at {}: {}\n  fix: check the address (postgres://USER:PASSWORD@HOST:PORT/DATABASE), that the server runs and lets this machine in",
+                shown(url),
+                pg_text(&e)
             ))
         })?;
         migrate(&mut db, url)?;
@@ -226,6 +246,8 @@ fn add_results(
 /// Brings the database to the current layout, one step a transaction, while
 /// no other koth does (an advisory lock).
 fn migrate(db: &mut ::postgres::Client, url: &str) -> Result<()> {
+    // PostgreSQL's notices ("already exists, skipping") are not the hill's news.
+    db.batch_execute("SET client_min_messages TO warning")?;
     let mut tx = db.transaction()?;
     tx.batch_execute(
         "SELECT pg_advisory_xact_lock(7040531);
@@ -959,18 +981,12 @@ impl Store for Postgres {
         Ok(n as u64)
     }
 
-    fn backup(&self, to: &Path) -> Result<()> {
-        // The database stays where it is (PostgreSQL's own tools copy it:
-        // pg_dump); the copy names the same one.
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(to.join(DATABASE_URL))
-            .map_err(|e| StoreError::new(format!("cannot write {DATABASE_URL}: {e}")))?;
-        f.write_all(format!("{}\n", self.url).as_bytes())
-            .map_err(|e| StoreError::new(format!("cannot write {DATABASE_URL}: {e}")))?;
-        Ok(())
+    fn backup(&self, _to: &Path) -> Result<()> {
+        // A copy naming the same database would be no backup at all.
+        Err(StoreError::Invalid(format!(
+            "this hill's data is in PostgreSQL ({}), which copies it itself\n  fix: pg_dump the database (pg_dump -Fc DBNAME > hill.dump), and copy the hill's folder (versions/, rounds/) beside it",
+            shown(&self.url)
+        )))
     }
 
     fn shared(&self) -> bool {
@@ -1247,5 +1263,9 @@ mod tests {
         );
         assert_eq!(shown("postgres://koth@db/hill"), "postgres://koth@db/hill");
         assert_eq!(shown("host=/run/postgresql"), "host=/run/postgresql");
+        assert_eq!(
+            shown("host=db user=koth password=secret dbname=hill"),
+            "host=db user=koth password=*** dbname=hill"
+        );
     }
 }
