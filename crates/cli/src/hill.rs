@@ -6,7 +6,7 @@
 
 use crate::front::{self, ChoiceOf, Front, RulesOf};
 pub use crate::hillcore::Workers;
-use crate::hillcore::{open, say, start_log, stop_flag, HISTORY_EVERY};
+use crate::hillcore::{open, print_audit, say, start_log, stop_flag, HISTORY_EVERY};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use koth_arena::{Game, GameRecord};
@@ -1460,22 +1460,11 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
 fn audit<F: Front>(dir: &Path) -> Result<()> {
     let hill = open::<F>(dir)?;
     let report = hill.audit()?;
-    for p in &report.problems {
-        out!("{p}");
-    }
-    out!(
-        "{} blocks planned again, {} games replayed: {}",
-        report.blocks,
-        report.games,
-        if report.problems.is_empty() {
-            "all as stored".to_string()
-        } else {
-            format!("{} problems", report.problems.len())
-        }
+    let what = format!(
+        "{} blocks planned again, {} games replayed",
+        report.blocks, report.games
     );
-    if !report.problems.is_empty() {
-        crate::term::EXIT_STATUS.store(1, Ordering::SeqCst);
-    }
+    print_audit(&report, &what, "problems");
     Ok(())
 }
 

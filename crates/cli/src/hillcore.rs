@@ -98,3 +98,22 @@ pub(crate) fn start_log(format: &str) {
     };
     LOGGING.store(true, Ordering::Relaxed);
 }
+
+/// An audit's problems, then `what` it did and its verdict (problems are
+/// counted as `kind`); a problem makes koth's exit status 1.
+pub fn print_audit(report: &koth_hill::Audit, what: &str, kind: &str) {
+    for p in &report.problems {
+        out!("{p}");
+    }
+    out!(
+        "{what}: {}",
+        if report.problems.is_empty() {
+            "all as stored".to_string()
+        } else {
+            format!("{} {kind}", report.problems.len())
+        }
+    );
+    if !report.problems.is_empty() {
+        crate::term::EXIT_STATUS.store(1, Ordering::SeqCst);
+    }
+}

@@ -6,7 +6,7 @@
 //! plays a worker's games again here.
 
 use crate::front::{self, Front};
-use crate::hillcore::{open, say, start_log, stop_flag, Workers, HISTORY_EVERY};
+use crate::hillcore::{open, print_audit, say, start_log, stop_flag, Workers, HISTORY_EVERY};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use koth_hill::store::{self, Postgres, Store};
@@ -131,21 +131,11 @@ pub fn worker_cmd<F: Front>(w: WorkerCmd) -> Result<()> {
 pub fn audit_sample<F: Front>(dir: &Path, worker: &str, n: u64) -> Result<()> {
     let mut hill = open::<F>(dir)?;
     let report = hill.audit_sample(worker, n)?;
-    for p in &report.problems {
-        out!("{p}");
-    }
-    out!(
-        "{} of {worker}'s games played again on this machine: {}",
-        report.games,
-        if report.problems.is_empty() {
-            "all as stored".to_string()
-        } else {
-            format!("{} differ", report.problems.len())
-        }
+    let what = format!(
+        "{} of {worker}'s games played again on this machine",
+        report.games
     );
-    if !report.problems.is_empty() {
-        crate::term::EXIT_STATUS.store(1, Ordering::SeqCst);
-    }
+    print_audit(&report, &what, "differ");
     Ok(())
 }
 

@@ -5,7 +5,7 @@
 mod common;
 
 use common::http::{http_get, post_form, post_urlencoded, status_and_body, tar_of};
-use common::{contestant_folder, koth_all};
+use common::{contestant_folder, fails, koth_all, ok, sandbox, slow_bot};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -13,46 +13,6 @@ use std::time::{Duration, Instant};
 fn scratch(label: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("koth-hilltest-{label}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-fn ok(args: &[&str]) -> String {
-    let (code, out, err) = koth_all(args);
-    assert_eq!(code, Some(0), "koth {args:?}\n{out}{err}");
-    out
-}
-
-fn fails(args: &[&str]) -> String {
-    let (code, out, err) = koth_all(args);
-    assert_ne!(code, Some(0), "koth {args:?} succeeded:\n{out}{err}");
-    format!("{out}{err}")
-}
-
-/// Isolation for programs: the sandbox where this machine has one.
-fn sandbox() -> &'static str {
-    if koth_process::sandbox_support().namespaces {
-        "auto"
-    } else {
-        assert!(
-            std::env::var_os("KOTH_REQUIRE_ISOLATION").is_none(),
-            "isolation unavailable"
-        );
-        "off"
-    }
-}
-
-/// A program that answers the first legal choice after `ms` milliseconds, written
-/// as a contestant would (plain JSON lines, no SDK).
-fn slow_bot(tag: &str, ms: u32) -> PathBuf {
-    let d = contestant_folder(tag, &[]);
-    std::fs::write(
-        d.join("slow.py"),
-        format!(
-            "import json, sys, time\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({{'type': 'ready'}}), flush=True)\n    elif m['type'] == 'decide':\n        time.sleep({})\n        print(json.dumps({{'index': 0}}), flush=True)\n",
-            ms as f64 / 1000.0
-        ),
-    )
-    .unwrap();
     d
 }
 

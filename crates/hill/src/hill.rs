@@ -601,12 +601,6 @@ impl<G: BotKinds> Hill<G> {
             records: level,
             duplicate: self.settings.duplicate,
         };
-        struct Each<'a, C>(&'a mut dyn FnMut(&GameRecord<C>));
-        impl<C> Observer<C> for Each<'_, C> {
-            fn on_record(&mut self, rec: &GameRecord<C>) {
-                (self.0)(rec)
-            }
-        }
         t.run_range(range, &mut Each(visit), &AtomicBool::new(false));
         Ok(())
     }
@@ -727,12 +721,6 @@ impl<G: BotKinds> Hill<G> {
         let versions = self.store.versions()?;
         crate::folders::fetch_missing(self.store.as_ref(), &self.dir, block, &versions)?;
         let t = self.tournament(block, &versions)?;
-        struct Each<'a, C>(&'a mut dyn FnMut(&GameRecord<C>));
-        impl<C> Observer<C> for Each<'_, C> {
-            fn on_record(&mut self, rec: &GameRecord<C>) {
-                (self.0)(rec)
-            }
-        }
         t.run_range(range, &mut Each(visit), &AtomicBool::new(false));
         Ok(())
     }
@@ -794,6 +782,15 @@ impl<G: BotKinds> Hill<G> {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+}
+
+/// An observer that hands each record to a closure.
+struct Each<'a, C>(&'a mut dyn FnMut(&GameRecord<C>));
+
+impl<C> Observer<C> for Each<'_, C> {
+    fn on_record(&mut self, rec: &GameRecord<C>) {
+        (self.0)(rec)
     }
 }
 

@@ -99,3 +99,45 @@ impl Drop for Reaped {
         let _ = self.0.wait();
     }
 }
+
+/// Runs `koth ARGS`, which must succeed: its stdout.
+pub fn ok(args: &[&str]) -> String {
+    let (code, out, err) = koth_all(args);
+    assert_eq!(code, Some(0), "koth {args:?}\n{out}{err}");
+    out
+}
+
+/// Runs `koth ARGS`, which must fail: what it printed.
+pub fn fails(args: &[&str]) -> String {
+    let (code, out, err) = koth_all(args);
+    assert_ne!(code, Some(0), "koth {args:?} succeeded:\n{out}{err}");
+    format!("{out}{err}")
+}
+
+/// Isolation for programs: the sandbox where this machine has one.
+pub fn sandbox() -> &'static str {
+    if koth_process::sandbox_support().namespaces {
+        "auto"
+    } else {
+        assert!(
+            std::env::var_os("KOTH_REQUIRE_ISOLATION").is_none(),
+            "isolation unavailable"
+        );
+        "off"
+    }
+}
+
+/// A program that answers the first legal choice after `ms` milliseconds, written
+/// as a contestant would (plain JSON lines, no SDK).
+pub fn slow_bot(tag: &str, ms: u32) -> std::path::PathBuf {
+    let d = contestant_folder(tag, &[]);
+    std::fs::write(
+        d.join("slow.py"),
+        format!(
+            "import json, sys, time\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({{'type': 'ready'}}), flush=True)\n    elif m['type'] == 'decide':\n        time.sleep({})\n        print(json.dumps({{'index': 0}}), flush=True)\n",
+            ms as f64 / 1000.0
+        ),
+    )
+    .unwrap();
+    d
+}

@@ -65,6 +65,53 @@ impl StoreError {
     }
 }
 
+/// What a change of the field does, given the entrant found under its name
+/// (its id and status, if any): the rule every backend follows.
+pub(crate) enum Step {
+    /// A new entrant, with its first version.
+    Insert,
+    /// A removed entrant comes back under its name, active, with a new version.
+    Return(i64),
+    /// A new version of this entrant.
+    NewVersion(i64),
+    /// This entrant's status becomes this.
+    SetStatus(i64, Status),
+}
+
+/// The step of change `kind` to entrant `name`, or why it cannot be made.
+pub(crate) fn step_of(kind: Change, name: &str, found: Option<(i64, Status)>) -> Result<Step> {
+    match (kind, found) {
+        (Change::Add, Some((_, status))) if status != Status::Removed => {
+            Err(StoreError::Conflict(format!(
+                "the hill has an entrant {name:?} already\n  fix: koth hill update DIR {name} BOT gives it a new version"
+            )))
+        }
+        (Change::Add, Some((id, _))) => Ok(Step::Return(id)),
+        (Change::Add, None) => Ok(Step::Insert),
+        (_, None) => Err(StoreError::NotFound(format!(
+            "the hill has no entrant {name:?}\n  fix: koth hill add DIR {name} BOT"
+        ))),
+        (_, Some((_, Status::Removed))) => Err(StoreError::Conflict(format!(
+            "{name:?} has left the hill\n  fix: koth hill add DIR {name} BOT brings it back"
+        ))),
+        (Change::Update, Some((id, _))) => Ok(Step::NewVersion(id)),
+        (Change::Remove | Change::Pause | Change::Resume, Some((id, status))) => {
+            let to = match kind {
+                Change::Remove => Status::Removed,
+                Change::Pause => Status::Paused,
+                _ => Status::Active,
+            };
+            if status == to {
+                return Err(StoreError::Conflict(format!(
+                    "{name:?} is {} already",
+                    to.name()
+                )));
+            }
+            Ok(Step::SetStatus(id, to))
+        }
+    }
+}
+
 /// A result of the store.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 

@@ -422,20 +422,15 @@ impl Store for Postgres {
             Ok(v)
         };
         let owner = by.filter(|a| !a.admin).map(|a| a.name.clone());
-        match (kind, found) {
-            (Change::Add, Some((_, status))) if status != Status::Removed => {
-                return Err(StoreError::Conflict(format!(
-                    "the hill has an entrant {name:?} already\n  fix: koth hill update DIR {name} BOT gives it a new version"
-                )));
-            }
-            (Change::Add, Some((id, _))) => {
+        match step_of(kind, name, found)? {
+            Step::Return(id) => {
                 tx.execute(
                     "UPDATE entrants SET status = 'active' WHERE id = $1",
                     &[&id],
                 )?;
                 version = Some(new_version(&mut tx, id)?);
             }
-            (Change::Add, None) => {
+            Step::Insert => {
                 let id: i64 = tx
                     .query_one(
                         "INSERT INTO entrants (name, status, version, owner) VALUES ($1, 'active', 0, $2) RETURNING id",
@@ -444,29 +439,8 @@ impl Store for Postgres {
                     .get(0);
                 version = Some(new_version(&mut tx, id)?);
             }
-            (_, None) => {
-                return Err(StoreError::NotFound(format!(
-                    "the hill has no entrant {name:?}\n  fix: koth hill add DIR {name} BOT"
-                )))
-            }
-            (_, Some((_, Status::Removed))) => {
-                return Err(StoreError::Conflict(format!(
-                    "{name:?} has left the hill\n  fix: koth hill add DIR {name} BOT brings it back"
-                )));
-            }
-            (Change::Update, Some((id, _))) => version = Some(new_version(&mut tx, id)?),
-            (Change::Remove | Change::Pause | Change::Resume, Some((id, status))) => {
-                let to = match kind {
-                    Change::Remove => Status::Removed,
-                    Change::Pause => Status::Paused,
-                    _ => Status::Active,
-                };
-                if status == to {
-                    return Err(StoreError::Conflict(format!(
-                        "{name:?} is {} already",
-                        to.name()
-                    )));
-                }
+            Step::NewVersion(id) => version = Some(new_version(&mut tx, id)?),
+            Step::SetStatus(id, to) => {
                 tx.execute(
                     "UPDATE entrants SET status = $1 WHERE id = $2",
                     &[&to.name(), &id],

@@ -296,11 +296,6 @@ impl Store for Sqlite {
             })?;
         let at = now();
         let mut version = None;
-        let missing = || {
-            StoreError::NotFound(format!(
-                "the hill has no entrant {name:?}\n  fix: koth hill add DIR {name} BOT"
-            ))
-        };
         let new_version = |tx: &rusqlite::Transaction, entrant: i64| -> Result<i64> {
             let spec = spec.as_ref().map(|s| s.to_string()).unwrap_or_default();
             let number: i64 = tx.query_row(
@@ -321,18 +316,12 @@ impl Store for Sqlite {
         };
         let owner = by.filter(|a| !a.admin).map(|a| a.name.clone());
 
-        match (kind, found) {
-            (Change::Add, Some((_, status))) if status != Status::Removed => {
-                return Err(StoreError::Conflict(format!(
-                    "the hill has an entrant {name:?} already\n  fix: koth hill update DIR {name} BOT gives it a new version"
-                )));
-            }
-            (Change::Add, Some((id, _))) => {
-                // A removed entrant comes back under its name, with a new version.
+        match step_of(kind, name, found)? {
+            Step::Return(id) => {
                 tx.execute("UPDATE entrants SET status = 'active' WHERE id = ?1", [id])?;
                 version = Some(new_version(&tx, id)?);
             }
-            (Change::Add, None) => {
+            Step::Insert => {
                 tx.execute(
                     "INSERT INTO entrants (name, status, version, owner) VALUES (?1, 'active', 0, ?2)",
                     rusqlite::params![name, owner],
@@ -340,25 +329,8 @@ impl Store for Sqlite {
                 let id = tx.last_insert_rowid();
                 version = Some(new_version(&tx, id)?);
             }
-            (_, None) => return Err(missing()),
-            (_, Some((_, Status::Removed))) => {
-                return Err(StoreError::Conflict(format!(
-                    "{name:?} has left the hill\n  fix: koth hill add DIR {name} BOT brings it back"
-                )));
-            }
-            (Change::Update, Some((id, _))) => version = Some(new_version(&tx, id)?),
-            (Change::Remove | Change::Pause | Change::Resume, Some((id, status))) => {
-                let to = match kind {
-                    Change::Remove => Status::Removed,
-                    Change::Pause => Status::Paused,
-                    _ => Status::Active,
-                };
-                if status == to {
-                    return Err(StoreError::Conflict(format!(
-                        "{name:?} is {} already",
-                        to.name()
-                    )));
-                }
+            Step::NewVersion(id) => version = Some(new_version(&tx, id)?),
+            Step::SetStatus(id, to) => {
                 tx.execute(
                     "UPDATE entrants SET status = ?1 WHERE id = ?2",
                     rusqlite::params![to, id],
