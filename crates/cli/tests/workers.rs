@@ -270,6 +270,24 @@ fn three_workers_store_exactly_the_games_of_one_process() {
         "three workers and one process stored different games"
     );
     tiles(&shared);
+    // Within the window, no candidate is planned twice what it needs (its
+    // blocks not yet counted are known to the planner).
+    for r in shared
+        .client()
+        .query(
+            "SELECT v.version, SUM(b.games)::BIGINT FROM blocks b
+             JOIN block_versions v ON v.block = b.id AND v.seat = 0
+             WHERE b.kind = 'candidate' GROUP BY v.version",
+            &[],
+        )
+        .unwrap()
+    {
+        let (v, games): (i64, i64) = (r.get(0), r.get(1));
+        assert!(
+            (48..96).contains(&games),
+            "version {v}: {games} candidate games"
+        );
+    }
     // Every game is a worker's; more than one worker played.
     assert_eq!(
         shared.number("SELECT COUNT(*) FROM batches WHERE worker IS NULL"),

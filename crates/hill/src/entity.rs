@@ -314,6 +314,9 @@ pub struct Planned {
     pub blocks: u64,
     /// Candidate blocks planned, by candidate version.
     pub candidate: HashMap<i64, u64>,
+    /// Each candidate's blocks: their numbers and games (a hill played within
+    /// a window of blocks counts those not yet on the standings it plans from).
+    pub candidate_blocks: HashMap<i64, Vec<(i64, u64)>>,
 }
 
 impl Planned {
@@ -332,6 +335,10 @@ impl Planned {
         if block.kind == BlockKind::Candidate {
             if let Some(&v) = block.versions.first() {
                 *self.candidate.entry(v).or_default() += 1;
+                self.candidate_blocks
+                    .entry(v)
+                    .or_default()
+                    .push((block.id, block.games));
             }
         }
     }

@@ -64,18 +64,29 @@ pub fn next_block(
         n if n > 0 && versions.iter().all(|&v| builtin(v)) => n,
         _ => settings.block,
     };
-    if let Some(&cand) = active
-        .iter()
-        .find(|&&e| board.games_of(version(e)) < settings.candidate_games)
-    {
+    // Blocks up to this one are on `board` (all of them, but within a window
+    // of blocks: a candidate's later blocks are planned, not counted yet).
+    let counted = planned.blocks as i64 + 1 - settings.window() as i64;
+    let coming = |v: i64| -> u64 {
+        planned.candidate_blocks.get(&v).map_or(0, |bs| {
+            bs.iter()
+                .filter(|&&(b, _)| b > counted)
+                .map(|&(_, g)| g)
+                .sum()
+        })
+    };
+    let needs = |v: i64| {
+        settings
+            .candidate_games
+            .saturating_sub(board.games_of(v) + coming(v))
+    };
+    if let Some(&cand) = active.iter().find(|&&e| needs(version(e)) > 0) {
         let v = version(cand);
         let k = planned.candidate.get(&v).copied().unwrap_or(0);
         let mut versions = vec![v];
         versions.extend(active.iter().filter(|&&e| e != cand).map(|&e| version(e)));
         // What the candidate still needs, up to a block.
-        let games = size(&versions)
-            .min(settings.candidate_games - board.games_of(v))
-            .max(1);
+        let games = size(&versions).min(needs(v)).max(1);
         let schedule = if versions.len() == 2 {
             Schedule::RoundRobin {
                 games_per_pair: games,

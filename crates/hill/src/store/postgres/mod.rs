@@ -710,11 +710,18 @@ impl Store for Postgres {
             ..Default::default()
         };
         for r in self.q().query(
-            "SELECT v.version FROM blocks b JOIN block_versions v ON v.block = b.id AND v.seat = 0
-             WHERE b.kind = 'candidate'",
+            "SELECT v.version, b.id, b.games FROM blocks b
+             JOIN block_versions v ON v.block = b.id AND v.seat = 0
+             WHERE b.kind = 'candidate' ORDER BY b.id",
             &[],
         )? {
-            *planned.candidate.entry(r.get(0)).or_default() += 1;
+            let v: i64 = r.get(0);
+            *planned.candidate.entry(v).or_default() += 1;
+            planned
+                .candidate_blocks
+                .entry(v)
+                .or_default()
+                .push((r.get(1), r.get::<_, i64>(2) as u64));
         }
         Ok(planned)
     }

@@ -605,12 +605,19 @@ impl Store for Sqlite {
         };
         // A candidate block's candidate sits first.
         let mut q = self.db.prepare(
-            "SELECT v.version FROM blocks b JOIN block_versions v ON v.block = b.id AND v.seat = 0
-             WHERE b.kind = 'candidate'",
+            "SELECT v.version, b.id, b.games FROM blocks b
+             JOIN block_versions v ON v.block = b.id AND v.seat = 0
+             WHERE b.kind = 'candidate' ORDER BY b.id",
         )?;
         let mut rows = q.query([])?;
         while let Some(r) = rows.next()? {
-            *planned.candidate.entry(r.get(0)?).or_default() += 1;
+            let v: i64 = r.get(0)?;
+            *planned.candidate.entry(v).or_default() += 1;
+            planned
+                .candidate_blocks
+                .entry(v)
+                .or_default()
+                .push((r.get(1)?, r.get::<_, i64>(2)? as u64));
         }
         Ok(planned)
     }
