@@ -519,8 +519,7 @@ impl<G: BotKinds> Hill<G> {
     ) -> Result<bool> {
         // The planner counts stored games itself: this board only takes them.
         let mut scratch = Board::new(&[], versions, self.settings.duplicate);
-        let before = self.store.game_count()?;
-        self.play_versions(
+        let stored = self.play_versions(
             block,
             versions,
             &mut scratch,
@@ -528,7 +527,7 @@ impl<G: BotKinds> Hill<G> {
             &mut |_, _| {},
             Some(lease),
         )?;
-        Ok(self.store.game_count()? > before)
+        Ok(stored == lease.count)
     }
 
     /// The bots of `block`'s versions, each named after its entrant.
@@ -648,6 +647,7 @@ impl<G: BotKinds> Hill<G> {
         self.claim_play()?;
         let versions = self.store.versions()?;
         self.play_versions(block, &versions, board, stop, on_games, None)
+            .map(|_| ())
     }
 
     /// The tournament that plays `block`'s games: its bots (programs kept
@@ -725,7 +725,8 @@ impl<G: BotKinds> Hill<G> {
         Ok(())
     }
 
-    /// [`Hill::play_block`], given the hill's versions.
+    /// [`Hill::play_block`], given the hill's versions (or, given a lease,
+    /// its games): the games stored.
     fn play_versions(
         &mut self,
         block: &Block,
@@ -734,7 +735,7 @@ impl<G: BotKinds> Hill<G> {
         stop: &AtomicBool,
         on_games: &mut dyn FnMut(&Board, u64),
         lease: Option<&crate::store::Lease>,
-    ) -> Result<()> {
+    ) -> Result<u64> {
         let t = self.tournament(block, versions)?;
         board.learn(std::slice::from_ref(block));
         let range = match lease {
@@ -778,9 +779,10 @@ impl<G: BotKinds> Hill<G> {
             self.pace =
                 Some(run.elapsed.as_secs_f64() * self.threads.max(1) as f64 / played as f64);
         }
+        let stored = keeper.first - range.start;
         match keeper.error {
             Some(e) => Err(e),
-            None => Ok(()),
+            None => Ok(stored),
         }
     }
 }

@@ -189,7 +189,6 @@ impl<G: BotKinds> Hill<G> {
         };
         let halt = AtomicBool::new(false);
         let lost = AtomicBool::new(false);
-        let before = self.store.game_count()?;
         let (done, wait) = std::sync::mpsc::channel::<()>();
         let played = std::thread::scope(|s| {
             let (halt, lost, lease) = (&halt, &lost, &lease);
@@ -242,11 +241,8 @@ impl<G: BotKinds> Hill<G> {
                 return Err(e);
             }
         }
-        let after = self.store.game_count()?;
-        Ok(Some((
-            lease.clone(),
-            after.saturating_sub(before).min(lease.count),
-        )))
+        let count = lease.count;
+        Ok(Some((lease, count)))
     }
 
     /// Plays `n` of worker `worker`'s stored games again on this machine,
