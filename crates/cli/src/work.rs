@@ -267,8 +267,10 @@ pub fn keep_playing_shared<F: Front>(
         let may_plan = limit.is_none_or(|l| planned < l)
             && hill.store.contest()?.phase(koth_hill::store::now()) != koth_hill::Phase::Ended;
         let made = hill.plan_ahead(&mut planner, may_plan)?;
-        for ev in hill.store.events(seen)? {
-            tracing::info!(entrant = %ev.entrant, change = %ev.kind, "field changed");
+        if planner.seen != seen {
+            for ev in hill.store.events(seen)? {
+                tracing::info!(entrant = %ev.entrant, change = %ev.kind, "field changed");
+            }
         }
         for b in &made {
             planned += b.games;
@@ -286,12 +288,16 @@ pub fn keep_playing_shared<F: Front>(
                 );
             }
         }
-        stored = hill.store.game_count()?;
+        // The count of stored games reads every batch's row: only when it is shown.
+        let due = noted.is_none_or(|t| t.elapsed() >= HISTORY_EVERY) && planner.board.games > 0;
+        if planner.upto != counted || worked || due {
+            stored = hill.store.game_count()?;
+        }
         if planner.upto != counted || worked {
             counted = planner.upto;
             on_games(&planner.board, stored);
         }
-        if noted.is_none_or(|t| t.elapsed() >= HISTORY_EVERY) && planner.board.games > 0 {
+        if due {
             hill.store.add_history(
                 koth_hill::store::now(),
                 stored,

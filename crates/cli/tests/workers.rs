@@ -152,6 +152,19 @@ fn worker(db: &Db, token: &str, extra: &[&str]) -> Reaped {
     )
 }
 
+/// Starts `koth hill play DIR --games N --plan-only`: the hill's planner,
+/// waiting for workers to play what it plans.
+fn planner(dir: &str, games: &str) -> Reaped {
+    Reaped(
+        Command::new(env!("CARGO_BIN_EXE_koth"))
+            .args(["hill", "play", dir, "--games", games, "--plan-only", "-q"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
+}
+
 /// Runs `koth ARGS` to its end, or fails the test after `limit`.
 fn run_within(args: &[&str], limit: Duration) -> (Option<i32>, String) {
     let mut child = Reaped(
@@ -368,14 +381,7 @@ fn a_worker_killed_mid_lease_loses_only_its_lease() {
     let d = dir.to_str().unwrap();
     let ta = ok(&["hill", "worker", "add", d, "a"]).trim().to_string();
     let tb = ok(&["hill", "worker", "add", d, "b"]).trim().to_string();
-    let mut planner = Reaped(
-        Command::new(env!("CARGO_BIN_EXE_koth"))
-            .args(["hill", "play", d, "--games", "96", "--plan-only", "-q"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let mut planner = planner(d, "96");
     let mut a = worker(&db, &ta, &[]);
     // Worker a holds a lease it has played a while: killed outright.
     let start = Instant::now();
@@ -404,15 +410,7 @@ fn a_worker_killed_mid_lease_loses_only_its_lease() {
     a.wait().unwrap();
     let before_b = db.number("SELECT COUNT(*) FROM batches WHERE worker = 'a'");
     let _b = worker(&db, &tb, &[]);
-    let start = Instant::now();
-    while planner.try_wait().unwrap().is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(240),
-            "the hill never finished"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert!(planner.try_wait().unwrap().unwrap().success());
+    assert!(ends(&mut planner, Duration::from_secs(240), "the hill"));
     // The lease a held went to b, whole; a stored nothing after its death.
     let who: Option<String> = db
         .client()
@@ -472,14 +470,7 @@ fn a_revoked_worker_is_refused_and_its_lease_goes_back() {
     assert!(out.contains("unknown or revoked"), "{out}");
     // Revoked while it plays: it stops, and what it held goes back.
     let token = ok(&["hill", "worker", "add", d, "w"]).trim().to_string();
-    let mut planner = Reaped(
-        Command::new(env!("CARGO_BIN_EXE_koth"))
-            .args(["hill", "play", d, "--games", "48", "--plan-only", "-q"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let mut planner = planner(d, "48");
     let mut w = worker(&db, &token, &[]);
     let start = Instant::now();
     while db.number("SELECT COUNT(*) FROM batches WHERE worker = 'w'") == 0 {
@@ -490,18 +481,7 @@ fn a_revoked_worker_is_refused_and_its_lease_goes_back() {
         std::thread::sleep(Duration::from_millis(20));
     }
     ok(&["hill", "worker", "revoke", d, "w"]);
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = w.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "a revoked worker plays on"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(!status.success());
+    assert!(!ends(&mut w, Duration::from_secs(30), "a revoked worker"));
     let mut err = String::new();
     use std::io::Read;
     w.stderr.take().unwrap().read_to_string(&mut err).unwrap();
@@ -521,14 +501,7 @@ fn a_revoked_worker_is_refused_and_its_lease_goes_back() {
         .trim()
         .to_string();
     let _o = worker(&db, &other, &[]);
-    let start = Instant::now();
-    while planner.try_wait().unwrap().is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(240),
-            "the hill never finished"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    assert!(ends(&mut planner, Duration::from_secs(240), "the hill"));
     tiles(&db);
 }
 
@@ -707,14 +680,7 @@ fn the_kubernetes_and_slurm_recipes_start_workers_that_play() {
     let slurm_token = ok(&["hill", "worker", "add", d, "slurm"])
         .trim()
         .to_string();
-    let mut planner = Reaped(
-        Command::new(koth)
-            .args(["hill", "play", d, "--games", "40000", "--plan-only", "-q"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let mut planner = planner(d, "40000");
     // The worker Deployment's container, with the secret's keys it names.
     let args = k8s
         .lines()
