@@ -87,9 +87,37 @@ struct Open {
     key: Vec<u16>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     focus: Option<u8>,
+    /// Games of every table of the deal.
     games: u64,
     of: u64,
+    /// The first table's total.
     y: Vec<i128>,
+    /// The deal's other tables, every seat counted (a pair block deals the
+    /// same cards to the pair's two tables).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    more: Vec<Part>,
+}
+
+/// One table of a deal played at several.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Part {
+    key: Vec<u16>,
+    games: u64,
+    y: Vec<i128>,
+}
+
+/// Of a deal played at two tables `a` and `b` (every seat counted), the sums
+/// over such deals that the covariance of their results needs: `yy` the
+/// products of their totals (a's member by b's, row by row), `ny` Σ n_a·y_b,
+/// `yn` Σ y_a·n_b, `nn` Σ n_a·n_b.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct Cross {
+    a: Vec<u16>,
+    b: Vec<u16>,
+    yy: Vec<i128>,
+    ny: Vec<i128>,
+    yn: Vec<i128>,
+    nn: u128,
 }
 
 /// The model's sums: add games with [`Model::add`], read it with [`Model::fit`].
@@ -131,6 +159,25 @@ pub struct Model {
     /// total)(k·share − 1) and Σ (k·share − 1)² over seats, quantized.
     #[serde(default)]
     link: BTreeMap<u8, [i128; 2]>,
+    /// Deals played at two tables at once: their covariance sums, by the
+    /// two tables' members (the smaller key first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    cross: Vec<Cross>,
+    /// Fit as koth did before the design-based correction and exact field
+    /// shares (hills made then keep it, so that their audit still holds).
+    #[serde(skip)]
+    legacy: Legacy,
+}
+
+/// Whether a model fits as koth did before: how it is read, not what it
+/// holds (two models of the same games are equal whichever way they fit).
+#[derive(Clone, Copy, Debug, Default)]
+struct Legacy(bool);
+
+impl PartialEq for Legacy {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// Tables as a list (JSON keys must be strings).
@@ -292,27 +339,113 @@ impl Model {
             games: 0,
             of,
             y: vec![0; y.len()],
+            more: Vec::new(),
         });
-        if open.key != members || open.focus != focus {
-            // Rotations of one deal sit at one table; anything else is its own deal.
+        if open.key == members && open.focus == focus {
+            for (a, b) in open.y.iter_mut().zip(y) {
+                *a += b;
+            }
+        } else if open.focus.is_none() && focus.is_none() {
+            // A deal dealt at more than one table: one cluster all the same.
+            match open.more.iter_mut().find(|p| p.key == members) {
+                Some(p) => {
+                    p.games += games;
+                    for (a, b) in p.y.iter_mut().zip(y) {
+                        *a += b;
+                    }
+                }
+                None => open.more.push(Part {
+                    key: members,
+                    games,
+                    y: y.to_vec(),
+                }),
+            }
+        } else {
+            // A seat counted alone is its own deal.
             self.close(key, games, y);
             return;
         }
         open.games += games;
-        for (a, b) in open.y.iter_mut().zip(y) {
-            *a += b;
-        }
         if open.games >= open.of {
             let done = self.open.remove(&id).expect("just updated");
-            let key = (key_of(&done.key), done.focus.unwrap_or(u8::MAX));
-            self.close(&key, done.games, &done.y);
+            self.close_open(done);
         }
+    }
+
+    /// A whole deal, at one table or more.
+    fn close_open(&mut self, done: Open) {
+        let key = (key_of(&done.key), done.focus.unwrap_or(u8::MAX));
+        let first = done.games - done.more.iter().map(|p| p.games).sum::<u64>();
+        if done.more.is_empty() {
+            self.close(&key, first, &done.y);
+            return;
+        }
+        let mut parts = vec![(done.key, first, done.y)];
+        parts.extend(done.more.into_iter().map(|p| (p.key, p.games, p.y)));
+        for (members, games, y) in &parts {
+            self.close_table(&(key_of(members), u8::MAX), *games, y);
+        }
+        for x in 0..parts.len() {
+            for z in x + 1..parts.len() {
+                let (a, b) = if parts[x].0 < parts[z].0 {
+                    (&parts[x], &parts[z])
+                } else {
+                    (&parts[z], &parts[x])
+                };
+                self.add_cross(a, b);
+            }
+        }
+        self.clusters += 1;
+    }
+
+    /// Adds a deal's two tables' products to their [`Cross`] sums.
+    fn add_cross(&mut self, a: &(Vec<u16>, u64, Vec<i128>), b: &(Vec<u16>, u64, Vec<i128>)) {
+        let at = match self
+            .cross
+            .binary_search_by(|c| (&c.a, &c.b).cmp(&(&a.0, &b.0)))
+        {
+            Ok(i) => i,
+            Err(i) => {
+                self.cross.insert(
+                    i,
+                    Cross {
+                        a: a.0.clone(),
+                        b: b.0.clone(),
+                        yy: vec![0; a.2.len() * b.2.len()],
+                        ny: vec![0; b.2.len()],
+                        yn: vec![0; a.2.len()],
+                        nn: 0,
+                    },
+                );
+                i
+            }
+        };
+        let c = &mut self.cross[at];
+        let (na, nb) = (a.1 as i128, b.1 as i128);
+        for (x, ya) in a.2.iter().enumerate() {
+            for (z, yb) in b.2.iter().enumerate() {
+                c.yy[x * b.2.len() + z] += ya * yb;
+            }
+            c.yn[x] += ya * nb;
+        }
+        for (z, yb) in b.2.iter().enumerate() {
+            c.ny[z] += na * yb;
+        }
+        c.nn += (a.1 as u128) * (b.1 as u128);
     }
 
     /// A whole deal of `games` games at table `key`, with total `y`.
     fn close(&mut self, key: &Key, games: u64, y: &[i128]) {
+        if self.close_table(key, games, y) {
+            self.clusters += 1;
+        }
+    }
+
+    /// A deal's games at table `key` into the table's sums; whether the table
+    /// is known.
+    fn close_table(&mut self, key: &Key, games: u64, y: &[i128]) -> bool {
         let Some(ts) = self.tables.get_mut(key) else {
-            return;
+            return false;
         };
         let k = y.len();
         let g = games as i128;
@@ -328,7 +461,7 @@ impl Model {
                 at += 1;
             }
         }
-        self.clusters += 1;
+        true
     }
 
     /// Adds another part's games (of the same entrants): the result does not
@@ -360,10 +493,47 @@ impl Model {
                 *a += b;
             }
         }
+        for c in &other.cross {
+            let a = (c.a.clone(), 0, vec![0; c.yn.len()]);
+            let b = (c.b.clone(), 0, vec![0; c.ny.len()]);
+            // An entry of zeros in the right place, then the sums added.
+            self.add_cross(&a, &b);
+            let i = self
+                .cross
+                .binary_search_by(|x| (&x.a, &x.b).cmp(&(&c.a, &c.b)))
+                .expect("just added");
+            let mine = &mut self.cross[i];
+            for (x, y) in mine.yy.iter_mut().zip(&c.yy) {
+                *x += y;
+            }
+            for (x, y) in mine.ny.iter_mut().zip(&c.ny) {
+                *x += y;
+            }
+            for (x, y) in mine.yn.iter_mut().zip(&c.yn) {
+                *x += y;
+            }
+            mine.nn += c.nn;
+        }
         for (&id, open) in &other.open {
             let key = (key_of(&open.key), open.focus.unwrap_or(u8::MAX));
-            self.add_to_deal(id, open.of, &key, open.games, &open.y);
+            let first = open.games - open.more.iter().map(|p| p.games).sum::<u64>();
+            self.add_to_deal(id, open.of, &key, first, &open.y);
+            for p in &open.more {
+                self.add_to_deal(id, open.of, &(key_of(&p.key), u8::MAX), p.games, &p.y);
+            }
         }
+    }
+
+    /// Fits as koth did before the design-based part and exact field shares
+    /// (what a hill made then plans from, so that its audit holds): not kept
+    /// with the sums, so whoever keeps a model says it again.
+    pub fn set_legacy(&mut self, legacy: bool) {
+        self.legacy = Legacy(legacy);
+    }
+
+    /// Whether it fits as koth did before ([`Model::set_legacy`]).
+    pub fn is_legacy(&self) -> bool {
+        self.legacy.0
     }
 
     /// Games counted.
@@ -432,6 +602,37 @@ impl Model {
                 }
             }
         }
+        // Deals played at two tables: the covariance of the two tables'
+        // results, in the meat.
+        let at_table: BTreeMap<&[u16], usize> = tables
+            .iter()
+            .enumerate()
+            .map(|(i, (_, t))| (t.members.as_slice(), i))
+            .collect();
+        let mut crosses = Vec::new();
+        for c in &self.cross {
+            let (Some(&ta), Some(&tb)) =
+                (at_table.get(c.a.as_slice()), at_table.get(c.b.as_slice()))
+            else {
+                continue;
+            };
+            let (ia, ib) = (&tables[ta].0, &tables[tb].0);
+            let (pa, pb) = (win_chances(&beta, ia), win_chances(&beta, ib));
+            let kb = ib.len();
+            let mut m = vec![0.0; ia.len() * kb];
+            for x in 0..ia.len() {
+                for z in 0..kb {
+                    let v = c.yy[x * kb + z] as f64 / (scale * scale)
+                        - pb[z] * c.yn[x] as f64 / scale
+                        - pa[x] * c.ny[z] as f64 / scale
+                        + pa[x] * pb[z] * c.nn as f64;
+                    m[x * kb + z] = v;
+                    meat[(ia[x], ib[z])] += v;
+                    meat[(ib[z], ia[x])] += v;
+                }
+            }
+            crosses.push((ta, tb, m));
+        }
         let balanced = {
             let d = pair[(0, 0)];
             let o = pair[(0, 1)];
@@ -440,18 +641,28 @@ impl Model {
         };
         let bread = bordered_inverse(&info)?;
         meat *= g / (g - 1.0);
-        let cov_beta = &bread * meat * bread.transpose();
+        let cov_beta = &bread * &meat * bread.transpose();
         // Reported at the table size most games were played at.
-        let k = self.usual_table();
+        let k = self.usual_table().clamp(2, f);
         let a = self.slope(k);
         let level = self.total as f64 / scale / self.seats.max(1) as f64;
-        let (share, jac) = field_shares(&beta, k);
         let mut strength = vec![None; n];
-        for (i, &e) in played.iter().enumerate() {
-            strength[e] = Some(level + a * (share[i] - 1.0 / k as f64));
-        }
-        let jac = jac * a;
-        let mut cov = &jac * cov_beta * jac.transpose();
+        let cov = if self.legacy.0 {
+            let (share, jac) = sampled_field_shares(&beta, k);
+            for (i, &e) in played.iter().enumerate() {
+                strength[e] = Some(level + a * (share[i] - 1.0 / k as f64));
+            }
+            let jac = jac * a;
+            &jac * cov_beta * jac.transpose()
+        } else {
+            let (share, jac) = field_shares(&beta, k);
+            let ps = post_stratified(&beta, &tables, &crosses, k, jac, &bread, a, g / (g - 1.0));
+            for (i, &e) in played.iter().enumerate() {
+                strength[e] = Some(level + a * (share[i] + ps.correction[i] - 1.0 / k as f64));
+            }
+            ps.cov(&meat)
+        };
+        let mut cov = cov;
         // Games drawn for one entrant against opponents drawn evenly from the
         // field: its mean score there, less the tables' means, is its strength
         // less the level, whatever the opponents' strengths are. Weighed with
@@ -510,7 +721,7 @@ impl Model {
     }
 
     /// The table size most games counted at every seat were played at.
-    fn usual_table(&self) -> usize {
+    pub fn usual_table(&self) -> usize {
         let mut by: BTreeMap<usize, u64> = BTreeMap::new();
         for t in self.tables.values().filter(|t| t.focus.is_none()) {
             *by.entry(t.members.len()).or_default() += t.games;
@@ -613,10 +824,242 @@ fn maximum_likelihood(
 }
 
 /// Each entrant's expected win share against `k − 1` opponents drawn evenly
+/// from the others, and its derivatives by every strength (`jac[(i, j)]` is
+/// ∂share_i/∂β_j), exact at any size of field.
+///
+/// With `w = e^β`, `w_i / (w_i + W_S) = ∫₀^∞ w_i e^{−t w_i} Π_{j∈S} e^{−t w_j} dt`,
+/// and the mean of the product over every set `S` of `k − 1` others is the
+/// elementary symmetric polynomial `e_{k−1}` of the `e^{−t w_j}` over
+/// `C(f − 1, k − 1)`. The integral is taken by the trapezoid rule in `s =
+/// ln t`: there every set's integrand is one bump of the same shape, shifted,
+/// so a fixed step is exact to about 1e−12 however far apart the strengths
+/// are (Gauss–Laguerre, in `t`, loses digits once the rates differ much from 1).
+fn field_shares(beta: &nalgebra::DVector<f64>, k: usize) -> (Vec<f64>, DMatrix<f64>) {
+    let f = beta.len();
+    let k = k.clamp(2, f.max(2));
+    let mut share = vec![0.0; f];
+    let mut jac = DMatrix::<f64>::zeros(f, f);
+    if f < 2 {
+        return (share, jac);
+    }
+    let m = k - 1;
+    let top = beta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let w: Vec<f64> = beta.iter().map(|b| (b - top).exp()).collect();
+    let sets = binomial_f64(f - 1, m);
+    // Elementary symmetric polynomials of the others' z, up to degree m, of
+    // every prefix and every suffix (to leave one out).
+    let mut pre = vec![0.0; f * (m + 1)];
+    let mut suf = vec![0.0; (f + 1) * (m + 1)];
+    let mut z = vec![0.0; f - 1];
+    let mut others = vec![0usize; f - 1];
+    let mut ow = vec![0.0; f - 1];
+    for i in 0..f {
+        for (o, j) in (0..f).filter(|&j| j != i).enumerate() {
+            others[o] = j;
+            ow[o] = w[j];
+        }
+        let mut sorted = ow.clone();
+        sorted.sort_by(|a, b| b.total_cmp(a));
+        let most = w[i] + sorted[..m].iter().sum::<f64>();
+        let least = w[i] + sorted[f - 1 - m..].iter().sum::<f64>();
+        // Every bump lies between these, with tails below e^-26 outside.
+        let (lo, hi) = (-most.ln() - 27.0, -least.ln() + 4.0);
+        let nodes = ((hi - lo) / QUADRATURE_STEP).ceil().max(1.0) as usize;
+        let h = (hi - lo) / nodes as f64;
+        let mut acc = 0.0;
+        let mut row = vec![0.0; f - 1];
+        for node in 0..=nodes {
+            let t = (lo + node as f64 * h).exp();
+            for (zj, &wj) in z.iter_mut().zip(&ow) {
+                *zj = (-t * wj).exp();
+            }
+            // pre[a][r]: e_r of z[..a]; suf[a][r]: e_r of z[a..].
+            let n1 = f - 1;
+            pre[..m + 1].fill(0.0);
+            pre[0] = 1.0;
+            for a in 0..n1 {
+                let (done, next) = pre.split_at_mut((a + 1) * (m + 1));
+                let prev = &done[a * (m + 1)..];
+                next[0] = 1.0;
+                for r in 1..=m {
+                    next[r] = prev[r] + z[a] * prev[r - 1];
+                }
+            }
+            suf[n1 * (m + 1)..(n1 + 1) * (m + 1)].fill(0.0);
+            suf[n1 * (m + 1)] = 1.0;
+            for a in (0..n1).rev() {
+                let (head, tail) = suf.split_at_mut((a + 1) * (m + 1));
+                let next = &tail[..m + 1];
+                let cur = &mut head[a * (m + 1)..];
+                cur[0] = 1.0;
+                for r in 1..=m {
+                    cur[r] = next[r] + z[a] * next[r - 1];
+                }
+            }
+            let all = pre[n1 * (m + 1) + m];
+            // The trapezoid's weight, with dt = t ds.
+            let base = h * w[i] * t * (-t * w[i]).exp();
+            acc += base * all;
+            for a in 0..n1 {
+                // e_{m−1} of every z but z[a].
+                let mut loo = 0.0;
+                for r in 0..m {
+                    loo += pre[a * (m + 1) + r] * suf[(a + 1) * (m + 1) + (m - 1 - r)];
+                }
+                row[a] -= base * t * ow[a] * z[a] * loo;
+            }
+        }
+        share[i] = acc / sets;
+        let mut own = 0.0;
+        for (a, &j) in others.iter().enumerate() {
+            jac[(i, j)] = row[a] / sets;
+            own -= row[a] / sets;
+        }
+        // Shares do not move when every strength moves alike.
+        jac[(i, i)] = own;
+    }
+    (share, jac)
+}
+
+/// The step of [`field_shares`]' quadrature, in `ln t`.
+const QUADRATURE_STEP: f64 = 0.25;
+
+/// n choose r, as a float.
+fn binomial_f64(n: usize, r: usize) -> f64 {
+    let mut c = 1.0;
+    for x in 0..r.min(n) {
+        c = c * (n - x) as f64 / (x as f64 + 1.0);
+    }
+    c
+}
+
+/// The design-based part of the strengths: at every set of opponents the
+/// games observed, an entrant's mean win share there less what the model
+/// says, weighted by the chance of that set in an even draw from the field.
+///
+/// Added to the model's field share, it makes the strength the post-
+/// stratified mean over the sets observed, with the model filling in only
+/// the sets never observed. So a field the model does not fit (a bot that
+/// beats one kind of opponent more than its strength says, a copy that joins
+/// late) moves no strength away from what the entrant scores against the
+/// current field, whenever its games have covered the field's sets; and how
+/// often a block drew a set (a pair block draws the pair together often)
+/// changes nothing but the variance.
+struct PostStratified {
+    /// Per entrant (dense), the correction in win-share units.
+    correction: Vec<f64>,
+    /// slope × (∂strength/∂β, less the observed sets') × bread.
+    a: DMatrix<f64>,
+    /// Cross terms of the model's and the direct part's variance.
+    h: DMatrix<f64>,
+    /// The direct part's own variance.
+    dd: DMatrix<f64>,
+}
+
+impl PostStratified {
+    /// The strengths' covariance, given the model's meat.
+    fn cov(&self, meat: &DMatrix<f64>) -> DMatrix<f64> {
+        let ah = &self.a * &self.h;
+        &self.a * meat * self.a.transpose() + &ah + ah.transpose() + &self.dd
+    }
+}
+
+/// See [`PostStratified`]: `jac` is the field shares' Jacobian, `slope`
+/// the score per unit of win share, `factor` the small-sample factor of the
+/// meat.
+#[allow(clippy::too_many_arguments)]
+fn post_stratified(
+    beta: &nalgebra::DVector<f64>,
+    tables: &[(Vec<usize>, &TableSums)],
+    crosses: &[(usize, usize, Vec<f64>)],
+    k: usize,
+    jac: DMatrix<f64>,
+    bread: &DMatrix<f64>,
+    slope: f64,
+    factor: f64,
+) -> PostStratified {
+    let f = beta.len();
+    let scale = SCALE as f64;
+    let chance = 1.0 / binomial_f64(f - 1, k - 1);
+    let mut correction = vec![0.0; f];
+    let mut g = jac;
+    let mut h = DMatrix::<f64>::zeros(f, f);
+    let mut dd = DMatrix::<f64>::zeros(f, f);
+    for (idx, ts) in tables.iter().filter(|(idx, _)| idx.len() == k) {
+        let p = win_chances(beta, idx);
+        let n_t = ts.games as f64;
+        if n_t == 0.0 {
+            continue;
+        }
+        // Each member's weight per unit of win share summed over the games.
+        let d = chance / n_t;
+        for x in 0..k {
+            correction[idx[x]] += d * (ts.y[x] as f64 / scale) - chance * p[x];
+            for z in 0..k {
+                let dp = p[x] * (f64::from(u8::from(x == z)) - p[z]);
+                g[(idx[x], idx[z])] -= chance * dp;
+            }
+        }
+        // The table's meat, M[x][z] = Σ over deals of r_x r_z.
+        let q: Vec<f64> = ts.q.iter().map(|&v| v as f64 / scale).collect();
+        let mut meat = [[0.0; MAX_SEATS]; MAX_SEATS];
+        let mut at = 0;
+        for x in 0..k {
+            for z in x..k {
+                let outer = ts.outer[at] as f64 / (scale * scale);
+                at += 1;
+                let v = outer - q[x] * p[z] - p[x] * q[z] + ts.w as f64 * p[x] * p[z];
+                meat[x][z] = v;
+                meat[z][x] = v;
+            }
+        }
+        let dd_t = slope * d * factor.sqrt();
+        for x in 0..k {
+            for z in 0..k {
+                // Column z: the direct part of member z's strength.
+                h[(idx[x], idx[z])] += meat[x][z] * slope * d * factor;
+                dd[(idx[x], idx[z])] += dd_t * dd_t * meat[x][z];
+            }
+        }
+    }
+    // A deal at two tables: each table's direct part against the other's
+    // results (members of one deal sit at both: the pair's opponents).
+    let direct = |t: usize| {
+        let (idx, ts) = &tables[t];
+        if idx.len() == k && ts.games > 0 {
+            slope * chance / ts.games as f64
+        } else {
+            0.0
+        }
+    };
+    for (ta, tb, m) in crosses {
+        let (ia, ib) = (&tables[*ta].0, &tables[*tb].0);
+        let (da, db) = (direct(*ta), direct(*tb));
+        let kb = ib.len();
+        for x in 0..ia.len() {
+            for z in 0..kb {
+                let v = m[x * kb + z] * factor;
+                h[(ia[x], ib[z])] += v * db;
+                h[(ib[z], ia[x])] += v * da;
+                dd[(ia[x], ib[z])] += v * da * db;
+                dd[(ib[z], ia[x])] += v * da * db;
+            }
+        }
+    }
+    PostStratified {
+        correction,
+        a: g * bread * slope,
+        h,
+        dd,
+    }
+}
+
+/// What hills made before [`field_shares`] use (their audit plans from it):
+/// each entrant's expected win share against `k − 1` opponents drawn evenly
 /// from the others, and its derivatives by every strength: every set of
 /// opponents when there are at most 20,000, else 20,000 drawn (from a fixed
 /// seed: the same fit every time).
-fn field_shares(beta: &nalgebra::DVector<f64>, k: usize) -> (Vec<f64>, DMatrix<f64>) {
+fn sampled_field_shares(beta: &nalgebra::DVector<f64>, k: usize) -> (Vec<f64>, DMatrix<f64>) {
     let f = beta.len();
     let k = k.clamp(2, f);
     let mut share = vec![0.0; f];
@@ -779,6 +1222,16 @@ pub fn interval(x: f64, se: f64, games: u64, lo: f64, hi: f64) -> Interval {
         low: (x - h).max(lo),
         high: (x + h).min(hi),
     }
+}
+
+/// The least standard error of a difference between two entrants with `a`
+/// and `b` games, scores in a range of width `range`: the floor of
+/// [`interval`] for each, combined, so that a difference is never surer than
+/// the two intervals it is made of could be.
+pub fn difference_floor(a: u64, b: u64, range: f64) -> f64 {
+    let z2 = Z95 * Z95;
+    let one = |n: u64| range * Z95 / (std::f64::consts::SQRT_2 * (n as f64 + z2));
+    (one(a).powi(2) + one(b).powi(2)).sqrt()
 }
 
 /// The false-settled rate a hill allows: the chance that two equal bots are
@@ -1019,6 +1472,285 @@ mod tests {
         assert!(b.se(0).unwrap() < f.se(0).unwrap());
         let lower = f.strength[0].unwrap() - b.strength[0].unwrap();
         assert!(lower > 0.05, "{lower}");
+    }
+
+    #[test]
+    fn exact_field_shares_match_enumeration() {
+        let mut rng = Rng::new(41);
+        for (f, spread) in [(3, 1.0), (5, 3.0), (8, 0.2), (9, 6.0), (12, 2.0), (12, 8.0)] {
+            let beta = nalgebra::DVector::from_iterator(
+                f,
+                (0..f).map(|_| (rng.index(2_000_001) as f64 / 1e6 - 1.0) * spread),
+            );
+            for k in 2..=f.min(6) {
+                // At most 462 sets: the sampled function enumerates them all.
+                let (want, want_jac) = sampled_field_shares(&beta, k);
+                let (got, got_jac) = field_shares(&beta, k);
+                for i in 0..f {
+                    assert!((want[i] - got[i]).abs() < 1e-9, "f {f} k {k} share {i}");
+                    for j in 0..f {
+                        let (a, b) = (want_jac[(i, j)], got_jac[(i, j)]);
+                        assert!((a - b).abs() < 1e-9, "f {f} k {k} ∂{i}/∂{j}: {a} {b}");
+                    }
+                }
+                // Shares of a table sum to one: averaged over the field, 1/k.
+                let mean = got.iter().sum::<f64>() / f as f64;
+                assert!((mean - 1.0 / k as f64).abs() < 1e-9, "f {f} k {k}: {mean}");
+            }
+        }
+        // Too many sets to enumerate (C(59, 5) ≈ 5 million): the same answer
+        // as a finite difference of the shares themselves.
+        let beta = nalgebra::DVector::from_iterator(60, (0..60).map(|i| (i as f64 - 30.0) / 10.0));
+        let (s0, jac) = field_shares(&beta, 6);
+        let mean = s0.iter().sum::<f64>() / 60.0;
+        assert!((mean - 1.0 / 6.0).abs() < 1e-9, "{mean}");
+        for j in [0, 17, 59] {
+            let mut up = beta.clone();
+            up[j] += 1e-5;
+            let (s1, _) = field_shares(&up, 6);
+            for i in [0, 17, 30, 59] {
+                let fd = (s1[i] - s0[i]) / 1e-5;
+                assert!(
+                    (fd - jac[(i, j)]).abs() < 1e-5,
+                    "∂{i}/∂{j}: {fd} {}",
+                    jac[(i, j)]
+                );
+            }
+        }
+    }
+
+    /// A game whose winner is drawn with weights `e^(β + interaction)`: a
+    /// field the model does not fit.
+    fn game_with(
+        rng: &mut Rng,
+        weight: &dyn Fn(usize, &[usize]) -> f64,
+        seats: &[usize],
+    ) -> (Vec<i64>, Vec<i64>) {
+        let k = seats.len();
+        let w: Vec<f64> = seats.iter().map(|&e| weight(e, seats)).collect();
+        let mut x = rng.index(1_000_000) as f64 / 1e6 * w.iter().sum::<f64>();
+        let mut winner = k - 1;
+        for (s, &v) in w.iter().enumerate() {
+            if x < v {
+                winner = s;
+                break;
+            }
+            x -= v;
+        }
+        let scores = (0..k)
+            .map(|s| {
+                quantize(if s == winner {
+                    1.0
+                } else {
+                    -1.0 / (k as f64 - 1.0)
+                })
+            })
+            .collect();
+        (scores, shares(k, SeatSet::single(winner))[..k].to_vec())
+    }
+
+    /// Entrants 1 and 2 are copies; 4 beats 0 far more than their strengths
+    /// say. A third of the games are 1 with 0 and 4 (as a pair block draws a
+    /// pair together), the rest drawn evenly from the field. The model alone reads the copies
+    /// apart; with the design-based part they tie, and the one with 4 and 0
+    /// scores what it scores against the field.
+    #[test]
+    fn a_field_the_model_does_not_fit_is_measured_as_played() {
+        let beta: [f64; 6] = [0.3, 0.0, 0.0, -0.2, 0.1, -0.3];
+        let weight = |e: usize, seats: &[usize]| {
+            let boost = if e == 4 && seats.contains(&0) {
+                2.5
+            } else {
+                0.0
+            };
+            (beta[e] + boost).exp()
+        };
+        // The truth: win chance against every set of two others, evenly.
+        let truth = |i: usize| {
+            let others: Vec<usize> = (0..6).filter(|&j| j != i).collect();
+            let mut sum = 0.0;
+            let mut sets = 0.0;
+            for a in 0..others.len() {
+                for b in a + 1..others.len() {
+                    let seats = [i, others[a], others[b]];
+                    let w: Vec<f64> = seats.iter().map(|&e| weight(e, &seats)).collect();
+                    sum += w[0] / w.iter().sum::<f64>();
+                    sets += 1.0;
+                }
+            }
+            (3.0 * sum / sets - 1.0) / 2.0
+        };
+        let mut rng = Rng::new(77);
+        let mut m = Model::default();
+        for i in 0..60_000u64 {
+            let mut seats: Vec<usize> = match i % 6 {
+                0 | 1 => vec![1, 0, 4],
+                _ => {
+                    // Three of the six drawn evenly (a field block).
+                    let mut s: Vec<usize> = (0..6).collect();
+                    rng.shuffle(&mut s);
+                    s.truncate(3);
+                    s
+                }
+            };
+            rng.shuffle(&mut seats);
+            let (q, sh) = game_with(&mut rng, &weight, &seats);
+            m.add(&seats, &q, &sh, None);
+        }
+        let fit = m.fit(6).unwrap();
+        let (d, se) = fit.difference(1, 2).unwrap();
+        let mut legacy = m.clone();
+        legacy.set_legacy(true);
+        let old = legacy.fit(6).unwrap();
+        let (d_old, se_old) = old.difference(1, 2).unwrap();
+        eprintln!("copies 1 − 2: {d:+.4} ± {se:.4}; the model alone: {d_old:+.4} ± {se_old:.4}");
+        assert!(d.abs() < 3.0 * se, "{d} ± {se}");
+        assert!(
+            d_old.abs() > 5.0 * se_old,
+            "the field fits the model: {d_old} ± {se_old}"
+        );
+        for e in 0..6 {
+            let (x, t, sd) = (fit.strength[e].unwrap(), truth(e), fit.se(e).unwrap());
+            assert!(
+                (x - t).abs() < 3.5 * sd,
+                "{e}: {x:+.4} against {t:+.4} ± {sd:.4}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_design_based_errors_match_the_spread_of_estimates() {
+        // The same unbalanced, misfit design played 300 times over.
+        let beta: [f64; 5] = [0.4, 0.0, 0.0, -0.3, 0.2];
+        let weight = |e: usize, seats: &[usize]| {
+            let boost = if e == 3 && seats.contains(&0) {
+                1.5
+            } else {
+                0.0
+            };
+            (beta[e] + boost).exp()
+        };
+        let mut rng = Rng::new(23);
+        let (mut d, mut se2) = (Vec::new(), 0.0);
+        for _ in 0..300 {
+            let mut m = Model::default();
+            for i in 0..1200u64 {
+                let deal = i / 3;
+                let table = match deal % 4 {
+                    0 => [1, 0, 3],
+                    1 => [2, 1, 4],
+                    2 => [0, 2, 4],
+                    _ => [3, 4, 2],
+                };
+                let mut seats = table.to_vec();
+                seats.rotate_left((i % 3) as usize);
+                let (q, sh) = game_with(&mut rng, &weight, &seats);
+                m.add(&seats, &q, &sh, Some((deal, 3)));
+            }
+            let (x, se) = m.fit(5).unwrap().difference(1, 2).unwrap();
+            d.push(x);
+            se2 += se * se / 300.0;
+        }
+        let mean = d.iter().sum::<f64>() / d.len() as f64;
+        let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (d.len() - 1) as f64;
+        let ratio = (var / se2).sqrt();
+        assert!((0.85..1.15).contains(&ratio), "spread / se = {ratio}");
+    }
+
+    /// The winner of a table with win weights `w`, from a uniform `u`.
+    fn winner_of(w: &[f64], u: f64) -> usize {
+        let mut x = u * w.iter().sum::<f64>();
+        for (s, &v) in w.iter().enumerate() {
+            if x < v {
+                return s;
+            }
+            x -= v;
+        }
+        w.len() - 1
+    }
+
+    /// A pair block: 0 and 1 each meet the same two opponents (the other of
+    /// the pair among them as often as the field has it), on the same deal
+    /// (one uniform draw decides both tables, as the same cards would), or on
+    /// deals of their own. Played 300 times each way: the paired
+    /// difference varies less, and the errors the fit gives (the deal one
+    /// cluster across both tables) match the spread both ways.
+    #[test]
+    fn a_pair_block_uses_its_pairing() {
+        let beta: [f64; 5] = [0.1, 0.0, 0.3, -0.2, -0.1];
+        let w = |seats: &[usize]| seats.iter().map(|&e| beta[e].exp()).collect::<Vec<f64>>();
+        let mut rng = Rng::new(61);
+        let mut spread = |paired: bool| {
+            let (mut d, mut se2) = (Vec::new(), 0.0);
+            for _ in 0..300 {
+                let mut m = Model::default();
+                // Field games, so that everyone is linked and measured.
+                for i in 0..300u64 {
+                    let mut seats: Vec<usize> = (0..5).collect();
+                    rng.shuffle(&mut seats);
+                    seats.truncate(3);
+                    let win = winner_of(&w(&seats), rng.index(1_000_000) as f64 / 1e6);
+                    let q: Vec<i64> = (0..3)
+                        .map(|s| quantize(if s == win { 1.0 } else { -0.5 }))
+                        .collect();
+                    m.add(
+                        &seats,
+                        &q,
+                        &shares(3, SeatSet::single(win))[..3],
+                        Some((1 << 40 | i, 1)),
+                    );
+                }
+                for j in 0..600u64 {
+                    // As the pair schedule draws: two of everyone but 0 (1
+                    // included), then the same table with 0 and 1 swapped.
+                    let mut others = [1usize, 2, 3, 4];
+                    rng.shuffle(&mut others);
+                    let u = rng.index(1_000_000) as f64 / 1e6;
+                    for t in 0..2usize {
+                        let swap = |e: usize| match (t, e) {
+                            (1, 0) => 1,
+                            (1, 1) => 0,
+                            _ => e,
+                        };
+                        let seats = [swap(0), swap(others[0]), swap(others[1])];
+                        let u = if paired || t == 0 {
+                            u
+                        } else {
+                            rng.index(1_000_000) as f64 / 1e6
+                        };
+                        let win = winner_of(&w(&seats), u);
+                        let q: Vec<i64> = (0..3)
+                            .map(|s| quantize(if s == win { 1.0 } else { -0.5 }))
+                            .collect();
+                        let deal = if paired {
+                            Some((j, 2))
+                        } else {
+                            Some((j * 2 + t as u64, 1))
+                        };
+                        m.add(&seats, &q, &shares(3, SeatSet::single(win))[..3], deal);
+                    }
+                }
+                let (x, se) = m.fit(5).unwrap().difference(0, 1).unwrap();
+                d.push(x);
+                se2 += se * se / 300.0;
+            }
+            let mean = d.iter().sum::<f64>() / d.len() as f64;
+            let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (d.len() - 1) as f64;
+            (var, se2)
+        };
+        let (paired, paired_se2) = spread(true);
+        let (apart, apart_se2) = spread(false);
+        eprintln!(
+            "variance of 0 − 1: paired {paired:.3e} (fit says {paired_se2:.3e}), unpaired {apart:.3e} (fit says {apart_se2:.3e})"
+        );
+        assert!(
+            paired < 0.8 * apart,
+            "pairing saved nothing: {paired} against {apart}"
+        );
+        for (var, se2) in [(paired, paired_se2), (apart, apart_se2)] {
+            let ratio = (var / se2).sqrt();
+            assert!((0.85..1.15).contains(&ratio), "spread / se = {ratio}");
+        }
     }
 
     #[test]

@@ -56,10 +56,28 @@ pub enum Schedule {
         games: u64,
         /// Seats per game.
         table: usize,
+        /// Under duplicate play, deals `2j` and `2j + 1` (the two tables of
+        /// a mirrored pair) are dealt the same cards, so that the pair's
+        /// difference has the deal's luck taken out (false in blocks planned
+        /// before: each deal its own cards).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        same_cards: bool,
     },
 }
 
 impl Schedule {
+    /// Under duplicate play, how many deals in a row are dealt the same cards:
+    /// 2 for a pair block's mirrored tables ([`Schedule::Pair`]'s
+    /// `same_cards`), else 1.
+    pub fn deals_alike(&self) -> u64 {
+        match *self {
+            Schedule::Pair {
+                same_cards: true, ..
+            } => 2,
+            _ => 1,
+        }
+    }
+
     /// How many games the schedule holds for `entrants` entrants.
     pub fn len(&self, entrants: usize) -> u64 {
         match *self {
@@ -309,11 +327,32 @@ mod tests {
     }
 
     #[test]
+    fn a_pair_block_planned_before_deals_each_deal_its_own_cards() {
+        let old: Schedule =
+            serde_json::from_str(r#"{"kind":"pair","games":10,"table":3}"#).unwrap();
+        assert_eq!(old.deals_alike(), 1);
+        let new = Schedule::Pair {
+            games: 10,
+            table: 3,
+            same_cards: true,
+        };
+        assert_eq!(new.deals_alike(), 2);
+        let json = serde_json::to_string(&new).unwrap();
+        assert_eq!(serde_json::from_str::<Schedule>(&json).unwrap(), new);
+        assert_eq!(
+            serde_json::to_string(&old).unwrap(),
+            r#"{"kind":"pair","games":10,"table":3}"#,
+            "an old block's schedule is written as it was"
+        );
+    }
+
+    #[test]
     fn a_pair_faces_the_same_field() {
         for (n, k) in [(6, 4), (5, 2), (2, 2), (3, 3)] {
             let s = Schedule::Pair {
                 games: 4000,
                 table: k,
+                same_cards: true,
             };
             let mut v = Vec::new();
             // met[x][e]: games of x (0 or 1) against e.

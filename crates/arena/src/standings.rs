@@ -351,13 +351,23 @@ impl Standings {
     }
 
     /// Entrant `a`'s strength less `b`'s, and its standard error, from the
-    /// model (`None` on an even schedule: see [`Standings::interval`]).
+    /// model, never below [`crate::model::difference_floor`] (`None` on an
+    /// even schedule: see [`Standings::interval`]).
     pub fn difference(&self, a: usize, b: usize) -> Option<(f64, f64)> {
         if self.even {
             return None;
         }
         let f = self.fit()?;
         let (_, se) = f.difference(a, b)?;
+        // No surer than the two intervals could be (hills made before the
+        // floor plan from the bare error, so that their audit holds).
+        let se = if self.model.is_legacy() {
+            se
+        } else {
+            let (lo, hi) = self.score_range();
+            let (x, y) = (self.entrants[a].games(), self.entrants[b].games());
+            se.max(crate::model::difference_floor(x, y, hi - lo))
+        };
         Some((self.strength(a) - self.strength(b), se))
     }
 

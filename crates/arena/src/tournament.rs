@@ -373,11 +373,7 @@ impl<G: Game> Tournament<G> {
             }
             // Under duplicate play, a set of agents per rotation (slot numbers
             // `slot * k + r`): no program sees two rotations of one deal.
-            let sets = if self.duplicate {
-                self.schedule.table(self.entrants.len()).max(1)
-            } else {
-                1
-            };
+            let sets = self.rotations().unwrap_or(1);
             let mut agents: Vec<Vec<Option<Box<dyn Agent<G>>>>> = (0..sets)
                 .map(|_| (0..self.entrants.len()).map(|_| None).collect())
                 .collect();
@@ -496,6 +492,15 @@ impl<G: Game> Tournament<G> {
         }
     }
 
+    /// Under duplicate play, the games dealt the same cards (a deal's
+    /// rotations, times [`Schedule::deals_alike`]): each is played by agents
+    /// of its own, so no program sees the same cards twice.
+    fn rotations(&self) -> Option<usize> {
+        self.duplicate.then(|| {
+            self.schedule.table(self.entrants.len()).max(1) * self.schedule.deals_alike() as usize
+        })
+    }
+
     /// Fills `seating` with the entrants of game `index`, seat by seat, and returns
     /// the game's seeds.
     fn seating_of(&self, index: u64, seating: &mut Vec<usize>) -> GameSeeds {
@@ -505,8 +510,11 @@ impl<G: Game> Tournament<G> {
             let deal = index / k;
             self.schedule.seating(n, self.seed, deal, seating);
             seating.rotate_left((index % k) as usize);
-            // The deal's chance events; the bots' own streams stay per game.
-            GameSeeds::of(self.seed, index).with_deal(GameSeeds::of(self.seed, deal).deal)
+            // The deal's chance events (a pair block's two mirrored deals
+            // share them); the bots' own streams stay per game.
+            let alike = self.schedule.deals_alike();
+            let cards = deal / alike * alike;
+            GameSeeds::of(self.seed, index).with_deal(GameSeeds::of(self.seed, cards).deal)
         } else {
             self.schedule.seating(n, self.seed, index, seating);
             GameSeeds::of(self.seed, index)
@@ -542,9 +550,7 @@ impl<G: Game> Tournament<G> {
         // by agents of that table only (a process per rotation): no program sees two
         // rotations of one deal, so none can carry a seat's cards from one into the
         // next.
-        let rotations = self
-            .duplicate
-            .then(|| self.schedule.table(self.entrants.len()).max(1));
+        let rotations = self.rotations();
         let per_table = |e: &Entrant<G>, tables: usize| -> Box<dyn MultiAgent<G>> {
             Box::new(PerTable::new(e.factory.clone(), slot, tables))
         };

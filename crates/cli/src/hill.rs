@@ -53,6 +53,11 @@ pub enum HillCmd {
     Status {
         /// The hill's folder.
         dir: PathBuf,
+        /// Also say, entrant by entrant, what its ✓ rests on: its difference
+        /// from each neighbour, that difference's interval at the hill's
+        /// boundary, and the deals it has.
+        #[arg(long, short)]
+        verbose: bool,
     },
     /// Check the hill: every block planned again from the event log and the
     /// games before it, every game replayed from its record (a game of
@@ -383,7 +388,7 @@ pub fn run(cmd: HillCmd) -> Result<()> {
         HillCmd::Play(a) => &a.dir,
         HillCmd::Round(a) => &a.dir,
         HillCmd::Serve(a) => &a.dir,
-        HillCmd::Status { dir } | HillCmd::Audit { dir, .. } => dir,
+        HillCmd::Status { dir, .. } | HillCmd::Audit { dir, .. } => dir,
         HillCmd::Token(
             TokenCmd::Add { dir, .. } | TokenCmd::List { dir } | TokenCmd::Remove { dir, .. },
         ) => dir,
@@ -459,6 +464,7 @@ impl front::Visit for Init<'_> {
             runtimes: a.runtimes.clone(),
             own_candidate_seeds: true,
             field_tables: true,
+            as_played: true,
             check_seconds: a.check_seconds,
             log_mib: a.keep_logs,
             window: a.window,
@@ -512,9 +518,13 @@ impl front::Visit for On {
             HillCmd::Remove(a) => set::<F>(Change::Remove, a),
             HillCmd::Pause(a) => set::<F>(Change::Pause, a),
             HillCmd::Resume(a) => set::<F>(Change::Resume, a),
-            HillCmd::Status { dir } => {
+            HillCmd::Status { dir, verbose } => {
                 let hill = open::<F>(&dir)?;
-                print_board(&hill.board()?.0, hill.store.game_count()?);
+                let board = hill.board()?.0;
+                print_board(&board, hill.store.game_count()?);
+                if verbose {
+                    print_why(&board);
+                }
                 Ok(())
             }
             HillCmd::Play(a) => play::<F>(a),
@@ -1466,6 +1476,23 @@ fn audit<F: Front>(dir: &Path) -> Result<()> {
     );
     print_audit(&report, &what, "problems");
     Ok(())
+}
+
+/// What each rank's ✓ rests on, a line an entrant.
+pub fn print_why(board: &Board) {
+    out!(
+        "Each ✓ rests on the difference between neighbours' strengths, from the same games: it can leave out 0 while their own intervals overlap. Its interval is drawn at the hill's boundary (z below), which two equal bots cross in at most 5% of hills however often the hill looks; a ✓ also needs {} deals of each.",
+        koth_hill::MIN_SETTLED_DEALS
+    );
+    for r in board.rows() {
+        out!(
+            "{:>3}{} {}: {}",
+            r.rank,
+            if r.settled { " ✓" } else { "  " },
+            r.name,
+            r.why()
+        );
+    }
 }
 
 /// The leaderboard, as a table.

@@ -135,6 +135,20 @@ fn a_hill_from_the_command_line() {
         "{out}"
     );
     ok(&["hill", "play", h, "--games", "100", "-q"]);
+    // What each rank rests on, entrant by entrant: its gaps to its neighbours.
+    let out = ok(&["hill", "status", h, "--verbose"]);
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("not settled") || l.contains(": settled"))
+        .collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains(" SE: ") && l.contains(" … ")),
+        "{out}"
+    );
+    assert!(out.contains("deals a ✓ needs"), "{out}");
     let out = ok(&["hill", "audit", h]);
     assert!(out.contains("games replayed: all as stored"), "{out}");
 
@@ -616,6 +630,25 @@ fn the_page_shows_the_leaderboard_change_as_games_end() {
             && facts.as_str().unwrap().contains("slow.py"),
         "{facts}"
     );
+    // What its rank rests on: the gap to its neighbour, with its interval,
+    // on the entrant's page and in the rank's tooltip.
+    let why = b.eval("document.getElementById('rank-why').textContent");
+    let why = why.as_str().unwrap();
+    assert!(
+        why.contains("against honest") || why.contains("over honest"),
+        "{why}"
+    );
+    assert!(
+        why.contains("at the hill's boundary") && why.contains("deals"),
+        "{why}"
+    );
+    let tip = b.eval("document.querySelector('#board tbody tr[data-name=slow] td').title");
+    let tip = tip.as_str().unwrap();
+    assert!(
+        tip.starts_with("settled") || tip.starts_with("not settled"),
+        "{tip}"
+    );
+    assert!(tip.contains("honest"), "{tip}");
     let versions =
         b.eval("[...document.querySelectorAll('#versions tr')].map(tr => tr.textContent)");
     let versions: Vec<String> = serde_json::from_value(versions).unwrap();

@@ -550,12 +550,28 @@ fn duplicate_play_never_shows_an_agent_two_rotations_of_a_deal() {
             }) as Box<dyn koth_arena::Agent<State>>)
         })
     };
-    // Plain entrants, then with one that plays many games at once (the tables' path).
-    for (threads, many) in [(1, false), (2, false), (1, true), (2, true)] {
+    // Plain entrants, then with one that plays many games at once (the tables'
+    // path); then a pair block whose two mirrored deals share their cards (six
+    // games a hand of cards: the spy, an opponent of the pair, in each).
+    for (threads, many, pair) in [
+        (1, false, false),
+        (2, false, false),
+        (1, true, false),
+        (2, true, false),
+        (1, false, true),
+        (2, true, true),
+    ] {
         seen.lock().unwrap().clear();
         let mut t = tournament(&["random", "counter"], 600, 3, 5, threads);
         if many {
             t.entrants[1] = Batched::entrant("counter", 8, None);
+        }
+        if pair {
+            t.schedule = koth_arena::Schedule::Pair {
+                games: 600,
+                table: 3,
+                same_cards: true,
+            };
         }
         t.entrants.push(spy("spy"));
         t.duplicate = true;
@@ -566,7 +582,12 @@ fn duplicate_play_never_shows_an_agent_two_rotations_of_a_deal() {
         assert_eq!(all.len(), 600, "the spy sits in every game");
         all.sort();
         all.dedup();
-        assert_eq!(all.len(), 200, "each deal is played in 3 rotations");
+        let alike = if pair { 6 } else { 3 };
+        assert_eq!(
+            all.len(),
+            600 / alike,
+            "each hand of cards is played {alike} times"
+        );
         for (id, deals) in seen.iter() {
             let mut d = deals.clone();
             d.sort();

@@ -138,7 +138,7 @@ impl<G: BotKinds> Hill<G> {
                 owner: None,
             })
             .collect();
-        let mut again = Board::new(&field, versions, self.settings.duplicate);
+        let mut again = Board::for_hill(&field, versions, &self.settings);
         again
             .add_stored::<G::Choice>(self.store.as_ref(), cores(), (0, 0), Some(kept.upto))
             .map_err(HillError::Invalid)?;
@@ -316,7 +316,7 @@ impl<G: BotKinds> Plans<'_, G> {
     fn board_before(&self, b: &Block) -> Result<Board> {
         let last = b.id - self.hill.settings.window() as i64;
         let field = entrants_at(self.events, self.versions, b.after_event);
-        let mut bd = Board::new(&field, self.versions, self.hill.settings.duplicate);
+        let mut bd = Board::for_hill(&field, self.versions, &self.hill.settings);
         bd.learn(self.blocks);
         let mut failed = None;
         self.hill.store.each_batch(&mut |block, first, packed| {

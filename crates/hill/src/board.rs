@@ -5,7 +5,7 @@
 //! the raw mean, a multi-player skill rating, head-to-head means, and a mark
 //! where a rank is settled.
 
-use crate::store::{Block, Entrant, Status, Store, StoredGame, Version};
+use crate::store::{Block, Entrant, Settings, Status, Store, StoredGame, Version};
 use koth_arena::model::anytime_z;
 use koth_arena::ratings::{Rater, RaterState, Rating};
 use koth_arena::records::{ForfeitRecord, NoticeRecord};
@@ -71,9 +71,15 @@ pub struct Board {
     /// Deals are played once per rotation of the seats: a deal's games are one
     /// observation for the intervals.
     duplicate: bool,
-    /// The two versions each `pair` block was played to tell apart: only their
-    /// seats count in the model ([`Board::learn`]).
+    /// The two versions each `pair` block was played to tell apart: in a
+    /// hill made before [`Settings::as_played`], only their seats count in
+    /// the model ([`Board::learn`]).
     pairs: HashMap<i64, [i64; 2]>,
+    /// Counts and fits as hills made before [`Settings::as_played`] do.
+    legacy: bool,
+    /// Blocks whose deals come in groups dealt the same cards (a pair
+    /// block's mirrored tables): how many deals a group.
+    alike: HashMap<i64, u64>,
 }
 
 /// The standings of a field counted up to a point of the store, kept in it so
@@ -132,9 +138,94 @@ pub struct Row {
     pub rating: f64,
     /// Its difference from each neighbour clears the hill's boundary
     /// ([`anytime_z`]): two equal bots are marked apart in at most 5% of hills,
-    /// however long they run.
+    /// however long they run. Never before [`MIN_SETTLED_DEALS`] deals.
     pub settled: bool,
+    /// Deals of the current version counted (games under one deal's
+    /// rotations count once).
+    pub deals: u64,
+    /// How it stands against the entrant ranked just above, if any: what its
+    /// ✓ rests on.
+    pub above: Option<Gap>,
+    /// The same against the entrant ranked just below.
+    pub below: Option<Gap>,
 }
+
+/// What a ✓ between two neighbours rests on: the difference of their
+/// strengths, measured from the same games (so it can be sure while their
+/// own intervals overlap), and the boundary it must clear.
+#[derive(Clone, Debug, Serialize)]
+pub struct Gap {
+    /// The neighbour's name.
+    pub name: String,
+    /// This entrant's strength less the neighbour's.
+    pub difference: f64,
+    /// The difference's standard error.
+    pub se: f64,
+    /// How many standard errors it must clear: the hill's anytime boundary
+    /// ([`anytime_z`]), for a false-✓ rate of at most
+    /// [`koth_arena::model::ALPHA`] however often the hill looks.
+    pub z: f64,
+    /// The difference's interval at that boundary: the pair is told apart
+    /// when it leaves out 0.
+    pub low: f64,
+    /// See `low`.
+    pub high: f64,
+    /// The interval leaves out 0.
+    pub apart: bool,
+}
+
+impl Gap {
+    /// The gap in words: `+0.021 over bluffer, [+0.006 … +0.036] at 3.4 SE:
+    /// apart`.
+    pub fn describe(&self, over: &str) -> String {
+        format!(
+            "{:+.3} {over} {}, [{:+.3} … {:+.3}] at {:.1} SE: {}",
+            self.difference,
+            self.name,
+            self.low,
+            self.high,
+            self.z,
+            if self.apart { "apart" } else { "holds 0" }
+        )
+    }
+}
+
+impl Row {
+    /// Why its rank is settled or not, in words: the gap to each neighbour
+    /// (measured from the same games, it can clear 0 while the two entrants'
+    /// own intervals overlap) and the deals it has.
+    pub fn why(&self) -> String {
+        let mut parts = Vec::new();
+        if self.games > 0 && self.deals < MIN_SETTLED_DEALS {
+            parts.push(format!(
+                "{} of the {MIN_SETTLED_DEALS} deals a ✓ needs",
+                self.deals
+            ));
+        }
+        if let Some(g) = &self.above {
+            parts.push(g.describe("against"));
+        }
+        if let Some(g) = &self.below {
+            parts.push(g.describe("over"));
+        }
+        let head = if self.settled {
+            "settled"
+        } else {
+            "not settled"
+        };
+        if parts.is_empty() {
+            head.to_string()
+        } else {
+            format!("{head}: {}", parts.join("; "))
+        }
+    }
+}
+
+/// The fewest deals (games, without duplicate play) each of two neighbours
+/// must have in the current field before their order can be marked settled:
+/// a difference from a few dozen games rests on too little to check the
+/// model's assumptions, whatever its error says.
+pub const MIN_SETTLED_DEALS: u64 = 100;
 
 impl Board {
     /// An empty board of the listed entrants among `entrants` (removed ones left
@@ -161,7 +252,19 @@ impl Board {
             games: 0,
             duplicate,
             pairs: HashMap::new(),
+            legacy: false,
+            alike: HashMap::new(),
         }
+    }
+
+    /// An empty board of a hill with `settings`: a hill made before
+    /// [`Settings::as_played`] counts and fits as it did then, so that its
+    /// audit plans every block again as it was planned.
+    pub fn for_hill(entrants: &[Entrant], versions: &[Version], settings: &Settings) -> Board {
+        let mut b = Board::new(entrants, versions, settings.duplicate);
+        b.legacy = !settings.as_played;
+        b.standings.model.set_legacy(b.legacy);
+        b
     }
 
     /// Takes note of which blocks were `pair` blocks, and of which two
@@ -173,6 +276,11 @@ impl Board {
         for b in blocks {
             if b.kind == crate::store::BlockKind::Pair && b.versions.len() >= 2 {
                 self.pairs.insert(b.id, [b.versions[0], b.versions[1]]);
+                let alike = serde_json::from_value::<koth_arena::Schedule>(b.schedule.clone())
+                    .map_or(1, |s| s.deals_alike());
+                if alike > 1 {
+                    self.alike.insert(b.id, alike);
+                }
             }
         }
     }
@@ -220,6 +328,7 @@ impl Board {
             && kept.rater.ratings.len() == self.entrants.len();
         if fits {
             self.standings = kept.standings.clone();
+            self.standings.model.set_legacy(self.legacy);
             self.rater = Rater::from_state(&kept.rater);
             self.games = kept.games;
         }
@@ -372,10 +481,20 @@ impl Board {
         } else {
             1
         };
+        // A pair block's mirrored tables dealt alike are one deal: the
+        // luck of the cards is common to both, and so is its error.
+        let k = match self.alike.get(&block) {
+            Some(&g) if self.duplicate => k * g,
+            _ => k,
+        };
         let deal = (k > 1).then(|| (((block as u64) << 32) | (rec.index / k), k));
+        // Every seat counts: the model's design-based part takes out how often
+        // a block drew a set of opponents. (Hills made before counted a pair
+        // block at the first seat of the pair's, the first mover's.)
         let only = self
             .pairs
             .get(&block)
+            .filter(|_| self.legacy)
             .and_then(|pair| versions.iter().position(|v| pair.contains(v)));
         self.standings.add_focused(&counted, deal, only);
         self.rater.add(&counted);
@@ -414,12 +533,35 @@ impl Board {
         let ci: Vec<_> = (0..self.entrants.len()).map(|e| s.interval(e)).collect();
         let played = |e: usize| s.entrants[e].games() > 0;
         let (lo, hi) = s.score_range();
+        let rotations = if self.duplicate {
+            self.standings.model.usual_table().max(1) as u64
+        } else {
+            1
+        };
+        let deals = |e: usize| s.entrants[e].games() / rotations;
         // Told apart from `o`, at a boundary no difference of zero ever clears
         // but 5% of the time, however often the hill looks.
-        let apart = |e: usize, o: Option<&usize>| match o {
-            Some(&o) if played(o) => s
-                .difference(e, o)
-                .is_some_and(|(d, se)| d.abs() > anytime_z(se, hi - lo) * se),
+        let gap = |e: usize, o: Option<&usize>| -> Option<Gap> {
+            let &o = o?;
+            if !played(o) || !played(e) {
+                return None;
+            }
+            let (d, se) = s.difference(e, o)?;
+            let z = anytime_z(se, hi - lo);
+            Some(Gap {
+                name: s.entrants[o].name.clone(),
+                difference: d,
+                se,
+                z,
+                low: d - z * se,
+                high: d + z * se,
+                apart: d.abs() > z * se,
+            })
+        };
+        let apart = |o: Option<&usize>, g: &Option<Gap>| match o {
+            Some(&o) if played(o) => {
+                g.as_ref().is_some_and(|g| g.apart) && deals(o) >= MIN_SETTLED_DEALS
+            }
             _ => true,
         };
         ranking
@@ -429,6 +571,12 @@ impl Board {
                 let st = &s.entrants[e];
                 let above = r.checked_sub(1).and_then(|i| ranking.get(i));
                 let below = ranking.get(r + 1);
+                let (up, down) = (gap(e, above), gap(e, below));
+                let settled = played(e)
+                    && st.games() >= 2
+                    && deals(e) >= MIN_SETTLED_DEALS
+                    && apart(above, &up)
+                    && apart(below, &down);
                 Row {
                     rank: r + 1,
                     name: st.name.clone(),
@@ -444,7 +592,10 @@ impl Board {
                     losses: st.losses,
                     forfeits: st.forfeits,
                     rating: ratings[e].conservative,
-                    settled: played(e) && st.games() >= 2 && apart(e, above) && apart(e, below),
+                    settled,
+                    deals: deals(e),
+                    above: up,
+                    below: down,
                 }
             })
             .collect()

@@ -50,6 +50,12 @@ pub struct Settings {
     /// hills made before: two neighbours and two entrants drawn once a block).
     #[serde(default)]
     pub field_tables: bool,
+    /// Standings as the current field's post-stratified means: every seat of
+    /// every block counted, strengths exact at any size of field, the model
+    /// filling in only what was never played (false in hills made before:
+    /// the model alone, a pair block counted at one seat a game).
+    #[serde(default)]
+    pub as_played: bool,
     /// The longest an upload's check may take, in seconds (0, as in hills made
     /// before it was a setting: [`DEFAULT_CHECK_SECONDS`]).
     #[serde(default)]

@@ -389,7 +389,7 @@ impl<G: BotKinds> Hill<G> {
         let events = self.store.events(0)?;
         let versions = self.store.versions()?;
         let entrants = entrants_at(&events, &versions, seen);
-        let mut board = Board::new(&entrants, &versions, self.settings.duplicate);
+        let mut board = Board::for_hill(&entrants, &versions, &self.settings);
         let from = match self.kept()? {
             Some(kept) if board.take(&kept) => kept.upto,
             _ => (0, 0),
@@ -518,7 +518,7 @@ impl<G: BotKinds> Hill<G> {
         stop: &AtomicBool,
     ) -> Result<bool> {
         // The planner counts stored games itself: this board only takes them.
-        let mut scratch = Board::new(&[], versions, self.settings.duplicate);
+        let mut scratch = Board::for_hill(&[], versions, &self.settings);
         let stored = self.play_versions(
             block,
             versions,

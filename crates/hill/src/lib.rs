@@ -24,7 +24,8 @@
 //!     game: "coup".into(), rules_name: "standard".into(), rules: serde_json::Value::Null,
 //!     table: 3, seed: 7, block: 30, builtin_block: 30,
 //!     candidate_games: 60, duplicate: true, timeout_ms: 1000,
-//!     own_candidate_seeds: true, field_tables: true, ..Settings::default()
+//!     own_candidate_seeds: true, field_tables: true, as_played: true,
+//!     ..Settings::default()
 //! };
 //! Hill::<koth_coup::State>::init(&dir, &settings).unwrap();
 //! let mut hill = Hill::<koth_coup::State>::open(&dir, koth_coup::Rules::standard(),
@@ -62,7 +63,7 @@ pub mod web;
 pub mod work;
 
 pub use audit::Audit;
-pub use board::{Board, Row};
+pub use board::{Board, Gap, Row, MIN_SETTLED_DEALS};
 pub use entity::{
     entrants_at, Announcement, Author, Block, BlockKind, Change, Contest, Entrant, Event, Lease,
     Phase, Round, Settings, Status, StoredGame, TokenInfo, Version, WorkerInfo,

@@ -21,7 +21,9 @@ function el(tag, attrs, ...kids) {
 }
 const fmt = (x) => (x >= 0 ? "+" : "") + x.toFixed(3);
 let range = [-1, 1];
+let lastBoard = null;
 function drawBoard(b) {
+  lastBoard = b;
   document.getElementById("facts").textContent =
     `${b.game}, ${b.rules} rules, ${b.table} seats · ${b.games.toLocaleString()} games stored · ${b.counted.toLocaleString()} of the current field`;
   const lo = Math.min(-0.2, ...b.rows.map(r => r.low)), hi = Math.max(0.2, ...b.rows.map(r => r.high));
@@ -31,7 +33,7 @@ function drawBoard(b) {
   body.replaceChildren(...b.rows.map(r => {
     const bar = el("span", { class: "bar" }, el("span", { style: `left:${x(r.low)};right:calc(100% - ${x(r.high)})` }), el("i", { style: `left:${x(r.strength)}` }));
     return el("tr", { class: "row" + (r.status === "paused" ? " paused" : ""), "data-name": r.name, onclick: () => showEntrant(r.name) },
-      el("td", {}, r.rank, r.settled ? el("span", { class: "settled", title: "settled" }, " ✓") : ""),
+      el("td", { title: r.why || "" }, r.rank, r.settled ? el("span", { class: "settled", title: r.why || "settled" }, " ✓") : ""),
       el("td", {}, r.name, r.status === "paused" ? " (paused)" : ""),
       el("td", {}, "v" + r.version, r.games < (b.candidate_games || 0)
         ? el("span", { class: "candidate-tag", title: "a new version first plays this many games against the field" }, ` candidate: ${r.games} of ${b.candidate_games} games`) : ""),
@@ -120,6 +122,18 @@ function tick() {
   document.querySelector("#upload button").disabled = phase !== "open";
 }
 setInterval(tick, 1000);
+// Its rank and what its ✓ rests on: the gap to each neighbour, measured from
+// the same games (so it can leave out 0 while the two intervals overlap).
+function rankWhy(name) {
+  const r = lastBoard && lastBoard.rows.find(x => x.name === name);
+  if (!r || !r.games) return "";
+  const gap = (g, word) => g ? el("li", {}, `${fmt(g.difference)} ${word} ${g.name}: interval ${fmt(g.low)} … ${fmt(g.high)} at the hill's boundary (${g.z.toFixed(1)} standard errors), ${g.apart ? "leaves out 0: apart" : "holds 0: not apart yet"}`) : "";
+  return el("div", { id: "rank-why" },
+    el("p", {}, `Rank ${r.rank}${r.settled ? " ✓ settled" : ", not settled"} · strength ${fmt(r.strength)} (${fmt(r.low)} … ${fmt(r.high)}) · ${r.deals.toLocaleString()} deals`
+      + (r.deals < (lastBoard.min_settled_deals || 0) ? ` (a ✓ needs ${lastBoard.min_settled_deals})` : "")),
+    el("ul", {}, gap(r.above, "against"), gap(r.below, "over")),
+    el("p", { class: "mute" }, "A ✓ means the differences to both neighbours leave out 0 at a boundary that two equal bots cross in at most 5% of hills, however often the hill looks."));
+}
 async function showEntrant(name) {
   const e = await getJson("/api/entrant/" + encodeURIComponent(name), true);
   const s = document.getElementById("entrant");
@@ -140,6 +154,7 @@ async function showEntrant(name) {
     el("h2", {}, `${e.name} (${e.status})`),
     el("p", { id: "entrant-facts" }, `entered by ${e.author || "the organiser"} · runs ${command} · version ${current.number || "?"} of ${e.versions.length} · `,
       el("a", { href: "#entrant=" + encodeURIComponent(e.name), title: "this entrant's address on the page" }, "link")),
+    rankWhy(e.name),
     e.candidate ? el("p", { class: "candidate", id: "candidate" }, `candidate: ${e.candidate.games} of ${e.candidate.of} games against the field played; until then the board ranks it on what it has`) : "",
     STATIC ? "" : el("p", {}, ...["pause", "resume", "remove"].map(a => el("button", { type: "button", "data-action": a, onclick: () => act(e.name, a) }, a)),
       " ", el("span", { class: "mute" }, "with the token in the form below"), " ", el("span", { id: "act-result" })),

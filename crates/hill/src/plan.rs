@@ -159,7 +159,12 @@ pub fn next_block(
             .map(|&e| version(e)),
     );
     let games = size(&versions);
-    let schedule = Schedule::Pair { games, table };
+    let schedule = Schedule::Pair {
+        games,
+        table,
+        // The pair's two tables dealt alike (hills made before deal each its own).
+        same_cards: settings.as_played,
+    };
     Some(block(
         BlockKind::Pair,
         versions,

@@ -514,6 +514,25 @@ pub fn game_json(
     Ok(out)
 }
 
+/// The leaderboard's rows as JSON, each with `why`: what its ✓ rests on, in
+/// words ([`crate::Row::why`]).
+pub fn rows_json(board: &crate::Board) -> serde_json::Value {
+    serde_json::Value::Array(
+        board
+            .rows()
+            .into_iter()
+            .map(|r| {
+                let why = r.why();
+                let mut v = serde_json::to_value(r).unwrap_or_default();
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("why".into(), why.into());
+                }
+                v
+            })
+            .collect(),
+    )
+}
+
 /// The board as the page reads it: the hill's facts and the leaderboard.
 pub fn board_json(settings: &crate::Settings, board: &crate::Board, stored: u64) -> String {
     serde_json::json!({
@@ -524,7 +543,9 @@ pub fn board_json(settings: &crate::Settings, board: &crate::Board, stored: u64)
         "candidate_games": settings.candidate_games,
         "games": stored,
         "counted": board.games,
-        "rows": board.rows(),
+        "rows": rows_json(board),
+        // A ✓ needs this many deals of each neighbour ([`crate::MIN_SETTLED_DEALS`]).
+        "min_settled_deals": crate::MIN_SETTLED_DEALS,
         "h2h": head_to_head(board),
         // When the snapshot was made, for the page to tell how late it is.
         "at_ms": std::time::SystemTime::now()

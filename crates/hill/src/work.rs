@@ -57,7 +57,7 @@ impl<G: BotKinds> Hill<G> {
         let events = self.store.events(0)?;
         let versions = self.store.versions()?;
         let entrants = entrants_at(&events, &versions, seen);
-        let mut board = Board::new(&entrants, &versions, self.settings.duplicate);
+        let mut board = Board::for_hill(&entrants, &versions, &self.settings);
         let end = (upto + 1, 0);
         let from = match self
             .store
@@ -66,7 +66,7 @@ impl<G: BotKinds> Hill<G> {
         {
             Some(kept) if kept.upto <= end && board.take(&kept) => kept.upto,
             _ => {
-                board = Board::new(&entrants, &versions, self.settings.duplicate);
+                board = Board::for_hill(&entrants, &versions, &self.settings);
                 (0, 0)
             }
         };

@@ -30,6 +30,7 @@ pub fn settings(seed: u64, table: usize, block: u64, candidate: u64) -> Settings
         timeout_ms: 1000,
         own_candidate_seeds: true,
         field_tables: true,
+        as_played: true,
         ..Settings::default()
     }
 }
