@@ -136,6 +136,12 @@ pub struct ConfigArgs {
     /// When the contest ends: no games after it. A time, or none.
     #[arg(long, value_name = "TIME")]
     pub end: Option<String>,
+    /// Where and when the final round's beacon will be published ("the
+    /// EuroMillions draw of 2026-12-05, its five numbers and two stars"):
+    /// fixed before the deadline and shown on the page; `round --final`
+    /// needs it.
+    #[arg(long, value_name = "TEXT")]
+    pub beacon_source: Option<String>,
 }
 
 /// `koth hill announce`.
@@ -325,10 +331,18 @@ pub struct RoundArgs {
     #[arg(long, requires = "beacon")]
     pub r#final: bool,
     /// Text published after the deadline that no one could know before (a
-    /// lottery draw, a block hash, a newspaper's headline): the final round's
-    /// seed is drawn from it, so no one chose its deals.
+    /// lottery draw, a block hash), from the source `config --beacon-source`
+    /// named: the final round's seed is drawn from its normal form (its
+    /// letters and digits, lower case), so no one chose its deals.
     #[arg(long, value_name = "TEXT", requires = "final")]
     pub beacon: Option<String>,
+    /// Void final round N (its report stays, marked void on the page), so
+    /// that another final can be played; --reason says why.
+    #[arg(long, value_name = "N", conflicts_with_all = ["final", "beacon"], requires = "reason")]
+    pub void_final: Option<i64>,
+    /// Why the final round is voided, shown on the page.
+    #[arg(long, value_name = "TEXT", requires = "void_final")]
+    pub reason: Option<String>,
     #[command(flatten)]
     pub workers: Workers,
     /// No progress bar.
@@ -599,6 +613,16 @@ fn config(a: &ConfigArgs) -> Result<()> {
     if let Some(t) = &a.end {
         c.end = time_arg("end", t)?;
     }
+    if let Some(b) = &a.beacon_source {
+        let now = koth_hill::store::now();
+        if store.contest()?.phase(now) >= koth_hill::Phase::Frozen {
+            bail!(
+                "the beacon's source is fixed before the deadline, and that has passed ({})\n  fix: announce any change of it with koth hill announce; the final round draws from the source the page named",
+                koth_hill::contest::phase_words(&c, now)
+            );
+        }
+        c.beacon = b.trim().to_string();
+    }
     let order = [("start", c.start), ("deadline", c.deadline), ("end", c.end)];
     for (i, (x, tx)) in order.iter().enumerate() {
         for (y, ty) in &order[i + 1..] {
@@ -624,15 +648,48 @@ fn config(a: &ConfigArgs) -> Result<()> {
         }
     };
     out!(
-        "title:       {}\ndescription: {}\nrules:       {}\nstart:       {}\ndeadline:    {}\nend:         {}\nnow:         {}",
+        "title:       {}\ndescription: {}\nrules:       {}\nstart:       {}\ndeadline:    {}\nend:         {}\nbeacon:      {}\nnow:         {}",
         if c.title.is_empty() { "none (the page says koth hill)" } else { &c.title },
         first_line(&c.description),
         first_line(&c.rules),
         time(c.start),
         time(c.deadline),
         time(c.end),
+        if c.beacon.is_empty() { "none (round --final needs one)" } else { &c.beacon },
         koth_hill::contest::phase_words(&c, koth_hill::store::now())
     );
+    Ok(())
+}
+
+/// The seed stream of final rounds (with the beacon's hash).
+const FINAL_SEEDS: u64 = 999_999;
+
+/// `koth hill round --void-final N`: the final round N is void (its report
+/// stays), announced on the page; another final may then be played.
+fn void_final(dir: &Path, n: i64, reason: &str) -> Result<()> {
+    let mut store = store::open(dir)?;
+    let mut contest = store.contest()?;
+    let rounds = store.rounds()?;
+    match koth_hill::contest::final_round(&contest, &rounds) {
+        Some(r) if r.id == n => {}
+        _ => bail!(
+            "round {n} is not the contest's final round\n  fix: koth hill status shows the rounds; only the final round in force can be voided"
+        ),
+    }
+    if reason.trim().is_empty() {
+        bail!("--reason is empty\n  fix: say why the final round is void");
+    }
+    contest.voided.push(koth_hill::Voided {
+        round: n,
+        at: koth_hill::store::now(),
+        reason: reason.trim().to_string(),
+    });
+    store.set_contest(&contest)?;
+    store.announce(&format!(
+        "The organiser voided the final round (round {n}): {}",
+        reason.trim()
+    ))?;
+    out!("final round {n} voided, and announced; another final round may be played");
     Ok(())
 }
 
@@ -1277,10 +1334,32 @@ struct RoundBot {
 }
 
 fn round<F: Front>(a: RoundArgs) -> Result<()> {
+    if let Some(n) = a.void_final {
+        return void_final(&a.dir, n, a.reason.as_deref().unwrap_or_default());
+    }
     if a.games == 0 {
         bail!("--games must be at least 1");
     }
     let mut hill = open::<F>(&a.dir)?;
+    if a.r#final {
+        let contest = hill.store.contest()?;
+        if contest.beacon.is_empty() {
+            bail!(
+                "the final round's beacon has no source named: the page must say, before the deadline, where and when the text is published\n  fix: koth hill config {} --beacon-source TEXT (before the deadline)",
+                a.dir.display()
+            );
+        }
+        let rounds = hill.store.rounds()?;
+        if let Some(r) = koth_hill::contest::final_round(&contest, &rounds) {
+            bail!(
+                "the final round was played already: round {} (beacon {:?})\n  fix: koth hill round {} --void-final {} --reason TEXT first, if it must be played again (the page shows it void)",
+                r.id,
+                r.beacon.as_deref().unwrap_or_default(),
+                a.dir.display(),
+                r.id
+            );
+        }
+    }
     let versions = hill.store.versions()?;
     let field: Vec<_> = hill
         .store
@@ -1320,9 +1399,17 @@ fn round<F: Front>(a: RoundArgs) -> Result<()> {
     // The round as a tournament file of the current versions, played by `run`.
     let mut seed = koth_arena::rng::derive_seed(hill.settings.seed, 1_000_000 + n as u64);
     if let Some(beacon) = &a.beacon {
+        // A final's deals are the beacon's alone: played again after a void,
+        // under any round number, it draws the same ones.
+        seed = koth_arena::rng::derive_seed(hill.settings.seed, FINAL_SEEDS);
         // Drawn also from text no one knew before the deadline: neither the
-        // organiser nor an author could have chosen these deals.
-        let h = blake3::hash(beacon.as_bytes());
+        // organiser nor an author could have chosen these deals. Its normal
+        // form: no spelling of it draws other deals.
+        let normal = koth_hill::contest::beacon_normal_form(beacon);
+        if normal.is_empty() {
+            bail!("--beacon {beacon:?} holds no letter or digit\n  fix: give the text the source published");
+        }
+        let h = blake3::hash(normal.as_bytes());
         let word = u64::from_le_bytes(h.as_bytes()[..8].try_into().expect("8 bytes"));
         seed = koth_arena::rng::derive_seed(seed, word);
     }

@@ -418,9 +418,22 @@ pub fn build<G: Game>(
         .fold((0.0, 0u64), |(s, c), e| (s + e.score.sum(), c + e.score.n));
     let neutral = if count > 0 { sum / count as f64 } else { 0.0 };
 
+    // A public report (a hill's round) names no path of the server: its
+    // folder as the hill holds it (`rounds/N`), not where the hill lives.
+    let shown_dir = if public {
+        let last: Vec<String> = dir
+            .components()
+            .rev()
+            .take(2)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        last.into_iter().rev().collect::<Vec<_>>().join("/")
+    } else {
+        dir.display().to_string()
+    };
     let replay_cmd = format!(
         "koth replay {} --game ",
-        koth_process::shell_word(&dir.display().to_string())
+        koth_process::shell_word(&shown_dir)
     );
     let list_note = if list.len() < total {
         format!(

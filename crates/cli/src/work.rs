@@ -156,7 +156,16 @@ impl front::Visit for Work {
         start_log(&a.log_format);
         let name = koth_hill::service::worker_of(&store, &a.token)?;
         let (cache, made) = match &a.cache {
-            Some(d) => (d.clone(), false),
+            Some(d) => {
+                // Every entrant's code is in it: the worker's user's alone.
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::create_dir_all(d)
+                    .and_then(|()| {
+                        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700))
+                    })
+                    .with_context(|| format!("--cache {}: cannot make it private", d.display()))?;
+                (d.clone(), false)
+            }
             None => (private_folder()?, true),
         };
         let settings = store.settings()?;

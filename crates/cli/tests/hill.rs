@@ -1332,8 +1332,14 @@ fn a_contest_is_announced_frozen_and_decided_by_its_final_round() {
         &from_now(3600),
         "--end",
         &from_now(7200),
+        "--beacon-source",
+        "the lottery's draw of 2026-11-28",
     ]);
     assert!(out.contains("title:       Winter Coup\n"), "{out}");
+    assert!(
+        out.contains("beacon:      the lottery's draw of 2026-11-28\n"),
+        "{out}"
+    );
     assert!(out.contains("now:         uploads open until"), "{out}");
     // Bad dates: the file of the fix, never a half-set contest.
     let e = fails(&["hill", "config", h, "--deadline", &from_now(9000)]);
@@ -1406,6 +1412,12 @@ fn a_contest_is_announced_frozen_and_decided_by_its_final_round() {
         "{body}"
     );
     ok(&["hill", "add", h, "economist", "economist"]);
+    // The beacon's source stays what the page said before the deadline.
+    let e = fails(&["hill", "config", h, "--beacon-source", "another draw"]);
+    assert!(
+        e.contains("the beacon's source is fixed before the deadline"),
+        "{e}"
+    );
     // The final round needs its beacon, and comes after the deadline only.
     let e = fails(&["hill", "round", h, "--final", "--games", "30"]);
     assert!(e.contains("--beacon"), "{e}");
@@ -1427,11 +1439,96 @@ fn a_contest_is_announced_frozen_and_decided_by_its_final_round() {
         c["final_round"]["beacon"],
         "lottery 2026-11-28: 4 8 15 16 23 42"
     );
+    assert_eq!(c["beacon_source"], "the lottery's draw of 2026-11-28");
+    assert_eq!(
+        c["final_round"]["beacon_normal"],
+        "lottery 2026 11 28 4 8 15 16 23 42"
+    );
+    // One final round: another spelling of the beacon is refused, not a second draw.
+    let e = fails(&[
+        "hill",
+        "round",
+        h,
+        "--games",
+        "60",
+        "--final",
+        "--beacon",
+        "Lottery 2026-11-28:  4 8 15 16 23 42",
+    ]);
+    assert!(
+        e.contains("the final round was played already: round 1"),
+        "{e}"
+    );
+    assert!(e.contains("--void-final 1"), "{e}");
+    // Voided (the page says so), the final is played again: any spelling of
+    // the same beacon draws the same deals, so the same standings.
+    let out = ok(&[
+        "hill",
+        "round",
+        h,
+        "--void-final",
+        "1",
+        "--reason",
+        "a bot crashed for the machine",
+    ]);
+    assert!(out.contains("final round 1 voided"), "{out}");
+    ok(&[
+        "hill",
+        "round",
+        h,
+        "--games",
+        "60",
+        "--final",
+        "--beacon",
+        "LOTTERY 2026 11 28 -- 4 8 15 16 23 42",
+        "-q",
+    ]);
+    let c = contest();
+    assert_eq!(c["final_round"]["id"], 2, "{c}");
+    assert_eq!(c["voided_finals"][0]["round"], 1, "{c}");
+    assert_eq!(
+        c["voided_finals"][0]["reason"],
+        "a bot crashed for the machine"
+    );
+    let rounds: serde_json::Value = {
+        let r = http_get(&addr, "/api/rounds");
+        serde_json::from_str(r.split_once("\r\n\r\n").unwrap().1).unwrap()
+    };
+    let standings = |n: usize| {
+        rounds
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == n)
+            .unwrap()["standings"]
+            .clone()
+    };
+    assert_eq!(
+        standings(1),
+        standings(2),
+        "another spelling drew other deals"
+    );
+    assert!(
+        c["announcements"][0]["html"]
+            .as_str()
+            .unwrap()
+            .contains("voided the final round (round 1)"),
+        "{c}"
+    );
     let report = std::fs::read_to_string(d.join("rounds/1/report.html")).unwrap();
     assert!(
         report.contains("Winter Coup: the final round (round 1)"),
         "the report's heading"
     );
+    // No path of the server's in what the public reads: the report names
+    // its round's folder as the hill holds it.
+    assert!(!report.contains(h), "the hill's path in a round's report");
+    assert!(
+        report.contains("koth replay rounds/1 --game "),
+        "the replay command"
+    );
+    let live = http_get(&addr, "/rounds/1");
+    assert!(!live.contains(h), "the hill's path in the live report");
     assert!(
         report.contains("seeds drawn from the beacon"),
         "the report's subtitle"
@@ -1446,7 +1543,17 @@ fn a_contest_is_announced_frozen_and_decided_by_its_final_round() {
     let audit = ok(&["hill", "audit", copy.to_str().unwrap()]);
     assert!(audit.contains("all as stored"), "{audit}");
     assert!(copy.join("rounds/1/report.html").is_file());
-    assert!(ok(&["hill", "announce", copy.to_str().unwrap(), "--list"]).starts_with("1 · "));
+    // The announcements came along: the organiser's entry after the
+    // deadline and the void were announced by the hill itself.
+    let said = ok(&["hill", "announce", copy.to_str().unwrap(), "--list"]);
+    assert!(
+        said.starts_with("3 · ") && said.contains("voided the final round"),
+        "{said}"
+    );
+    assert!(
+        said.contains("After the deadline, the organiser entered \"economist\""),
+        "{said}"
+    );
     let (code, _, err) = koth_all(&["hill", "backup", h, copy.to_str().unwrap()]);
     assert_eq!(code, Some(5), "a backup over a folder that is there: {err}");
     // The page exported as static files: the page in its static mode, the
@@ -1460,7 +1567,7 @@ fn a_contest_is_announced_frozen_and_decided_by_its_final_round() {
     let c: serde_json::Value = serde_json::from_str(&read("api/contest.json")).unwrap();
     assert_eq!(
         (c["title"].as_str(), c["final_round"]["id"].as_i64()),
-        (Some("Winter Coup"), Some(1))
+        (Some("Winter Coup"), Some(2))
     );
     let board: serde_json::Value = serde_json::from_str(&read("api/board.json")).unwrap();
     assert_eq!(board["rows"].as_array().unwrap().len(), 3);
@@ -1479,6 +1586,16 @@ fn a_contest_is_announced_frozen_and_decided_by_its_final_round() {
         "{game}"
     );
     assert!(read("rounds/1/report.html").contains("Winter Coup: the final round"));
+    // Nothing of the export names the server's paths.
+    let mut files = vec![site.clone()];
+    while let Some(p) = files.pop() {
+        if p.is_dir() {
+            files.extend(std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()));
+        } else {
+            let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+            assert!(!text.contains(h), "{} names the hill's path", p.display());
+        }
+    }
     let (code, _, _) = koth_all(&["hill", "export", h, site.to_str().unwrap()]);
     assert_eq!(code, Some(5));
     std::fs::remove_dir_all(&site).ok();
@@ -1799,4 +1916,46 @@ fn a_reports_names_never_break_mid_word() {
     drop(b);
     std::fs::remove_dir_all(&d).ok();
     std::fs::remove_dir_all(&profile).ok();
+}
+
+/// A hill's folder holds its master seed, its tokens' hashes and every
+/// entrant's code: it and its backups are its owner's alone, whatever the
+/// umask (a shared machine's other users read nothing of it).
+#[test]
+fn a_hills_data_is_its_owners_alone_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch("modes");
+    let copy = scratch("modes-backup");
+    let koth = env!("CARGO_BIN_EXE_koth");
+    let sh = |cmd: String| {
+        let out = std::process::Command::new("sh")
+            .args(["-c", &format!("umask 000 && {cmd}")])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    sh(format!(
+        "{koth} hill init {} --game coup --seed 4",
+        d.display()
+    ));
+    sh(format!(
+        "{koth} hill add {} honest builtin:honest",
+        d.display()
+    ));
+    sh(format!(
+        "{koth} hill backup {} {}",
+        d.display(),
+        copy.display()
+    ));
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    for dir in [&d, &copy] {
+        assert_eq!(mode(dir), 0o700, "{}", dir.display());
+        assert_eq!(mode(&dir.join("hill.sqlite")), 0o600, "{}", dir.display());
+    }
+    std::fs::remove_dir_all(&d).ok();
+    std::fs::remove_dir_all(&copy).ok();
 }

@@ -813,3 +813,54 @@ for line in sys.stdin:
     let forfeits = db.number("SELECT COALESCE(SUM(forfeits), 0)::BIGINT FROM version_results");
     assert_eq!(forfeits, 0, "the spy found something:\n{}", games(&dir));
 }
+
+/// A worker's cache is checked by hash at every block: an entrant's file
+/// edited there (by anyone with the worker machine's access) is fetched
+/// again, never played, so no forfeit is stored against its entrant; and the
+/// cache, holding every entrant's code, is the worker's user's alone.
+#[test]
+fn a_tampered_cache_is_fetched_again_never_played() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(admin) = server() else { return };
+    let db = Db::new(&admin, "cache");
+    let bot = example_bot("wbot-cache");
+    let dir = hill("cache", Some(&db), &[], &bot, "example_bot.py");
+    let d = dir.to_str().unwrap();
+    let token = ok(&["hill", "worker", "add", d, "w"]).trim().to_string();
+    let cache = scratch("cache-folder");
+    let c = cache.to_str().unwrap();
+    let play = |games: &str| {
+        let mut w = worker(&db, &token, &["--cache", c, "--idle-exit", "3"]);
+        let (code, out) = run_within(
+            &["hill", "play", d, "--games", games, "--plan-only", "-q"],
+            Duration::from_secs(300),
+        );
+        assert_eq!(code, Some(0), "{out}");
+        assert!(ends(&mut w, Duration::from_secs(60), "the worker"));
+    };
+    play("60");
+    assert_eq!(
+        std::fs::metadata(&cache).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+    // The victim's file in the cache made to crash at once.
+    let versions = cache.join("versions");
+    let folder = std::fs::read_dir(&versions)
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().join("example_bot.py").is_file())
+        .expect("the program's folder in the cache")
+        .path();
+    let original = std::fs::read(folder.join("example_bot.py")).unwrap();
+    std::fs::write(folder.join("example_bot.py"), "raise SystemExit(3)\n").unwrap();
+    play("120");
+    let forfeits = db.number("SELECT COALESCE(SUM(forfeits), 0)::BIGINT FROM version_results");
+    assert_eq!(forfeits, 0, "a tampered copy was played:\n{}", games(&dir));
+    assert_eq!(
+        std::fs::read(folder.join("example_bot.py")).unwrap(),
+        original
+    );
+    let audit = ok(&["hill", "audit", d]);
+    assert!(audit.contains("all as stored"), "{audit}");
+    std::fs::remove_dir_all(&cache).ok();
+}

@@ -68,7 +68,7 @@ pub fn page_json(
     now: i64,
 ) -> serde_json::Value {
     let time = |t: Option<i64>| t.map(show_time);
-    let last_final = rounds.iter().rev().find(|r| r.beacon.is_some());
+    let last_final = final_round(contest, rounds);
     serde_json::json!({
         "title": if contest.title.is_empty() { "koth hill" } else { contest.title.as_str() },
         "description_html": markdown(&contest.description),
@@ -81,10 +81,42 @@ pub fn page_json(
         "announcements": announcements.iter().map(|a| serde_json::json!({
             "id": a.id, "at": show_time(a.at), "html": markdown(&a.text),
         })).collect::<Vec<_>>(),
+        "beacon_source": (!contest.beacon.is_empty()).then_some(contest.beacon.as_str()),
         "final_round": last_final.map(|r| serde_json::json!({
-            "id": r.id, "beacon": r.beacon, "standings": r.standings,
+            "id": r.id, "beacon": r.beacon,
+            "beacon_normal": r.beacon.as_deref().map(beacon_normal_form),
+            "standings": r.standings,
         })),
+        "voided_finals": contest.voided.iter().map(|v| serde_json::json!({
+            "round": v.round, "at": show_time(v.at), "reason": v.reason,
+        })).collect::<Vec<_>>(),
     })
+}
+
+/// The contest's final round: the one played from a beacon and not voided.
+pub fn final_round<'a>(contest: &Contest, rounds: &'a [Round]) -> Option<&'a Round> {
+    rounds
+        .iter()
+        .rev()
+        .find(|r| r.beacon.is_some() && !contest.voided.iter().any(|v| v.round == r.id))
+}
+
+/// A beacon's text in its normal form, what the final round's seed is drawn
+/// from: its runs of letters and digits, lower case, one space apart. Two
+/// spellings of one published text (`X + 2 9`, `x +2  9`) draw the same
+/// seed, so the organiser cannot pick among spellings.
+///
+/// ```
+/// use koth_hill::contest::beacon_normal_form;
+/// assert_eq!(beacon_normal_form("X + 2 9"), beacon_normal_form("x +2  9"));
+/// assert_eq!(beacon_normal_form("Lotto 2026-12-05: 4, 8, 15"), "lotto 2026 12 05 4 8 15");
+/// ```
+pub fn beacon_normal_form(text: &str) -> String {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// What the phase means for an author, in words.

@@ -440,10 +440,30 @@ pub struct Contest {
     /// When the contest ends: no more games after it; the page stays.
     #[serde(default)]
     pub end: Option<i64>,
+    /// Where and when the text the final round's seed is drawn from will be
+    /// published (a lottery's draw of a given day, a block's hash at a given
+    /// height): fixed before the deadline, shown on the page, so that the
+    /// organiser cannot pick among texts once the standings are known.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub beacon: String,
+    /// Final rounds the organiser voided, with why: the page shows them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub voided: Vec<Voided>,
 }
 
-/// Where a contest stands at a moment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A final round the organiser voided.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Voided {
+    /// The round's number.
+    pub round: i64,
+    /// When it was voided (seconds since 1970).
+    pub at: i64,
+    /// Why, in the organiser's words.
+    pub reason: String,
+}
+
+/// Where a contest stands at a moment, in the order they come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Phase {
     /// Before its start: the page is up, no author's upload enters yet.

@@ -143,6 +143,7 @@ pub fn backup(dir: &Path, to: &Path) -> Result<Copied> {
     };
     let store = crate::store::open_read(dir)?;
     std::fs::create_dir_all(to).map_err(|e| io(e, to))?;
+    private(to)?;
     if let Err(e) = store.backup(to) {
         let _ = std::fs::remove_dir_all(to);
         return Err(e.into());
@@ -159,7 +160,28 @@ pub fn backup(dir: &Path, to: &Path) -> Result<Copied> {
             std::fs::create_dir_all(to.join(sub)).map_err(|e| io(e, to))?;
         }
     }
+    private(to)?;
     Ok(copied)
+}
+
+/// Makes a hill's folder (or a backup of one) its owner's alone, whatever
+/// the umask: the folder 0700, its database file and the file naming the
+/// database 0600. It holds the master seed, the tokens' hashes and every
+/// entrant's code.
+pub fn private(dir: &Path) -> Result<(), HillError> {
+    use std::os::unix::fs::PermissionsExt;
+    let set = |p: &Path, mode: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode))
+            .map_err(|e| HillError::Io(format!("cannot make {} private: {e}", p.display())))
+    };
+    set(dir, 0o700)?;
+    for f in [crate::store::DATABASE, crate::store::DATABASE_URL] {
+        let p = dir.join(f);
+        if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) {
+            set(&p, 0o600)?;
+        }
+    }
+    Ok(())
 }
 
 /// `from` into `to`, files and links as they are, with no limit.
@@ -183,7 +205,10 @@ fn copy_all(from: &Path, to: &Path, copied: &mut Copied) -> std::io::Result<()> 
 
 /// Makes sure every program of `block` has its folder in the hill folder `dir`,
 /// fetched from the store by content hash and checked against it (a worker
-/// on another machine has only what the database holds).
+/// on another machine has only what the database holds). A folder already
+/// there is checked against its hash too, at every block: one changed since
+/// (by anyone with access to the worker's cache) is fetched again, never
+/// played.
 pub(crate) fn fetch_missing(
     store: &dyn crate::store::Store,
     dir: &Path,
@@ -197,10 +222,25 @@ pub(crate) fn fetch_missing(
         let Some(folder) = spec.get("folder").and_then(|f| f.as_str()) else {
             continue;
         };
-        if !is_version_folder(folder) || dir.join(folder).is_dir() {
+        if !is_version_folder(folder) {
             continue;
         }
         let hash = &folder[VERSIONS.len() + 1..];
+        let there = dir.join(folder);
+        if there.is_dir() {
+            if hash_folder(&there).is_ok_and(|h| h == hash) {
+                continue;
+            }
+            if store.folder(hash)?.is_none() {
+                return Err(HillError::Invalid(format!(
+                    "{} differs from its hash {hash}, and the database keeps no copy: refused (someone changed the program's folder)",
+                    there.display()
+                )));
+            }
+            tracing::warn!(folder = %hash, "a cached folder differs from its hash: fetched again");
+            std::fs::remove_dir_all(&there)
+                .map_err(|e| HillError::Io(format!("cannot replace {}: {e}", there.display())))?;
+        }
         fetch_folder(store, dir, hash)?;
     }
     Ok(())

@@ -84,7 +84,9 @@ impl<G: BotKinds> Hill<G> {
     pub fn init_at(dir: &Path, settings: &Settings, db: Option<&str>) -> Result<()> {
         std::fs::create_dir_all(dir.join(VERSIONS))
             .map_err(|e| HillError::Io(format!("cannot create {}: {e}", dir.display())))?;
+        crate::folders::private(dir)?;
         crate::store::create(dir, settings, db)?;
+        crate::folders::private(dir)?;
         Ok(())
     }
 

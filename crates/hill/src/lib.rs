@@ -66,7 +66,7 @@ pub use audit::Audit;
 pub use board::{Board, Gap, Row, MIN_SETTLED_DEALS};
 pub use entity::{
     entrants_at, Announcement, Author, Block, BlockKind, Change, Contest, Entrant, Event, Lease,
-    Phase, Round, Settings, Status, StoredGame, TokenInfo, Version, WorkerInfo,
+    Phase, Round, Settings, Status, StoredGame, TokenInfo, Version, Voided, WorkerInfo,
 };
 pub use error::{HillError, Kind};
 pub use folders::{hash_folder, keep_folder};

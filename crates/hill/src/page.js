@@ -77,7 +77,8 @@ async function drawContest() {
   document.getElementById("rules").innerHTML = c.rules_html;
   document.getElementById("rules-box").hidden = !c.rules_html;
   const dates = [["uploads open", c.start], ["submission deadline", c.deadline], ["ends", c.end]].filter(d => d[1]);
-  document.getElementById("dates").textContent = dates.map(d => `${d[0]}: ${when(d[1])}`).join(" · ");
+  document.getElementById("dates").textContent = dates.map(d => `${d[0]}: ${when(d[1])}`).join(" · ")
+    + (c.beacon_source ? ` · the final round's seed comes from ${c.beacon_source}` : "");
   document.getElementById("announcements").replaceChildren(...c.announcements.map(a => {
     const li = el("li", { "data-id": String(a.id) }, el("span", { class: "when" }, when(a.at)));
     const body = el("span", {});
@@ -90,9 +91,15 @@ async function drawContest() {
   if (c.final_round) {
     const top = c.final_round.standings[0];
     fin.replaceChildren(el("b", {}, "Result: "), top ? `${top.name} won the final round` : "the final round was played", " · ",
-      el("a", { href: roundUrl(c.final_round.id), id: "final-link" }, "its report"));
+      el("a", { href: roundUrl(c.final_round.id), id: "final-link" }, "its report"),
+      ` · beacon "${c.final_round.beacon}" (read as "${c.final_round.beacon_normal}")`);
   }
-  box.hidden = !(c.description_html || c.rules_html || dates.length || c.announcements.length || c.final_round);
+  for (const v of c.voided_finals || []) {
+    fin.hidden = false;
+    fin.append(el("p", { class: "voided" }, `Round ${v.round} was a final round, voided by the organiser at ${when(v.at)}: ${v.reason} `,
+      el("a", { href: roundUrl(v.round) }, "its report")));
+  }
+  box.hidden = !(c.description_html || c.rules_html || dates.length || c.announcements.length || c.final_round || (c.voided_finals || []).length);
   tick();
 }
 // The phase in the header, counting down to the next date.

@@ -77,11 +77,46 @@ pub fn change(
     if by.is_some_and(|a| !a.admin) {
         let entrants = store.entrants()?;
         permit(by, change, name, entrants.iter().find(|e| e.name == name))?;
+        // After the deadline the field is the organiser's alone: an author
+        // with the standings in view would otherwise pick who stays.
+        frozen_for(store, by, change, crate::store::now())?;
     }
-    // An entrant's owner never changes once it is entered, so the answer above
-    // still holds when the store writes (an entrant added meanwhile by another
-    // is refused there as a conflict).
-    Ok(store.change(change, name, spec, by)?)
+    let organiser_after_deadline = by.is_none_or(|a| a.admin)
+        && store.contest()?.phase(crate::store::now()) >= crate::store::Phase::Frozen;
+    let event = store.change(change, name, spec, by)?;
+    if organiser_after_deadline {
+        // Every change after the deadline is the organiser's, and said so on
+        // the page.
+        let words = format!(
+            "After the deadline, the organiser {} {name:?}.",
+            match change {
+                Change::Add => "entered",
+                Change::Update => "updated",
+                Change::Remove => "removed",
+                Change::Pause => "paused",
+                Change::Resume => "resumed",
+            }
+        );
+        store.announce(&words)?;
+    }
+    Ok(event)
+}
+
+/// Refuses an author's `change` once the contest is past its deadline: then
+/// no author adds, updates, removes, pauses or resumes anything.
+fn frozen_for(store: &dyn Store, by: Option<&Author>, change: Change, now: i64) -> Result<()> {
+    if by.is_none_or(|a| a.admin) {
+        return Ok(());
+    }
+    let contest = store.contest()?;
+    if contest.phase(now) >= crate::store::Phase::Frozen {
+        return Err(HillError::Forbidden(format!(
+            "the field is frozen: {}; no author may {} an entrant now",
+            crate::contest::phase_words(&contest, now),
+            change.name()
+        )));
+    }
+    Ok(())
 }
 
 /// Whether `by` may enter `spec` as `name`: a name of the right form, and for
@@ -119,11 +154,12 @@ pub fn may_enter(
                         && v.spec.get("folder").and_then(|f| f.as_str()) == Some(folder)
                 })
         });
-        if let Some(e) = copied {
-            return Err(HillError::Conflict(format!(
-                "this upload is an exact copy of {:?}'s current version, another author's\n  fix: enter a bot of your own",
-                e.name
-            )));
+        if copied.is_some() {
+            // Whose, it does not say: that would tell anyone who runs a public
+            // bot unchanged, and under which name.
+            return Err(HillError::Conflict(
+                "this upload is an exact copy of another author's current version\n  fix: enter a bot of your own".into(),
+            ));
         }
     }
     Ok(())

@@ -887,3 +887,91 @@ fn a_hill_resting_when_settled_plays_only_for_candidates_and_unsettled_ranks() {
     assert!(audit.problems.is_empty(), "{:?}", audit.problems);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// After the deadline no author changes the field (add, update, remove, pause
+/// or resume): an author with several entrants would pick, with the
+/// standings in view, which stay for the final round. The organiser still
+/// may, and each such change is announced on the page.
+#[test]
+fn after_the_deadline_the_field_is_the_organisers_alone() {
+    use koth_hill::service;
+    let d = scratch("freeze");
+    let s = settings(12, 3, 60, 30);
+    let mut h = hill_of(&d, &s, &["honest", "bluffer"]);
+    let alice = koth_hill::Author {
+        name: "alice".into(),
+        admin: false,
+    };
+    let spec = |b: &str| serde_json::json!({ "builtin": b });
+    for name in ["first", "second"] {
+        service::change(
+            h.store.as_mut(),
+            Change::Add,
+            name,
+            Some(spec("economist")),
+            Some(&alice),
+        )
+        .unwrap();
+    }
+    // Before the deadline she may remove her own.
+    service::change(
+        h.store.as_mut(),
+        Change::Remove,
+        "second",
+        None,
+        Some(&alice),
+    )
+    .unwrap();
+    let mut c = h.store.contest().unwrap();
+    c.deadline = Some(koth_hill::store::now() - 1);
+    h.store.set_contest(&c).unwrap();
+    let before = h.store.announcements().unwrap().len();
+    for change in [
+        Change::Add,
+        Change::Update,
+        Change::Remove,
+        Change::Pause,
+        Change::Resume,
+    ] {
+        let name = if change == Change::Add {
+            "third"
+        } else {
+            "first"
+        };
+        let sp = matches!(change, Change::Add | Change::Update).then(|| spec("counter"));
+        let e = service::change(h.store.as_mut(), change, name, sp, Some(&alice)).unwrap_err();
+        assert_eq!(
+            e.kind(),
+            koth_hill::error::Kind::Forbidden,
+            "{change:?}: {e}"
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains("frozen") || text.contains("only the organiser"),
+            "{change:?}: {text}"
+        );
+    }
+    assert!(h
+        .store
+        .entrants()
+        .unwrap()
+        .iter()
+        .any(|e| e.name == "first" && e.status == Status::Active));
+    assert_eq!(
+        h.store.announcements().unwrap().len(),
+        before,
+        "a refusal announces nothing"
+    );
+    // The organiser's change goes through, and is announced.
+    h.set(Change::Remove, "first").unwrap();
+    let said = h.store.announcements().unwrap();
+    assert_eq!(said.len(), before + 1);
+    assert!(
+        said[0]
+            .text
+            .contains("After the deadline, the organiser removed \"first\""),
+        "{:?}",
+        said[0]
+    );
+    std::fs::remove_dir_all(&d).ok();
+}

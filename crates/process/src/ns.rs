@@ -129,7 +129,7 @@ pub(crate) fn bwrap_args(
     cwd: &Path,
     plan: &Plan,
     launcher_path: &Path,
-    seccomp: [i32; 2],
+    seccomp: [i32; 3],
     start: Start,
 ) -> Vec<OsString> {
     let mut a: Vec<OsString> = Vec::with_capacity(96);
@@ -284,12 +284,8 @@ pub(crate) fn bwrap_args(
 pub(crate) fn probe(bwrap: &Path) -> Result<(), String> {
     use std::os::fd::AsRawFd;
     use std::os::unix::process::CommandExt;
-    let [main, clone3] = crate::seccomp::cached()?;
-    let fds = [
-        crate::seccomp::memfd(main).map_err(|e| format!("seccomp: {e}"))?,
-        crate::seccomp::memfd(clone3).map_err(|e| format!("seccomp: {e}"))?,
-    ];
-    let raw = [fds[0].as_raw_fd(), fds[1].as_raw_fd()];
+    let fds = crate::seccomp::memfds()?;
+    let raw = fds.each_ref().map(|f| f.as_raw_fd());
     let mut c = std::process::Command::new(bwrap);
     c.args([
         "--unshare-all",

@@ -12,6 +12,14 @@
 //! handles (`name_to_handle_at`, `open_by_handle_at`), the clock and I/O ports.
 //! `clone3` answers `ENOSYS`, so that the C library falls back to `clone`, whose
 //! flags the filter can read.
+//!
+//! Channels between sandboxes through the kernel's shared objects are shut:
+//! every sandbox binds the same system files, so a lock on one, or a watch on
+//! it, would pass bits between two bots. `flock` and the `fcntl`s that take a
+//! lock succeed and do nothing; asking another's lock (`F_GETLK`,
+//! `F_OFD_GETLK`), dnotify (`F_NOTIFY`), leases, inotify and fanotify are
+//! denied. (SysV and POSIX IPC and abstract sockets are private to each
+//! sandbox's IPC and network namespaces.)
 
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
@@ -73,8 +81,52 @@ pub(crate) fn denied() -> Vec<(&'static str, i64)> {
         ("iopl", libc::SYS_iopl),
         ("ioperm", libc::SYS_ioperm),
         ("uselib", libc::SYS_uselib),
+        ("inotify_init", libc::SYS_inotify_init),
+    ]);
+    // Watches on files other sandboxes see too (the system folders are the
+    // same inodes in every sandbox): another process's open or read would
+    // show as an event, a channel between two bots.
+    v.extend([
+        ("inotify_init1", libc::SYS_inotify_init1),
+        ("inotify_add_watch", libc::SYS_inotify_add_watch),
+        ("fanotify_init", libc::SYS_fanotify_init),
+        ("fanotify_mark", libc::SYS_fanotify_mark),
     ]);
     v
+}
+
+/// The `fcntl` commands denied (`EPERM`): asking which lock another process
+/// holds (`F_GETLK`, `F_OFD_GETLK`), watching a folder (`F_NOTIFY`: dnotify)
+/// and leases (`F_SETLEASE`): each would show a bot what a process in another
+/// sandbox does with a file both see.
+pub(crate) const FCNTL_DENIED: [(&str, u64); 4] = [
+    ("F_GETLK", libc::F_GETLK as u64),
+    ("F_OFD_GETLK", libc::F_OFD_GETLK as u64),
+    ("F_NOTIFY", libc::F_NOTIFY as u64),
+    ("F_SETLEASE", libc::F_SETLEASE as u64),
+];
+
+/// The `fcntl` commands that take a lock, made to succeed without taking it,
+/// as `flock` is: a lock on a shared file (every sandbox sees the same
+/// `/usr` and `/etc`) is a bit another sandbox can read; a lock a bot takes
+/// on its own files is only ever asked by itself, so a no-op breaks nothing a
+/// single program relies on.
+pub(crate) const FCNTL_NO_OP: [(&str, u64); 4] = [
+    ("F_SETLK", libc::F_SETLK as u64),
+    ("F_SETLKW", libc::F_SETLKW as u64),
+    ("F_OFD_SETLK", libc::F_OFD_SETLK as u64),
+    ("F_OFD_SETLKW", libc::F_OFD_SETLKW as u64),
+];
+
+/// Rules matching `fcntl` with one of `cmds` as its command.
+fn fcntl_rules(cmds: &[(&str, u64)]) -> Result<Vec<SeccompRule>, String> {
+    cmds.iter()
+        .map(|&(_, c)| {
+            SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, c)
+                .and_then(|c| SeccompRule::new(vec![c]))
+                .map_err(|e| format!("seccomp: {e}"))
+        })
+        .collect()
 }
 
 /// The flags of `clone` that ask for a new namespace.
@@ -95,8 +147,8 @@ fn arch() -> Result<seccompiler::TargetArch, String> {
 }
 
 /// The filters, as the bytes bubblewrap reads from a descriptor: the main one
-/// (`EPERM`) and `clone3`'s (`ENOSYS`).
-pub(crate) fn programs() -> Result<[Vec<u8>; 2], String> {
+/// (`EPERM`), `clone3`'s (`ENOSYS`) and the locks' (success, nothing done).
+pub(crate) fn programs() -> Result<[Vec<u8>; 3], String> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = denied()
         .into_iter()
         .map(|(_, nr)| (nr, Vec::new()))
@@ -111,6 +163,7 @@ pub(crate) fn programs() -> Result<[Vec<u8>; 2], String> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     rules.insert(libc::SYS_clone, clone_rules);
+    rules.insert(libc::SYS_fcntl, fcntl_rules(&FCNTL_DENIED)?);
     let main = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
@@ -125,6 +178,19 @@ pub(crate) fn programs() -> Result<[Vec<u8>; 2], String> {
         arch()?,
     )
     .map_err(|e| format!("seccomp: {e}"))?;
+    // Locks: `flock` and the locking `fcntl`s succeed and do nothing.
+    let locks = SeccompFilter::new(
+        [
+            (libc::SYS_flock, Vec::new()),
+            (libc::SYS_fcntl, fcntl_rules(&FCNTL_NO_OP)?),
+        ]
+        .into_iter()
+        .collect(),
+        SeccompAction::Allow,
+        SeccompAction::Errno(0),
+        arch()?,
+    )
+    .map_err(|e| format!("seccomp: {e}"))?;
     let bytes = |f: SeccompFilter| -> Result<Vec<u8>, String> {
         let prog: BpfProgram = f.try_into().map_err(|e| format!("seccomp: {e}"))?;
         let mut out = Vec::with_capacity(prog.len() * 8);
@@ -136,13 +202,20 @@ pub(crate) fn programs() -> Result<[Vec<u8>; 2], String> {
         }
         Ok(out)
     };
-    Ok([bytes(main)?, bytes(clone3)?])
+    Ok([bytes(main)?, bytes(clone3)?, bytes(locks)?])
 }
 
 /// The filters' bytes, built once.
-pub(crate) fn cached() -> Result<&'static [Vec<u8>; 2], String> {
-    static P: std::sync::OnceLock<Result<[Vec<u8>; 2], String>> = std::sync::OnceLock::new();
+pub(crate) fn cached() -> Result<&'static [Vec<u8>; 3], String> {
+    static P: std::sync::OnceLock<Result<[Vec<u8>; 3], String>> = std::sync::OnceLock::new();
     P.get_or_init(programs).as_ref().map_err(Clone::clone)
+}
+
+/// The descriptors bubblewrap reads every filter from ([`memfd`]).
+pub(crate) fn memfds() -> Result<[std::os::fd::OwnedFd; 3], String> {
+    let [a, b, c] = cached()?;
+    let one = |p: &Vec<u8>| memfd(p).map_err(|e| format!("seccomp: {e}"));
+    Ok([one(a)?, one(b)?, one(c)?])
 }
 
 /// A descriptor bubblewrap reads a filter from: a memory file holding it, at its

@@ -83,7 +83,7 @@ struct Sandboxed {
     broken: Option<String>,
     /// Its folder is kept: at the end the launcher is given time to copy it out.
     keep: bool,
-    _seccomp: Option<[OwnedFd; 2]>,
+    _seccomp: Option<[OwnedFd; 3]>,
 }
 
 impl Session {

@@ -10,7 +10,7 @@ use crate::{sandbox_support, Command, Exit, Limits, Sandbox};
 pub(crate) struct Prepared {
     pub(crate) cmd: std::process::Command,
     /// The seccomp filters' descriptors, inherited by bwrap: kept until it runs.
-    pub(crate) seccomp: Option<[OwnedFd; 2]>,
+    pub(crate) seccomp: Option<[OwnedFd; 3]>,
     /// The bot's control group: keep it until the bot is reaped, then drop it (which
     /// kills whatever is left).
     pub(crate) cgroup: Option<BotCgroup>,
@@ -73,6 +73,10 @@ fn rlimits(l: &Limits) -> ([(libc::__rlimit_resource_t, u64); 5], usize) {
     }
     (out, n)
 }
+
+/// The `PATH` of a sandboxed program, after its interpreter's own folders:
+/// the system's, as the sandbox shows them.
+const SANDBOX_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /// Whether the arena's variable `name` is passed on to the programs it starts: what
 /// interpreters need to start and to print text (`PATH`, `HOME`, the locale), and
@@ -137,12 +141,8 @@ fn prepare_as(cmd: &Command, args: &[String], serve: bool) -> Result<Prepared, S
         Some(b) => {
             let plan = crate::tools::plan(program, &cwd_abs, &path).map_err(|e| not_found(&e))?;
             let launcher = crate::frames::path()?;
-            let [main, clone3] = crate::seccomp::cached()?;
-            let fds = [
-                crate::seccomp::memfd(main).map_err(|e| format!("seccomp: {e}"))?,
-                crate::seccomp::memfd(clone3).map_err(|e| format!("seccomp: {e}"))?,
-            ];
-            let raw = [fds[0].as_raw_fd(), fds[1].as_raw_fd()];
+            let fds = crate::seccomp::memfds()?;
+            let raw = fds.each_ref().map(|f| f.as_raw_fd());
             let mut argv = vec![plan.program.clone()];
             argv.extend(cmd.program[1..].iter().cloned());
             argv.extend(args.iter().cloned());
@@ -164,8 +164,7 @@ fn prepare_as(cmd: &Command, args: &[String], serve: bool) -> Result<Prepared, S
                 .filter(|b| b.is_dir())
                 .collect();
             if !bins.is_empty() {
-                let all = bins.into_iter().chain(std::env::split_paths(&path));
-                inside_path = std::env::join_paths(all).ok();
+                inside_path = std::env::join_paths(bins).ok();
             }
             (c, argv)
         }
@@ -191,6 +190,22 @@ fn prepare_as(cmd: &Command, args: &[String], serve: bool) -> Result<Prepared, S
             c.env(k, v);
         }
     }
+    if bwrap.is_some() {
+        // In its sandbox, nothing of the server's account: its folder is its
+        // home, it is nobody, and its PATH names the system's folders (and
+        // its interpreter's), not the operator's.
+        let bins = inside_path.take().unwrap_or_default();
+        let mut path = std::ffi::OsString::new();
+        if !bins.is_empty() {
+            path.push(&bins);
+            path.push(":");
+        }
+        path.push(SANDBOX_PATH);
+        c.env("PATH", path);
+        c.env("HOME", &cwd_abs);
+        c.env("USER", "nobody");
+        c.env("LOGNAME", "nobody");
+    }
     for (k, v) in &cmd.env {
         c.env(k, v);
     }
@@ -208,7 +223,7 @@ fn prepare_as(cmd: &Command, args: &[String], serve: bool) -> Result<Prepared, S
     let group = cgroup.as_ref().map(BotCgroup::procs);
     let inherit = seccomp
         .as_ref()
-        .map(|f| [f[0].as_raw_fd(), f[1].as_raw_fd()]);
+        .map(|f| f.each_ref().map(|f| f.as_raw_fd()));
 
     // The process that forks (the parent a child sees until koth dies).
     let arena = std::process::id() as libc::pid_t;

@@ -349,3 +349,134 @@ fn hidden_paths_stay_covered_whatever_their_spelling() {
         assert!(out.ends_with("end\n"), "{out}");
     }
 }
+
+/// Two bots in two sandboxes cannot pass a bit through what the kernel shares
+/// between them: the same system files (a lock on one, a watch on it), IPC
+/// objects, abstract sockets. Each channel is tried twice, by a sender that
+/// sets the bit and a receiver that looks for it: outside the sandbox (where
+/// it passes: the test reaches what it judges) and in two sandboxes (where it
+/// must not).
+#[test]
+fn no_channel_passes_a_bit_between_sandboxes() {
+    if !isolation(sandbox_support().namespaces, "namespaces") {
+        return;
+    }
+    // Each channel its own system file, so that no two interfere.
+    let channels = [
+        ("flock", "/etc/passwd"),
+        ("fcntl", "/etc/group"),
+        ("ofd", "/etc/hostname"),
+        ("inotify", "/etc/hosts"),
+        ("dnotify", "/etc/shells"),
+        ("fanotify", "/etc/issue"),
+        ("sysv-shm", "/etc/passwd"),
+        ("sysv-msg", "/etc/passwd"),
+        ("sysv-sem", "/etc/passwd"),
+        ("posix-mq", "/etc/passwd"),
+        ("posix-shm", "/etc/passwd"),
+        ("abstract", "/etc/passwd"),
+    ];
+    let root = unsafe { libc::geteuid() } == 0;
+    let pass = |channel: &str, file: &str, sandboxed: bool| -> (String, String) {
+        let run = |role: &str| {
+            let mut c = py("channel.py");
+            if !sandboxed {
+                c = unsandboxed(c);
+            }
+            let args = [role.to_string(), channel.to_string(), file.to_string()];
+            let r = invoke(&c, &args, T, 4096);
+            format!(
+                "{}{}",
+                r.stdout_lossy().trim(),
+                if r.stderr_tail.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (stderr: {})", r.stderr_tail.trim())
+                }
+            )
+        };
+        std::thread::scope(|s| {
+            let sender = s.spawn(|| run("send"));
+            let receiver = s.spawn(|| run("receive"));
+            (sender.join().unwrap(), receiver.join().unwrap())
+        })
+    };
+    for sandboxed in [false, true] {
+        let results: Vec<(&str, (String, String))> = std::thread::scope(|s| {
+            let handles: Vec<_> = channels
+                .iter()
+                .map(|&(c, f)| (c, s.spawn(move || pass(c, f, sandboxed))))
+                .collect();
+            handles
+                .into_iter()
+                .map(|(c, h)| (c, h.join().unwrap()))
+                .collect()
+        });
+        for (channel, (sent, received)) in results {
+            eprintln!(
+                "{}: {channel}: sender {sent:?}, receiver {received:?}",
+                if sandboxed { "sandboxed" } else { "host" }
+            );
+            if sandboxed {
+                assert!(
+                    received.starts_with("unseen"),
+                    "{channel} passed a bit between sandboxes: {received} (sender: {sent})"
+                );
+            } else if root || channel != "fanotify" {
+                assert_eq!(
+                    received, "seen",
+                    "{channel} did not pass outside the sandbox (sender: {sent})"
+                );
+            }
+        }
+    }
+}
+
+/// A sandboxed program sees nothing of the server's account in its
+/// environment: its folder is its home, it is nobody, and its PATH names the
+/// system's folders, not the operator's (whose HOME and PATH would tell
+/// another author where the hill and its tools live).
+#[test]
+fn a_sandboxed_program_gets_a_minimal_environment() {
+    if !isolation(sandbox_support().namespaces, "namespaces") {
+        return;
+    }
+    let script = "import os\nfor k, v in os.environ.items(): print(k + '=' + v)";
+    let c = koth_process::Command::new(["python3", "-c", script], temp_dir("env"));
+    let folder = c.cwd.clone();
+    let r = invoke(&c, &[], T, 65536);
+    let env: std::collections::BTreeMap<String, String> = r
+        .stdout_lossy()
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    assert!(env.contains_key("PATH"), "{}", r.stderr_tail);
+    assert_eq!(
+        env.get("HOME").map(String::as_str),
+        folder.to_str(),
+        "{env:?}"
+    );
+    assert_eq!(
+        env.get("USER").map(String::as_str),
+        Some("nobody"),
+        "{env:?}"
+    );
+    // Its PATH: the system's folders, after its interpreter's own (bound in
+    // the sandbox for it to run, and named by sys.executable anyway).
+    let path = env.get("PATH").expect("a PATH");
+    let system = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+    let extra = path
+        .strip_suffix(system)
+        .unwrap_or_else(|| panic!("{path}"));
+    for dir in extra.split(':').filter(|d| !d.is_empty()) {
+        assert!(
+            std::path::Path::new(dir).join("python3").is_file(),
+            "a folder of the server's in PATH, not the interpreter's: {path}"
+        );
+    }
+    let host_home = std::env::var("HOME").unwrap_or_default();
+    for (k, v) in env.iter().filter(|(k, _)| *k != "PATH") {
+        assert!(host_home.len() <= 1 || !v.contains(&host_home), "{k}={v}");
+    }
+}
