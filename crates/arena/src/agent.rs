@@ -226,6 +226,10 @@ pub struct Entrant<G: Game> {
     /// (a program that can multiplex games): a tournament with such an entrant keeps
     /// as many games going on each worker as all of them can take.
     pub multi: Option<MultiFactory<G>>,
+    /// Its opponents are not told its name: they see it as its seat
+    /// (`seat1`, `seat2`, ...), so that no bot can tell a friend from a rival
+    /// by name (a hill's contest hides names unless its organiser shows them).
+    pub anonymous: bool,
 }
 
 impl<G: Game> Clone for Entrant<G> {
@@ -234,7 +238,23 @@ impl<G: Game> Clone for Entrant<G> {
             name: self.name.clone(),
             factory: self.factory.clone(),
             multi: self.multi.clone(),
+            anonymous: self.anonymous,
         }
+    }
+}
+
+/// What an anonymous entrant is called at each seat.
+pub const SEAT_NAMES: [&str; crate::game::MAX_SEATS] = [
+    "seat1", "seat2", "seat3", "seat4", "seat5", "seat6", "seat7", "seat8",
+];
+
+/// The name the bots at a table are told for the entrant at `seat`: its
+/// name, or its seat's for an anonymous one.
+pub fn told_name<G: Game>(entrant: &Entrant<G>, seat: usize) -> &str {
+    if entrant.anonymous {
+        SEAT_NAMES.get(seat).copied().unwrap_or("seat")
+    } else {
+        entrant.name.as_str()
     }
 }
 
@@ -248,6 +268,7 @@ impl<G: Game> Entrant<G> {
             name: name.into(),
             factory: Arc::new(make),
             multi: None,
+            anonymous: false,
         }
     }
 

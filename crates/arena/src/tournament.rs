@@ -625,9 +625,10 @@ impl<G: Game> Tournament<G> {
                     }
                     slot @ None => slot.insert(G::new_game(&self.rules, seating.len(), seeds.deal)),
                 };
-                let names: Vec<&str> = seating
+                let names: SmallVec<[&str; MAX_SEATS]> = seating
                     .iter()
-                    .map(|&e| self.entrants[e].name.as_str())
+                    .enumerate()
+                    .map(|(seat, &e)| crate::agent::told_name(&self.entrants[e], seat))
                     .collect();
                 let mut sheet = Sheet::new(self.records);
                 let mut abandon = None;
@@ -821,8 +822,8 @@ impl<G: Game> Tournament<G> {
             }
         }
         let mut names = [""; MAX_SEATS];
-        for (slot, &e) in names.iter_mut().zip(seating.iter()) {
-            *slot = self.entrants[e].name.as_str();
+        for (seat, (slot, &e)) in names.iter_mut().zip(seating.iter()).enumerate() {
+            *slot = crate::agent::told_name(&self.entrants[e], seat);
         }
         let names = &names[..seating.len().min(MAX_SEATS)];
         // Borrow each seat's agent mutably (entrants at a table are distinct),

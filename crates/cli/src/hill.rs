@@ -142,6 +142,15 @@ pub struct ConfigArgs {
     /// needs it.
     #[arg(long, value_name = "TEXT")]
     pub beacon_source: Option<String>,
+    /// How many entrants one author's token may have in the field (1 by
+    /// default: an author's feeders could lift its main bot). The organiser
+    /// enters house bots with its own token or here.
+    #[arg(long, value_name = "N")]
+    pub entrants_per_author: Option<u32>,
+    /// Tell bots their opponents' names (by default each sees only seat1,
+    /// seat2, ...: no bot can tell a friend from a rival).
+    #[arg(long, value_name = "BOOL")]
+    pub show_names: Option<bool>,
 }
 
 /// `koth hill announce`.
@@ -623,6 +632,15 @@ fn config(a: &ConfigArgs) -> Result<()> {
         }
         c.beacon = b.trim().to_string();
     }
+    if let Some(n) = a.entrants_per_author {
+        if n == 0 {
+            bail!("--entrants-per-author 0 would let no author enter\n  fix: 1 or more");
+        }
+        c.entrants_per_author = n;
+    }
+    if let Some(b) = a.show_names {
+        c.show_names = b;
+    }
     let order = [("start", c.start), ("deadline", c.deadline), ("end", c.end)];
     for (i, (x, tx)) in order.iter().enumerate() {
         for (y, ty) in &order[i + 1..] {
@@ -648,7 +666,7 @@ fn config(a: &ConfigArgs) -> Result<()> {
         }
     };
     out!(
-        "title:       {}\ndescription: {}\nrules:       {}\nstart:       {}\ndeadline:    {}\nend:         {}\nbeacon:      {}\nnow:         {}",
+        "title:       {}\ndescription: {}\nrules:       {}\nstart:       {}\ndeadline:    {}\nend:         {}\nbeacon:      {}\nper author:  {} entrant(s)\nnames:       {}\nnow:         {}",
         if c.title.is_empty() { "none (the page says koth hill)" } else { &c.title },
         first_line(&c.description),
         first_line(&c.rules),
@@ -656,6 +674,8 @@ fn config(a: &ConfigArgs) -> Result<()> {
         time(c.deadline),
         time(c.end),
         if c.beacon.is_empty() { "none (round --final needs one)" } else { &c.beacon },
+        c.per_author(),
+        if c.show_names { "shown to the bots" } else { "hidden from the bots (each sees seat1, seat2, ...)" },
         koth_hill::contest::phase_words(&c, koth_hill::store::now())
     );
     Ok(())

@@ -1959,3 +1959,54 @@ fn a_hills_data_is_its_owners_alone_whatever_the_umask() {
     std::fs::remove_dir_all(&d).ok();
     std::fs::remove_dir_all(&copy).ok();
 }
+
+/// In a hill's games a bot is not told whom it plays: every seat is `seat1`,
+/// `seat2`, ..., so that an author's feeders cannot tell its main bot from a
+/// rival by name, unless the organiser shows names. A bot that sees a name
+/// answers nonsense (and forfeits): none does by default, every game does
+/// once names are shown.
+#[test]
+fn a_hills_bots_are_not_told_whom_they_play() {
+    let bot = contestant_folder("hill-names", &[]);
+    std::fs::write(
+        bot.join("names.py"),
+        "import json, sys\nnamed = False\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({'type': 'ready'}), flush=True)\n    elif m['type'] == 'start':\n        names = m.get('names', [])\n        # (The check's opponents are other built-ins: economist plays only in the hill.)\n        named = 'economist' in names\n    elif m['type'] == 'decide':\n        print('nonsense' if named else json.dumps({'index': 0}), flush=True)\n",
+    )
+    .unwrap();
+    let d = scratch("names");
+    let h = d.to_str().unwrap();
+    init_coup(h, 5, Some(60), Some(60), Some(3));
+    ok(&["hill", "add", h, "honest", "honest"]);
+    ok(&["hill", "add", h, "economist", "economist"]);
+    let cmd = format!("python3 {}/names.py", bot.display());
+    ok(&[
+        "hill",
+        "add",
+        h,
+        "asker",
+        &cmd,
+        "--check-games",
+        "5",
+        "--sandbox",
+        sandbox(),
+    ]);
+    let play = || {
+        ok(&[
+            "hill",
+            "play",
+            h,
+            "--games",
+            "60",
+            "-q",
+            "--sandbox",
+            sandbox(),
+        ])
+    };
+    play();
+    assert_eq!(forfeited_games(&d), 0, "a name was told");
+    let out = ok(&["hill", "config", h, "--show-names", "true"]);
+    assert!(out.contains("names:       shown to the bots"), "{out}");
+    play();
+    assert!(forfeited_games(&d) > 0, "names shown, yet none told");
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -115,6 +115,8 @@ fn hill(dir: &Path, extra: &[&str]) -> String {
     ];
     args.extend(extra);
     ok(&args);
+    // These attacks enter several entrants with one token.
+    ok(&["hill", "config", h, "--entrants-per-author", "10"]);
     ok(&["hill", "add", h, "honest", "honest"]);
     ok(&["hill", "token", "add", h, "alice"]).trim().to_string()
 }

@@ -449,6 +449,27 @@ pub struct Contest {
     /// Final rounds the organiser voided, with why: the page shows them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub voided: Vec<Voided>,
+    /// How many entrants one author's token may have in the field at once
+    /// (0: one). More lets an author enter feeders that serve its main bot;
+    /// house bots are the organiser's, entered with its own token or at the
+    /// command line.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub entrants_per_author: u32,
+    /// Bots are told their opponents' names (false: each seat is only
+    /// `seat1`, `seat2`, ..., so that no bot can tell a friend from a rival).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub show_names: bool,
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+impl Contest {
+    /// How many entrants one author may have in the field at once.
+    pub fn per_author(&self) -> u32 {
+        self.entrants_per_author.max(1)
+    }
 }
 
 /// A final round the organiser voided.

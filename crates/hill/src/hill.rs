@@ -678,6 +678,8 @@ impl<G: BotKinds> Hill<G> {
             .map(|e| e.version)
             .collect();
         self.pools.retain(&current);
+        // Whom a bot plays, it is not told (unless the organiser shows names).
+        let anonymous = !self.store.contest()?.show_names;
         let mut field = Vec::new();
         for (b, v) in bots.iter().zip(&block.versions) {
             let setup = Setup {
@@ -687,11 +689,13 @@ impl<G: BotKinds> Hill<G> {
             };
             let make = || G::entrant(b, &setup).map_err(|e| e.0);
             // Built-ins cost nothing to make: only programs are kept.
-            field.push(if current.contains(v) && b.dir().is_some() {
+            let mut entrant = if current.contains(v) && b.dir().is_some() {
                 self.pools.entrant(*v, make).map_err(HillError::Invalid)?
             } else {
                 make().map_err(HillError::Invalid)?
-            });
+            };
+            entrant.anonymous = anonymous;
+            field.push(entrant);
         }
         Ok(Tournament {
             rules,

@@ -135,6 +135,23 @@ pub fn may_enter(
     };
     uploads_open(store, by, crate::store::now())?;
     let entrants = store.entrants()?;
+    // One author, one entrant (unless the organiser allows more): feeders
+    // that never attack their author's main bot would lift it.
+    let theirs: Vec<&str> = entrants
+        .iter()
+        .filter(|e| e.status != Status::Removed && e.owner.as_deref() == Some(author.name.as_str()))
+        .map(|e| e.name.as_str())
+        .collect();
+    let limit = store.contest()?.per_author() as usize;
+    if !theirs.contains(&name) && theirs.len() >= limit {
+        return Err(HillError::Forbidden(format!(
+            "an author may have {limit} entrant{} in the field, and yours {} {}\n  fix: update {} instead (koth hill update, or change \"update\" in the form), or remove it first",
+            if limit == 1 { "" } else { "s" },
+            if theirs.len() == 1 { "is" } else { "are" },
+            theirs.join(", "),
+            theirs[0]
+        )));
+    }
     if let Some(other) = entrants
         .iter()
         .find(|e| e.name != name && look_alike(&e.name, name))

@@ -975,3 +975,57 @@ fn after_the_deadline_the_field_is_the_organisers_alone() {
     );
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// One author, one entrant by default: a second entrant (a feeder that never
+/// attacks its author's main bot) is refused; an update of the first is
+/// not. The organiser may allow more, and enters house bots as it likes.
+#[test]
+fn an_author_enters_one_entrant_unless_the_organiser_allows_more() {
+    use koth_hill::service;
+    let d = scratch("per-author");
+    let s = settings(14, 3, 60, 30);
+    let mut h = hill_of(&d, &s, &["honest", "bluffer"]);
+    let alice = koth_hill::Author {
+        name: "alice".into(),
+        admin: false,
+    };
+    let spec = |b: &str| serde_json::json!({ "builtin": b });
+    let enter = |h: &mut Hill<Coup>, change: Change, name: &str| {
+        service::may_enter(h.store.as_ref(), name, &spec("economist"), Some(&alice)).and_then(
+            |()| {
+                service::change(
+                    h.store.as_mut(),
+                    change,
+                    name,
+                    Some(spec("economist")),
+                    Some(&alice),
+                )
+            },
+        )
+    };
+    enter(&mut h, Change::Add, "main").unwrap();
+    let e = enter(&mut h, Change::Add, "feeder").unwrap_err();
+    assert_eq!(e.kind(), koth_hill::Kind::Forbidden, "{e}");
+    assert!(
+        e.to_string()
+            .contains("an author may have 1 entrant in the field, and yours is main"),
+        "{e}"
+    );
+    enter(&mut h, Change::Update, "main").unwrap();
+    // The organiser's own house bots are not an author's.
+    add(&mut h, "house", "counter");
+    let mut c = h.store.contest().unwrap();
+    c.entrants_per_author = 3;
+    h.store.set_contest(&c).unwrap();
+    enter(&mut h, Change::Add, "feeder").unwrap();
+    assert_eq!(
+        h.store
+            .entrants()
+            .unwrap()
+            .iter()
+            .filter(|e| e.owner.as_deref() == Some("alice"))
+            .count(),
+        2
+    );
+    std::fs::remove_dir_all(&d).ok();
+}

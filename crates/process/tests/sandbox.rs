@@ -480,3 +480,66 @@ fn a_sandboxed_program_gets_a_minimal_environment() {
         assert!(host_home.len() <= 1 || !v.contains(&host_home), "{k}={v}");
     }
 }
+
+/// What the channel left between two sandboxes can carry: a sender that keeps
+/// the CPU busy in the slots of its 1-bits and a receiver that counts its own
+/// work, both sandboxed. Prints the bit error rate and the capacity
+/// (1 − H(p)) / slot for slots of 100, 50 and 20 ms (the figure in
+/// docs/fair-play.md). Under `KOTH_SOAK` only: it is a measurement of the
+/// machine.
+#[test]
+fn the_timing_channel_left_is_measured() {
+    if std::env::var_os("KOTH_SOAK").is_none() || !isolation(sandbox_support().namespaces, "namespaces") {
+        return;
+    }
+    let mut best: f64 = 0.0;
+    for slot in [0.1, 0.05, 0.02] {
+        let n = 96;
+        // A fixed pattern with as many 1s as 0s.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let bits: String = (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if x & 1 == 1 { '1' } else { '0' }
+            })
+            .collect();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64();
+        let t0 = format!("{:.3}", now + 2.0);
+        let run = |args: Vec<String>| {
+            let r = invoke(&py("timing.py"), &args, Duration::from_secs(60), 1 << 16);
+            r.stdout_lossy().trim().to_string()
+        };
+        let (sent, got) = std::thread::scope(|s| {
+            let a = s.spawn(|| run(vec!["send".into(), t0.clone(), slot.to_string(), bits.clone()]));
+            let b = s.spawn(|| run(vec!["receive".into(), t0.clone(), slot.to_string(), n.to_string()]));
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        assert_eq!(sent, "sent");
+        let counts: Vec<u64> = got.split_whitespace().map(|c| c.parse().unwrap()).collect();
+        assert_eq!(counts.len(), n, "{got}");
+        let mut sorted = counts.clone();
+        sorted.sort_unstable();
+        let median = sorted[n / 2];
+        let wrong = counts
+            .iter()
+            .zip(bits.chars())
+            .filter(|(&c, b)| (c < median) != (*b == '1'))
+            .count();
+        let p = (wrong as f64 / n as f64).min(0.5);
+        let h = if p <= 0.0 { 0.0 } else { -p * p.log2() - (1.0 - p) * (1.0 - p).log2() };
+        let capacity = (1.0 - h) / slot;
+        best = best.max(capacity);
+        eprintln!(
+            "slot {:.0} ms: {wrong} of {n} bits wrong ({:.1}%), about {capacity:.1} bits/s",
+            slot * 1000.0,
+            100.0 * p
+        );
+    }
+    eprintln!("the timing channel between two sandboxes: at most about {best:.1} bits/s on this machine");
+    assert!(best.is_finite());
+}
