@@ -694,75 +694,7 @@ impl Model {
             dense,
             cov,
             balanced: balanced && !focused,
-            beta,
         })
-    }
-
-    /// Per ordered pair of entrants `(a, b)` that sat together: how far `a`'s
-    /// results at tables with `b` are from what the fitted strengths predict,
-    /// in standard errors (its win shares there less the model's chances,
-    /// over the error of that sum, its deals as clusters). Two bots that play
-    /// for each other (a feeder that never attacks its author's main bot)
-    /// show as a pair far from zero; so does a strong matchup. Pairs with
-    /// fewer than `least` games together are left out.
-    pub fn pair_residuals(&self, fit: &Fit, least: u64) -> Vec<PairResidual> {
-        let scale = SCALE as f64;
-        // (a, b) -> [games, observed, expected, variance]
-        let mut acc: BTreeMap<(usize, usize), [f64; 4]> = BTreeMap::new();
-        for ts in self.tables.values().filter(|t| t.focus.is_none()) {
-            let idx: Option<Vec<usize>> = ts
-                .members
-                .iter()
-                .map(|&m| {
-                    fit.dense
-                        .get(m as usize)
-                        .copied()
-                        .filter(|&i| i != usize::MAX)
-                })
-                .collect();
-            let Some(idx) = idx else { continue };
-            let p = win_chances(&fit.beta, &idx);
-            let k = idx.len();
-            let n_t = ts.games as f64;
-            // The diagonal of the table's meat: member x's own variance.
-            let mut at = 0;
-            let mut own = [0.0; MAX_SEATS];
-            for x in 0..k {
-                for z in x..k {
-                    if z == x {
-                        let q = ts.q[x] as f64 / scale;
-                        let outer = ts.outer[at] as f64 / (scale * scale);
-                        own[x] = (outer - 2.0 * q * p[x] + ts.w as f64 * p[x] * p[x]).max(0.0);
-                    }
-                    at += 1;
-                }
-            }
-            for x in 0..k {
-                for z in 0..k {
-                    if x == z {
-                        continue;
-                    }
-                    let a = acc
-                        .entry((ts.members[x] as usize, ts.members[z] as usize))
-                        .or_insert([0.0; 4]);
-                    a[0] += n_t;
-                    a[1] += ts.y[x] as f64 / scale;
-                    a[2] += n_t * p[x];
-                    a[3] += own[x];
-                }
-            }
-        }
-        acc.into_iter()
-            .filter(|(_, a)| a[0] >= least as f64 && a[3] > 0.0)
-            .map(|((a, b), v)| PairResidual {
-                a,
-                b,
-                games: v[0] as u64,
-                observed: v[1] / v[0],
-                expected: v[2] / v[0],
-                z: (v[1] - v[2]) / v[3].sqrt(),
-            })
-            .collect()
     }
 
     /// Whether the `f` entrants played (numbered by `dense`) are one field:
@@ -1259,72 +1191,6 @@ pub struct Fit {
     /// Every entrant played as many games and every pair met as often: the
     /// strengths are then the mean scores.
     pub balanced: bool,
-    /// The model's strengths, by dense index.
-    beta: nalgebra::DVector<f64>,
-}
-
-/// Of two entrants that sat together: how `a` fared at their tables against
-/// what the strengths predict ([`Model::pair_residuals`]).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PairResidual {
-    /// The entrant measured.
-    pub a: usize,
-    /// The one it sat with.
-    pub b: usize,
-    /// Games they played together.
-    pub games: u64,
-    /// `a`'s mean win share in them.
-    pub observed: f64,
-    /// What the strengths predict for it.
-    pub expected: f64,
-    /// The difference, in standard errors.
-    pub z: f64,
-}
-
-/// How many standard errors a pair's residual must reach to be flagged when
-/// `pairs` pairs are looked at: a two-sided 5% level, Bonferroni-corrected,
-/// so that a field that plays as its strengths say flags no pair 95% of the
-/// time.
-pub fn residual_bound(pairs: usize) -> f64 {
-    let alpha = ALPHA / (2.0 * pairs.max(1) as f64);
-    // The normal quantile by bisection on the complementary error function.
-    let (mut lo, mut hi) = (0.0f64, 40.0f64);
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if upper_tail(mid) > alpha {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    0.5 * (lo + hi)
-}
-
-/// P(Z > z) for a standard normal Z (Abramowitz and Stegun 7.1.26 is too
-/// coarse in the far tail: this is the continued fraction, good to 1e-12).
-fn upper_tail(z: f64) -> f64 {
-    if z < 3.0 {
-        // Through the series of erf.
-        let x = z / std::f64::consts::SQRT_2;
-        let mut term = x;
-        let mut sum = x;
-        for n in 1..200 {
-            term *= -x * x / n as f64;
-            let add = term / (2 * n + 1) as f64;
-            sum += add;
-            if add.abs() < 1e-17 {
-                break;
-            }
-        }
-        0.5 - sum / std::f64::consts::PI.sqrt()
-    } else {
-        // Lentz's continued fraction for the Mills ratio.
-        let mut f = z;
-        for k in (1..=60).rev() {
-            f = z + k as f64 / f;
-        }
-        (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt() / f
-    }
 }
 
 impl Fit {
@@ -1884,61 +1750,6 @@ mod tests {
         for (var, se2) in [(paired, paired_se2), (apart, apart_se2)] {
             let ratio = (var / se2).sqrt();
             assert!((0.85..1.15).contains(&ratio), "spread / se = {ratio}");
-        }
-    }
-
-    #[test]
-    fn the_residual_bound_is_a_corrected_normal_quantile() {
-        for (pairs, want) in [
-            (1, 1.959964),
-            (28, 3.123735),
-            (1000, 4.055627),
-            (1_000_000, 5.451310),
-        ] {
-            // (Python: statistics.NormalDist().inv_cdf(1 - 0.05 / (2 * pairs)).)
-            let z = residual_bound(pairs);
-            assert!((z - want).abs() < 1e-4, "{pairs}: {z}");
-        }
-    }
-
-    /// A feeder: at tables where 1 sits, 0 wins far more than its strength
-    /// says (1 never attacks it). The pair (0, 1) is flagged; in a field that
-    /// plays as its strengths say, no pair is.
-    #[test]
-    fn a_feeder_shows_in_its_pairs_residual() {
-        let beta: [f64; 6] = [0.2, 0.0, 0.1, -0.1, 0.0, -0.2];
-        let mut rng = Rng::new(91);
-        for feeding in [true, false] {
-            let weight = |e: usize, seats: &[usize]| {
-                let boost = if feeding && e == 0 && seats.contains(&1) {
-                    0.8
-                } else {
-                    0.0
-                };
-                (beta[e] + boost).exp()
-            };
-            let mut m = Model::default();
-            for _ in 0..30_000 {
-                let mut seats: Vec<usize> = (0..6).collect();
-                rng.shuffle(&mut seats);
-                seats.truncate(4);
-                let (q, sh) = game_with(&mut rng, &weight, &seats);
-                m.add(&seats, &q, &sh, None);
-            }
-            let fit = m.fit(6).unwrap();
-            let res = m.pair_residuals(&fit, 100);
-            assert_eq!(res.len(), 30);
-            let bound = residual_bound(res.len());
-            let flagged: Vec<(usize, usize)> = res
-                .iter()
-                .filter(|r| r.z.abs() > bound)
-                .map(|r| (r.a, r.b))
-                .collect();
-            if feeding {
-                assert!(flagged.contains(&(0, 1)), "{res:?}");
-            } else {
-                assert!(flagged.is_empty(), "{flagged:?} of {res:?}");
-            }
         }
     }
 

@@ -371,16 +371,6 @@ impl Standings {
         Some((self.strength(a) - self.strength(b), se))
     }
 
-    /// Every ordered pair of entrants with at least `least` games together,
-    /// with how far the first's results with the second are from what the
-    /// model's strengths predict ([`crate::model::Model::pair_residuals`]).
-    pub fn pair_residuals(&self, least: u64) -> Vec<crate::model::PairResidual> {
-        match self.fit() {
-            Some(f) => self.model.pair_residuals(&f, least),
-            None => Vec::new(),
-        }
-    }
-
     /// The 95% interval of entrant `e`'s [`Standings::strength`], within
     /// [`Standings::score_range`].
     ///

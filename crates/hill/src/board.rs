@@ -221,26 +221,6 @@ impl Row {
     }
 }
 
-/// Two entrants whose results together are far from their strengths
-/// ([`Board::suspicious`]).
-#[derive(Clone, Debug, Serialize)]
-pub struct Suspect {
-    /// The entrant measured.
-    pub a: String,
-    /// The one it sat with.
-    pub b: String,
-    /// Games they played together.
-    pub games: u64,
-    /// `a`'s mean win share in those games.
-    pub observed: f64,
-    /// What their strengths predict for it.
-    pub expected: f64,
-    /// The difference in standard errors.
-    pub z: f64,
-    /// The bound it passed.
-    pub bound: f64,
-}
-
 /// The fewest deals (games, without duplicate play) each of two neighbours
 /// must have in the current field before their order can be marked settled:
 /// a difference from a few dozen games rests on too little to check the
@@ -543,34 +523,6 @@ impl Board {
         let rows = self.rows();
         rows.iter().filter(|r| r.status == active).count() >= 2
             && rows.iter().all(|r| r.status != active || r.settled)
-    }
-
-    /// The pairs of listed entrants whose results together are far from
-    /// what their strengths predict, furthest first: two bots that play for
-    /// each other (a feeder that never attacks its author's main bot), or a
-    /// matchup far stronger than the strengths say. Each pair is measured
-    /// both ways (how `a` fares with `b` there), and the bound is corrected
-    /// for how many were measured ([`koth_arena::model::residual_bound`]), so
-    /// a field that plays as its strengths say flags nothing 95% of the time.
-    pub fn suspicious(&self) -> Vec<Suspect> {
-        let res = self.standings.pair_residuals(MIN_SETTLED_DEALS);
-        let bound = koth_arena::model::residual_bound(res.len());
-        let name = |e: usize| self.entrants[e].name.clone();
-        let mut out: Vec<Suspect> = res
-            .iter()
-            .filter(|r| r.z.abs() > bound)
-            .map(|r| Suspect {
-                a: name(r.a),
-                b: name(r.b),
-                games: r.games,
-                observed: r.observed,
-                expected: r.expected,
-                z: r.z,
-                bound,
-            })
-            .collect();
-        out.sort_by(|x, y| y.z.abs().total_cmp(&x.z.abs()));
-        out
     }
 
     /// The leaderboard, best first.

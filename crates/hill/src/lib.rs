@@ -63,7 +63,7 @@ pub mod web;
 pub mod work;
 
 pub use audit::Audit;
-pub use board::{Board, Gap, Row, Suspect, MIN_SETTLED_DEALS};
+pub use board::{Board, Gap, Row, MIN_SETTLED_DEALS};
 pub use entity::{
     entrants_at, Announcement, Author, Block, BlockKind, Change, Contest, Entrant, Event, Lease,
     Phase, Round, Settings, Status, StoredGame, TokenInfo, Version, Voided, WorkerInfo,

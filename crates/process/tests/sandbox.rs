@@ -489,7 +489,9 @@ fn a_sandboxed_program_gets_a_minimal_environment() {
 /// machine.
 #[test]
 fn the_timing_channel_left_is_measured() {
-    if std::env::var_os("KOTH_SOAK").is_none() || !isolation(sandbox_support().namespaces, "namespaces") {
+    if std::env::var_os("KOTH_SOAK").is_none()
+        || !isolation(sandbox_support().namespaces, "namespaces")
+    {
         return;
     }
     let mut best: f64 = 0.0;
@@ -502,7 +504,11 @@ fn the_timing_channel_left_is_measured() {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                if x & 1 == 1 { '1' } else { '0' }
+                if x & 1 == 1 {
+                    '1'
+                } else {
+                    '0'
+                }
             })
             .collect();
         let now = std::time::SystemTime::now()
@@ -515,8 +521,22 @@ fn the_timing_channel_left_is_measured() {
             r.stdout_lossy().trim().to_string()
         };
         let (sent, got) = std::thread::scope(|s| {
-            let a = s.spawn(|| run(vec!["send".into(), t0.clone(), slot.to_string(), bits.clone()]));
-            let b = s.spawn(|| run(vec!["receive".into(), t0.clone(), slot.to_string(), n.to_string()]));
+            let a = s.spawn(|| {
+                run(vec![
+                    "send".into(),
+                    t0.clone(),
+                    slot.to_string(),
+                    bits.clone(),
+                ])
+            });
+            let b = s.spawn(|| {
+                run(vec![
+                    "receive".into(),
+                    t0.clone(),
+                    slot.to_string(),
+                    n.to_string(),
+                ])
+            });
             (a.join().unwrap(), b.join().unwrap())
         });
         assert_eq!(sent, "sent");
@@ -531,7 +551,11 @@ fn the_timing_channel_left_is_measured() {
             .filter(|(&c, b)| (c < median) != (*b == '1'))
             .count();
         let p = (wrong as f64 / n as f64).min(0.5);
-        let h = if p <= 0.0 { 0.0 } else { -p * p.log2() - (1.0 - p) * (1.0 - p).log2() };
+        let h = if p <= 0.0 {
+            0.0
+        } else {
+            -p * p.log2() - (1.0 - p) * (1.0 - p).log2()
+        };
         let capacity = (1.0 - h) / slot;
         best = best.max(capacity);
         eprintln!(
@@ -540,6 +564,8 @@ fn the_timing_channel_left_is_measured() {
             100.0 * p
         );
     }
-    eprintln!("the timing channel between two sandboxes: at most about {best:.1} bits/s on this machine");
+    eprintln!(
+        "the timing channel between two sandboxes: at most about {best:.1} bits/s on this machine"
+    );
     assert!(best.is_finite());
 }
