@@ -354,6 +354,8 @@ impl<G: Game> Tournament<G> {
         let pool = Mutex::new(Pool {
             opened: Vec::new(),
             deals: BTreeMap::new(),
+            running: BTreeMap::new(),
+            per_deal: None,
             claiming: true,
             active: 0,
         });
@@ -920,6 +922,14 @@ struct Pool<C> {
     /// game of each deal whose rotations have not all begun: a table plays at
     /// most one rotation of a deal, so no program sees a deal twice.
     deals: BTreeMap<u64, SmallVec<[usize; MAX_SEATS]>>,
+    /// Under duplicate play, the deals one of whose games is being played,
+    /// with how many, and the games a deal holds: no second rotation of a
+    /// deal begins while one is under way, so two processes that hold
+    /// different seats of one deal are never running at once (time is the
+    /// one channel two sandboxes keep).
+    running: BTreeMap<u64, usize>,
+    /// The games of a deal, once known.
+    per_deal: Option<u64>,
     /// Batches may still be claimed.
     claiming: bool,
     /// Workers in the loop: the last to leave hands on what a stop cut short.
@@ -993,7 +1003,16 @@ impl<C> Pool<C> {
         rotations: Option<usize>,
         wanted: impl Fn(&OpenChunk<C>, u64) -> bool,
     ) -> Option<(u64, u64)> {
-        let Pool { opened, deals, .. } = self;
+        let Pool {
+            opened,
+            deals,
+            running,
+            per_deal,
+            ..
+        } = self;
+        if let Some(k) = rotations {
+            *per_deal = Some(k as u64);
+        }
         for o in opened.iter_mut() {
             let free = (o.first..o.started.len()).find(|&p| {
                 let index = o.lo + p as u64;
@@ -1001,7 +1020,8 @@ impl<C> Pool<C> {
                     && wanted(o, index)
                     && rotations.is_none_or(|k| {
                         let deal = index / k as u64;
-                        deals.get(&deal).is_none_or(|by| !by.contains(&table))
+                        !running.contains_key(&deal)
+                            && deals.get(&deal).is_none_or(|by| !by.contains(&table))
                     })
             });
             let Some(p) = free else { continue };
@@ -1012,6 +1032,7 @@ impl<C> Pool<C> {
             let index = o.lo + p as u64;
             if let Some(k) = rotations {
                 let deal = index / k as u64;
+                *running.entry(deal).or_default() += 1;
                 let by = deals.entry(deal).or_default();
                 by.push(table);
                 if by.len() >= k {
@@ -1027,6 +1048,15 @@ impl<C> Pool<C> {
     /// batches whose games have all ended to `done`.
     fn end(&mut self, ended: &mut Vec<(u64, u64, GameRecord<C>)>, done: &mut Vec<OpenChunk<C>>) {
         for (chunk, index, rec) in ended.drain(..) {
+            if let Some(k) = self.per_deal {
+                let deal = index / k;
+                if let Some(n) = self.running.get_mut(&deal) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.running.remove(&deal);
+                    }
+                }
+            }
             if let Some(o) = self.opened.iter_mut().find(|o| o.id == chunk) {
                 o.recs[(index - o.lo) as usize] = Some(rec);
                 o.left -= 1;
@@ -1205,9 +1235,36 @@ mod tests {
     use super::{chunk_starts, Pool};
     use std::collections::BTreeMap;
 
+    /// A game of `index` ended, for [`Pool::end`].
+    fn ended(index: u64) -> Vec<(u64, u64, crate::GameRecord<u8>)> {
+        vec![(
+            0,
+            index,
+            crate::GameRecord {
+                index,
+                seed: 0,
+                seats: crate::PerSeat::new(),
+                outcome: crate::game::Outcome {
+                    winners: crate::game::SeatSet::default(),
+                    ending: crate::game::Ending::Decided,
+                    turns: 0,
+                },
+                scores: crate::PerSeat::new(),
+                decisions: 0,
+                forfeits: Vec::new(),
+                notices: Vec::new(),
+                places: crate::PerSeat::new(),
+                choices: None,
+                log: None,
+            },
+        )]
+    }
+
     /// Under duplicate play (four rotations a deal) each table takes its own
-    /// rotation from its worker's batches; once nothing is left to claim, a
-    /// free table of any worker takes what is not begun, but never a second
+    /// rotation from its worker's batches, but never while another rotation
+    /// of that deal is under way (two processes that hold different seats of
+    /// one deal never run at once); once nothing is left to claim, a free
+    /// table of any worker takes what is not begun, but never a second
     /// rotation of a deal it has played.
     #[test]
     fn the_last_games_are_shared_out_and_no_table_plays_a_deal_twice() {
@@ -1222,30 +1279,53 @@ mod tests {
         let mut pool = Pool::<u8> {
             opened: Vec::new(),
             deals: BTreeMap::new(),
+            running: BTreeMap::new(),
+            per_deal: None,
             claiming: true,
             active: 0,
         };
-        let mut pick = |slot, t| pool.pick(slot, t, 4, Some(4), &claim, &bounds);
-        // Worker 0 claims the batch; its tables 0-2 take their rotations of deal 0.
-        assert_eq!(pick(0, 0), Some((0, 0)));
-        assert_eq!(pick(0, 1), Some((1, 0)));
-        assert_eq!(pick(0, 2), Some((2, 0)));
-        // Table 0 again: its rotation of deal 1.
-        assert_eq!(pick(0, 0), Some((4, 0)));
-        // Worker 1 finds nothing to claim and takes worker 0's games not begun...
-        assert_eq!(pick(1, 0), Some((3, 0)));
-        // ...while worker 0's table 0, nothing of its rotation left, may take
-        // nothing: it has played both deals.
-        assert_eq!(pick(0, 0), None);
-        assert_eq!(
-            pick(1, 0),
-            Some((5, 0)),
-            "table 0 of worker 1 played deal 0"
-        );
-        assert_eq!(pick(1, 1), Some((6, 0)));
-        assert_eq!(pick(0, 3), Some((7, 0)));
-        assert_eq!(pick(0, 3), None, "every game has begun");
+        let mut done = Vec::new();
+        macro_rules! pick {
+            ($slot:expr, $t:expr) => {
+                pool.pick($slot, $t, 4, Some(4), &claim, &bounds)
+            };
+        }
+        macro_rules! end {
+            ($index:expr) => {
+                pool.end(&mut ended($index), &mut done)
+            };
+        }
+        // Worker 0 claims the batch; table 0 takes deal 0, table 1 its
+        // rotation of deal 1 (deal 0's is under way); table 2 has none free.
+        assert_eq!(pick!(0, 0), Some((0, 0)));
+        assert_eq!(pick!(0, 1), Some((5, 0)));
+        assert_eq!(pick!(0, 2), None, "both deals under way");
+        // Deal 0's game ends: its next rotation may begin.
+        end!(0);
+        assert_eq!(pick!(0, 2), Some((2, 0)));
+        // Worker 1's table 0 finds deal 0 under way at table 2, deal 1 at
+        // table 1: nothing; once deal 1's game ends, it takes deal 1's first.
+        assert_eq!(pick!(1, 0), None);
+        end!(5);
+        assert_eq!(pick!(1, 0), Some((4, 0)));
+        // Worker 0's table 0 played deal 0, and deal 1 is under way.
+        assert_eq!(pick!(0, 0), None);
+        end!(2);
+        end!(4);
+        // Games 1, 3 (deal 0) and 6, 7 (deal 1) are left: one of each at a time.
+        assert_eq!(pick!(1, 1), Some((1, 0)));
+        assert_eq!(pick!(0, 3), Some((7, 0)));
+        assert_eq!(pick!(1, 3), None, "deals 0 and 1 both under way");
+        end!(1);
+        end!(7);
+        assert_eq!(pick!(1, 3), Some((3, 0)));
+        assert_eq!(pick!(0, 2), Some((6, 0)));
+        end!(3);
+        end!(6);
+        assert_eq!(pick!(0, 0), None, "every game has begun");
         assert_eq!(claimed.get(), 2, "a claim came back empty, and none after");
+        assert_eq!(done.len(), 1, "the batch is done");
+        assert!(pool.running.is_empty());
     }
 
     #[test]

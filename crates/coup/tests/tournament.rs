@@ -510,11 +510,14 @@ fn duplicate_play_never_shows_an_agent_two_rotations_of_a_deal() {
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex};
     type Seen = Arc<Mutex<HashMap<usize, Vec<String>>>>;
+    type Times = Arc<Mutex<Vec<(String, std::time::Instant, std::time::Instant)>>>;
     /// Plays like honest and notes, per agent, the whole state each game starts
-    /// from: the deal, identical in every rotation.
+    /// from (the deal, identical in every rotation), and when each game ran.
     struct Spy {
         id: usize,
         seen: Seen,
+        times: Times,
+        current: Option<(String, std::time::Instant)>,
         inner: Box<dyn koth_arena::Agent<State>>,
     }
     impl koth_arena::Agent<State> for Spy {
@@ -525,7 +528,16 @@ fn duplicate_play_never_shows_an_agent_two_rotations_of_a_deal() {
                 .entry(self.id)
                 .or_default()
                 .push(format!("{g:?}"));
+            self.current = Some((format!("{g:?}"), std::time::Instant::now()));
             self.inner.start(g, seat, seed)
+        }
+        fn finish(&mut self, _g: &State, _seat: usize) {
+            if let Some((deal, began)) = self.current.take() {
+                self.times
+                    .lock()
+                    .unwrap()
+                    .push((deal, began, std::time::Instant::now()));
+            }
         }
         fn decide(
             &mut self,
@@ -537,15 +549,18 @@ fn duplicate_play_never_shows_an_agent_two_rotations_of_a_deal() {
         }
     }
     let seen: Seen = Default::default();
+    let times: Times = Default::default();
     let made = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let spy = |name: &str| {
-        let (seen, made) = (seen.clone(), made.clone());
+        let (seen, times, made) = (seen.clone(), times.clone(), made.clone());
         koth_arena::Entrant::new(name, move |_| {
             let id = made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let inner = bots::builtin_agent("honest").unwrap();
             Ok(Box::new(Spy {
                 id,
                 seen: seen.clone(),
+                times: times.clone(),
+                current: None,
                 inner,
             }) as Box<dyn koth_arena::Agent<State>>)
         })
@@ -562,6 +577,7 @@ fn duplicate_play_never_shows_an_agent_two_rotations_of_a_deal() {
         (2, true, true),
     ] {
         seen.lock().unwrap().clear();
+        times.lock().unwrap().clear();
         let mut t = tournament(&["random", "counter"], 600, 3, 5, threads);
         if many {
             t.entrants[1] = Batched::entrant("counter", 8, None);
@@ -593,6 +609,19 @@ fn duplicate_play_never_shows_an_agent_two_rotations_of_a_deal() {
             d.sort();
             d.dedup();
             assert_eq!(d.len(), deals.len(), "agent {id} saw a deal twice");
+        }
+        if many {
+            // Where programs play (the tables' path), no two games of one
+            // deal are under way at once: two processes holding different
+            // seats of it never run side by side.
+            let mut times = times.lock().unwrap().clone();
+            assert_eq!(times.len(), 600);
+            times.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+            for w in times.windows(2) {
+                if w[0].0 == w[1].0 {
+                    assert!(w[0].2 <= w[1].1, "two games of one deal ran at once");
+                }
+            }
         }
     }
 }
