@@ -1266,28 +1266,7 @@ mod tests {
     /// One simulated game: the winner drawn by the model's chances for
     /// strengths `beta`, zero-sum scores. Its scores and shares, quantized.
     fn game(rng: &mut Rng, beta: &[f64], seats: &[usize]) -> (Vec<i64>, Vec<i64>) {
-        let k = seats.len();
-        let w: Vec<f64> = seats.iter().map(|&e| beta[e].exp()).collect();
-        let mut x = rng.index(1_000_000) as f64 / 1e6 * w.iter().sum::<f64>();
-        let mut winner = k - 1;
-        for (s, &v) in w.iter().enumerate() {
-            if x < v {
-                winner = s;
-                break;
-            }
-            x -= v;
-        }
-        let scores = (0..k)
-            .map(|s| {
-                quantize(if s == winner {
-                    1.0
-                } else {
-                    -1.0 / (k as f64 - 1.0)
-                })
-            })
-            .collect();
-        let shares = shares(k, SeatSet::single(winner))[..k].to_vec();
-        (scores, shares)
+        game_with(rng, &|e, _| beta[e].exp(), seats)
     }
 
     fn means(played: &[(Vec<usize>, Vec<i64>)], n: usize) -> Vec<f64> {
@@ -1528,15 +1507,7 @@ mod tests {
     ) -> (Vec<i64>, Vec<i64>) {
         let k = seats.len();
         let w: Vec<f64> = seats.iter().map(|&e| weight(e, seats)).collect();
-        let mut x = rng.index(1_000_000) as f64 / 1e6 * w.iter().sum::<f64>();
-        let mut winner = k - 1;
-        for (s, &v) in w.iter().enumerate() {
-            if x < v {
-                winner = s;
-                break;
-            }
-            x -= v;
-        }
+        let winner = winner_of(&w, rng.index(1_000_000) as f64 / 1e6);
         let scores = (0..k)
             .map(|s| {
                 quantize(if s == winner {

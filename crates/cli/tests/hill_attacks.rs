@@ -1038,3 +1038,48 @@ fn page_reads_never_wait_on_the_writer_and_statuses_follow_kinds() {
     server.wait().ok();
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// Two connections that send the start of an upload's form (headers, the
+/// start of the token field) and then nothing: they hold none of the few
+/// receiving places, since a place is taken only once the token is read and
+/// known, so an author's valid upload sent meanwhile is taken; and the two
+/// are answered 401 once their token is late (before: 3 of 3 valid uploads
+/// answered 503 for as long as two such connections stayed open).
+#[test]
+fn tokenless_slow_uploads_do_not_shut_the_door() {
+    if !isolated() {
+        return;
+    }
+    let d = scratch("door");
+    let alice = hill(&d, &[]);
+    let (mut server, addr) = serve(&d, "", &[]);
+    let mut holders = Vec::new();
+    for _ in 0..2 {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            s,
+            "POST /api/submit HTTP/1.1\r\nHost: {addr}\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: 100000\r\n\r\n--B\r\nContent-Disposition: form-data; name=\"token\"\r\n\r\nab"
+        )
+        .unwrap();
+        holders.push(s);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let sdk = common::repo().join("sdk/python");
+    let ex = std::fs::read(sdk.join("example_bot.py")).unwrap();
+    let lib = std::fs::read(sdk.join("koth_bot.py")).unwrap();
+    let bot = tar(&[("example_bot.py", &ex, false), ("koth_bot.py", &lib, false)]);
+    for name in ["door1", "door2"] {
+        let (code, body) = upload(&addr, &alice, name, "python3 example_bot.py", &bot);
+        assert_eq!(code, 200, "{name}: {body}");
+    }
+    for mut s in holders {
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+        assert!(answer.contains("no token within 10 s"), "{answer}");
+    }
+    server.kill().ok();
+    server.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+}

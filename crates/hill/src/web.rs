@@ -84,6 +84,14 @@ pub struct Site {
 /// The most an upload may weigh, packed.
 pub const MAX_UPLOAD: usize = 16 << 20;
 
+/// How long an upload may take to show its token (the form's first field),
+/// before it takes a receiving place: a visitor without one holds none.
+pub const TOKEN_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How long an author's upload may take over each field once it holds a
+/// receiving place (16 MiB at 150 kB/s fits).
+pub const BODY_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
 pub(crate) const PAGE: &str = include_str!("page.html");
 pub(crate) const PAGE_JS: &str = include_str!("page.js");
 pub(crate) const PAGE_CSS: &str = include_str!("page.css");
@@ -741,14 +749,14 @@ async fn submit(
         shared.site.metrics.upload("rejected");
         return refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, NOT_A_FORM);
     };
-    let Ok(_receiving) = shared.bodies.clone().try_acquire_owned() else {
-        shared.site.metrics.upload("throttled");
-        return busy("the hill is receiving other uploads: send it again in a moment");
-    };
     let rejected = |r: Response| {
         shared.site.metrics.upload("rejected");
         r
     };
+    // Who sends it is known before it takes one of the few receiving places:
+    // a token in `Authorization`, or the form's first field, read within
+    // TOKEN_WAIT. A visitor without a token (or one that sends it a byte at a
+    // time) holds no place, however long it stays.
     let mut author = None;
     if let Some(token) = bearer(&headers) {
         match authenticate(&shared, token).await {
@@ -757,25 +765,63 @@ async fn submit(
         }
     }
     let mut fields: std::collections::HashMap<String, Vec<u8>> = Default::default();
+    if author.is_none() {
+        let first = tokio::time::timeout(TOKEN_WAIT, async {
+            let f = form.next_field().await.ok().flatten()?;
+            if f.name() != Some("token") {
+                return None;
+            }
+            f.bytes().await.ok()
+        })
+        .await;
+        let Ok(Some(token)) = first else {
+            return rejected(refuse(
+                StatusCode::UNAUTHORIZED,
+                format!(
+                    "no token within {} s: send the token first (the form's first field, or in Authorization: Bearer)",
+                    TOKEN_WAIT.as_secs()
+                ),
+            ));
+        };
+        match authenticate(&shared, String::from_utf8_lossy(&token).trim().to_string()).await {
+            Ok(a) => author = Some(a),
+            Err(refused) => return rejected(refused),
+        }
+        fields.insert("token".into(), token.to_vec());
+    }
+    let Ok(_receiving) = shared.bodies.clone().try_acquire_owned() else {
+        shared.site.metrics.upload("throttled");
+        return busy("the hill is receiving other uploads: send it again in a moment");
+    };
     loop {
-        match form.next_field().await {
+        // The rest of the form within BODY_WAIT a field: an author who
+        // stalls gives its place back.
+        let next = match tokio::time::timeout(BODY_WAIT, form.next_field()).await {
+            Ok(n) => n,
+            Err(_) => {
+                return rejected(refuse(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!("the upload stalled: no field for {} s", BODY_WAIT.as_secs()),
+                ))
+            }
+        };
+        match next {
             Ok(Some(f)) => {
                 let name = f.name().unwrap_or_default().to_string();
-                if name == "archive" && author.is_none() {
-                    return rejected(refuse(
-                        StatusCode::UNAUTHORIZED,
-                        "no token before the archive: send the token field first (or in Authorization: Bearer)",
-                    ));
-                }
-                match f.bytes().await {
+                let read = match tokio::time::timeout(BODY_WAIT, f.bytes()).await {
+                    Ok(r) => r,
+                    Err(_) => {
+                        return rejected(refuse(
+                            StatusCode::REQUEST_TIMEOUT,
+                            format!(
+                                "the upload stalled: field {name:?} not read within {} s",
+                                BODY_WAIT.as_secs()
+                            ),
+                        ))
+                    }
+                };
+                match read {
                     Ok(b) => {
-                        if name == "token" && author.is_none() {
-                            let token = String::from_utf8_lossy(&b).trim().to_string();
-                            match authenticate(&shared, token).await {
-                                Ok(a) => author = Some(a),
-                                Err(refused) => return rejected(refused),
-                            }
-                        }
                         fields.insert(name, b.to_vec());
                     }
                     Err(e) => {

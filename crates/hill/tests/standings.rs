@@ -343,14 +343,13 @@ fn play_scenario(sc: &Scenario, seed: u64, as_played: bool) -> Ended {
     let deals = |n: &str| rows.iter().find(|r| r.name == n).unwrap().deals;
     let s = &board.standings;
     let at = |n: &str| s.entrants.iter().position(|e| e.name == n).unwrap();
-    let (lo, hi) = s.score_range();
     let mut z = Vec::new();
     let mut false_pairs = 0;
     for &(a, b) in sc.copies {
         let (d, se) = s.difference(at(a), at(b)).unwrap();
         z.push(d / se);
         let min = koth_hill::board::MIN_SETTLED_DEALS;
-        if d.abs() > anytime_z(se, hi - lo) * se && deals(a) >= min && deals(b) >= min {
+        if apart(&board, a, b) && deals(a) >= min && deals(b) >= min {
             false_pairs += 1;
         }
     }
