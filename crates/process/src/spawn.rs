@@ -194,7 +194,7 @@ fn prepare_as(cmd: &Command, args: &[String], serve: bool) -> Result<Prepared, S
         // In its sandbox, nothing of the server's account: its folder is its
         // home, it is nobody, and its PATH names the system's folders (and
         // its interpreter's), not the operator's.
-        let bins = inside_path.take().unwrap_or_default();
+        let bins = inside_path.unwrap_or_default();
         let mut path = std::ffi::OsString::new();
         if !bins.is_empty() {
             path.push(&bins);
@@ -208,9 +208,6 @@ fn prepare_as(cmd: &Command, args: &[String], serve: bool) -> Result<Prepared, S
     }
     for (k, v) in &cmd.env {
         c.env(k, v);
-    }
-    if let Some(p) = inside_path {
-        c.env("PATH", p);
     }
     // bwrap outside and its first process inside are not the bot's: they do not
     // count against its processes.
