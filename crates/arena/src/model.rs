@@ -1269,6 +1269,13 @@ mod tests {
         game_with(rng, &|e, _| beta[e].exp(), seats)
     }
 
+    /// The mean of `d` and its sample variance.
+    fn mean_var(d: &[f64]) -> (f64, f64) {
+        let mean = d.iter().sum::<f64>() / d.len() as f64;
+        let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (d.len() - 1) as f64;
+        (mean, var)
+    }
+
     fn means(played: &[(Vec<usize>, Vec<i64>)], n: usize) -> Vec<f64> {
         let mut sum = vec![0.0; n];
         let mut count = vec![0.0; n];
@@ -1409,8 +1416,7 @@ mod tests {
             d.push(x);
             se2 += se * se / 300.0;
         }
-        let mean = d.iter().sum::<f64>() / d.len() as f64;
-        let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (d.len() - 1) as f64;
+        let (mean, var) = mean_var(&d);
         let ratio = (var / se2).sqrt();
         assert!((0.85..1.15).contains(&ratio), "spread / se = {ratio}");
         assert!(mean.abs() < 3.0 * (var / 300.0).sqrt(), "biased: {mean}");
@@ -1622,8 +1628,7 @@ mod tests {
             d.push(x);
             se2 += se * se / 300.0;
         }
-        let mean = d.iter().sum::<f64>() / d.len() as f64;
-        let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (d.len() - 1) as f64;
+        let (_, var) = mean_var(&d);
         let ratio = (var / se2).sqrt();
         assert!((0.85..1.15).contains(&ratio), "spread / se = {ratio}");
     }
@@ -1705,8 +1710,7 @@ mod tests {
                 d.push(x);
                 se2 += se * se / 300.0;
             }
-            let mean = d.iter().sum::<f64>() / d.len() as f64;
-            let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (d.len() - 1) as f64;
+            let (_, var) = mean_var(&d);
             (var, se2)
         };
         let (paired, paired_se2) = spread(true);
