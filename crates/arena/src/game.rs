@@ -234,6 +234,14 @@ pub trait Game: Clone + Send + Debug + 'static {
     /// Turns played so far.
     fn turns(&self) -> u32;
 
+    /// The seat `choice` acts against, when it is an attack the mover aims at
+    /// one opponent of several (Coup's coup, assassination and steal): what the
+    /// hill's collusion check counts. The default: none (a game without aimed
+    /// moves, or of two seats, where aiming says nothing).
+    fn aimed_at(&self, _choice: Self::Choice) -> Option<Seat> {
+        None
+    }
+
     /// Once the game is over, each seat's place: 1 for the winners, then the others
     /// from the last to go out to the first (seats out together share a place).
     /// The default knows only winners and losers (all losers second; everyone

@@ -58,6 +58,12 @@ pub enum HillCmd {
         /// boundary, and the deals it has.
         #[arg(long, short)]
         verbose: bool,
+        /// Also the collusion check: who aims attacks at whom, entrant by
+        /// entrant, against what the field predicts, every game with programs
+        /// replayed; the pairs far from it (5% over all pairs) are flagged,
+        /// with games to look at. Reads every game: slow on a big hill.
+        #[arg(long)]
+        pairs: bool,
     },
     /// Check the hill: every block planned again from the event log and the
     /// games before it, every game replayed from its record (a game of
@@ -386,6 +392,17 @@ pub struct ServeArgs {
     /// is logged (default: info).
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json"])]
     pub log_format: String,
+    /// A proxy in front of the page (Caddy, nginx) whose X-Forwarded-For is
+    /// believed: the clients behind it are held to the per-address share, and
+    /// it is not. Its address as the hill sees it; repeat for several. No other
+    /// peer's X-Forwarded-For is read.
+    #[arg(long, value_name = "ADDRESS")]
+    pub trusted_proxy: Vec<std::net::IpAddr>,
+    /// Connections the page holds open at once (at least 16): an eighth per
+    /// address, an eighth kept for authors. Default: a quarter of the
+    /// descriptors this process may open, at most 1024 (the rest are the bots').
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<usize>,
 }
 
 /// Runs `koth hill ...`.
@@ -541,12 +558,19 @@ impl front::Visit for On {
             HillCmd::Remove(a) => set::<F>(Change::Remove, a),
             HillCmd::Pause(a) => set::<F>(Change::Pause, a),
             HillCmd::Resume(a) => set::<F>(Change::Resume, a),
-            HillCmd::Status { dir, verbose } => {
+            HillCmd::Status {
+                dir,
+                verbose,
+                pairs,
+            } => {
                 let hill = open::<F>(&dir)?;
                 let board = hill.board()?.0;
                 print_board(&board, hill.store.game_count()?);
                 if verbose {
                     print_why(&board);
+                }
+                if pairs {
+                    print_pairs(&hill.aims()?);
                 }
                 Ok(())
             }
@@ -1157,7 +1181,14 @@ fn serve<F: Front>(a: ServeArgs) -> Result<()> {
         submit,
         limits: koth_hill::upload::Limits::default(),
         // Most descriptors stay the bots': the page takes a quarter at most.
-        server: koth_hill::conn::ServerLimits::for_descriptors(koth_process::raise_open_files()),
+        server: {
+            let open_files = koth_process::raise_open_files();
+            match a.max_connections {
+                Some(n) => koth_hill::conn::ServerLimits::for_connections(n),
+                None => koth_hill::conn::ServerLimits::for_descriptors(open_files),
+            }
+        },
+        proxies: a.trusted_proxy.clone(),
         metrics,
     };
     let addr = koth_hill::web::serve(a.listen, site)
@@ -1176,6 +1207,68 @@ fn serve<F: Front>(a: ServeArgs) -> Result<()> {
         a.plan_only,
     )?;
     Ok(())
+}
+
+/// The collusion check, as `hill status --pairs` prints it.
+fn print_pairs(a: &koth_hill::pairs::Aims) {
+    out!(
+        "\nwho aims at whom: {} attacks with a choice of target in {} games; a pair is flagged past |z| {:.2} (5% over {} pairs), residuals scaled by the field's overdispersion {:.2}",
+        a.attacks,
+        a.games,
+        a.threshold,
+        a.pairs.len(),
+        a.dispersion
+    );
+    if a.pairs.is_empty() {
+        out!(
+            "  no pair has {} expected attacks yet",
+            koth_hill::pairs::LEAST_EXPECTED
+        );
+        return;
+    }
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::NOTHING);
+    t.set_header([
+        "actor",
+        "target",
+        "aimed",
+        "expected",
+        "z",
+        "",
+        "games to look at",
+    ]);
+    // The flagged, then the five farthest of the rest.
+    for p in a
+        .flagged()
+        .chain(a.pairs.iter().filter(|p| !p.flagged).take(5))
+    {
+        t.add_row([
+            p.actor.clone(),
+            p.target.clone(),
+            p.aimed.to_string(),
+            format!("{:.1}", p.expected),
+            format!("{:+.1}", p.z),
+            if !p.flagged {
+                String::new()
+            } else if p.z < 0.0 {
+                "FLAGGED: spares it".into()
+            } else {
+                "FLAGGED: hunts it".into()
+            },
+            p.games
+                .iter()
+                .map(|(b, i)| format!("{b}/{i}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ]);
+    }
+    out!("{t}");
+    let flagged = a.flagged().count();
+    if flagged > 0 {
+        out!(
+            "  {flagged} pair(s) flagged: open their games on the page (/#game=BLOCK/NUMBER) before you judge; bots never learn whom they play unless the contest shows names"
+        );
+    }
 }
 
 fn token<F: Front>(t: TokenCmd) -> Result<()> {

@@ -269,7 +269,17 @@ fn the_caddyfile_serves_the_page_over_tls_and_passes_the_live_board_through() {
     let upstream = format!("127.0.0.1:{}", free_port());
     let mut serve = common::Reaped(
         Command::new(env!("CARGO_BIN_EXE_koth"))
-            .args(["hill", "serve", h, "--listen", &upstream, "--threads", "1"])
+            .args([
+                "hill",
+                "serve",
+                h,
+                "--listen",
+                &upstream,
+                "--threads",
+                "1",
+                "--trusted-proxy",
+                "127.0.0.1",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

@@ -7,7 +7,8 @@
 mod common;
 
 use common::http::{
-    get_as, http_get, multipart, post_form, post_urlencoded, status_and_body, tar_files as tar,
+    connect_from, get_as, http_get, multipart, post_form, post_urlencoded, send_from,
+    status_and_body, tar_files as tar,
 };
 use common::koth_all;
 use std::io::{Read, Write};
@@ -67,11 +68,21 @@ fn get(addr: &str, path: &str) -> (u16, String) {
 /// `koth hill serve DIR` on a free port, through `sh` so that `prefix` (a
 /// `ulimit`) applies to it: the process and its address.
 fn serve(dir: &Path, prefix: &str, env: &[(&str, String)]) -> (common::Reaped, String) {
+    serve_with(dir, prefix, env, "")
+}
+
+/// [`serve`] with more options for `koth hill serve`.
+fn serve_with(
+    dir: &Path,
+    prefix: &str,
+    env: &[(&str, String)],
+    options: &str,
+) -> (common::Reaped, String) {
     let exe = env!("CARGO_BIN_EXE_koth");
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(format!(
-            "{prefix} exec '{exe}' hill serve '{}' --listen 127.0.0.1:0 --threads 1",
+            "{prefix} exec '{exe}' hill serve '{}' --listen 127.0.0.1:0 --threads 1 {options}",
             dir.display()
         ))
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
@@ -404,11 +415,10 @@ fn a_connection_flood_at_a_low_descriptor_limit_charges_no_bot() {
         Some("256"),
         "the limit did not hold: {open}"
     );
-    let port: u16 = addr.rsplit(':').next().unwrap().parse().unwrap();
     // 600 connections from 127.0.0.2, slow headers, held open.
     let mut flood = Vec::new();
     for _ in 0..600 {
-        let sock = socket2_connect("127.0.0.2", port);
+        let sock = connect_from(lo(2), &addr).ok();
         if let Some(mut s) = sock {
             let _ = s.write_all(b"GET /api/live HTTP/1.1\r\nHost: x\r\n");
             flood.push(s);
@@ -437,41 +447,6 @@ fn a_connection_flood_at_a_low_descriptor_limit_charges_no_bot() {
     server.kill().ok();
     server.wait().ok();
     std::fs::remove_dir_all(&d).ok();
-}
-
-/// A connection to 127.0.0.1:`port` from `from` (another loopback address).
-fn socket2_connect(from: &str, port: u16) -> Option<std::net::TcpStream> {
-    // std has no bind before connect: libc's calls.
-    use std::os::fd::FromRawFd;
-    // SAFETY: a plain socket call.
-    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0) };
-    if fd < 0 {
-        return None;
-    }
-    let addr = |ip: &str, port: u16| {
-        let ip: std::net::Ipv4Addr = ip.parse().unwrap();
-        libc::sockaddr_in {
-            sin_family: libc::AF_INET as libc::sa_family_t,
-            sin_port: port.to_be(),
-            sin_addr: libc::in_addr {
-                s_addr: u32::from(ip).to_be(),
-            },
-            sin_zero: [0; 8],
-        }
-    };
-    let local = addr(from, 0);
-    let remote = addr("127.0.0.1", port);
-    let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-    // SAFETY: a socket we own, with addresses that live across the calls.
-    unsafe {
-        if libc::bind(fd, &local as *const _ as *const libc::sockaddr, len) != 0
-            || libc::connect(fd, &remote as *const _ as *const libc::sockaddr, len) != 0
-        {
-            libc::close(fd);
-            return None;
-        }
-        Some(std::net::TcpStream::from_raw_fd(fd))
-    }
 }
 
 /// Checks run one at a time, each to its end: an upload whose client goes away
@@ -1082,4 +1057,369 @@ fn tokenless_slow_uploads_do_not_shut_the_door() {
     server.kill().ok();
     server.wait().ok();
     std::fs::remove_dir_all(&d).ok();
+}
+
+/// Local address 127.0.0.`n`: each is an address of its own to the server.
+fn lo(n: u8) -> std::net::IpAddr {
+    std::net::IpAddr::from([127, 0, 0, n])
+}
+
+/// Connections from `addresses`, `per` each, that send part of a request line
+/// and nothing more: those the server kept open.
+fn idle_flood(addr: &str, addresses: std::ops::Range<u8>, per: usize) -> Vec<std::net::TcpStream> {
+    let mut held = Vec::new();
+    for _ in 0..per {
+        for n in addresses.clone() {
+            if let Ok(mut s) = connect_from(lo(n), addr) {
+                let _ = s.write_all(b"GET / HT");
+                held.push(s);
+            }
+        }
+    }
+    held
+}
+
+/// The SDK's example bot, packed.
+fn example_bot() -> Vec<u8> {
+    let sdk = common::repo().join("sdk/python");
+    let ex = std::fs::read(sdk.join("example_bot.py")).unwrap();
+    let lib = std::fs::read(sdk.join("koth_bot.py")).unwrap();
+    tar(&[("example_bot.py", &ex, false), ("koth_bot.py", &lib, false)])
+}
+
+/// An upload from local address `from` with the token in `Authorization`.
+fn upload_from(from: u8, addr: &str, token: &str, name: &str, archive: &[u8]) -> (u16, String) {
+    let (boundary, body) = multipart(
+        &[("name", name), ("command", "python3 example_bot.py")],
+        Some(archive),
+    );
+    status_and_body(&send_from(
+        Some(lo(from)),
+        addr,
+        "POST",
+        "/api/submit",
+        &[
+            &format!("Content-Type: multipart/form-data; boundary={boundary}"),
+            &format!("Authorization: Bearer {token}"),
+        ],
+        &body,
+        Duration::from_secs(120),
+    ))
+}
+
+/// A visitor's page from local address `from`, answered within 3 s or not at
+/// all: its status (0 for none).
+fn page_from(from: u8, addr: &str) -> u16 {
+    status_and_body(&send_from(
+        Some(lo(from)),
+        addr,
+        "GET",
+        "/",
+        &[],
+        b"",
+        Duration::from_secs(3),
+    ))
+    .0
+}
+
+/// Two tokenless uploads that send the start of a token and stall, from
+/// local address `from`.
+fn tokenless_holders(from: u8, addr: &str) -> Vec<std::net::TcpStream> {
+    (0..2)
+        .map(|_| {
+            let mut s = connect_from(lo(from), addr).unwrap();
+            write!(
+                s,
+                "POST /api/submit HTTP/1.1\r\nHost: {addr}\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: 100000\r\n\r\n--B\r\nContent-Disposition: form-data; name=\"token\"\r\n\r\nab"
+            )
+            .unwrap();
+            s
+        })
+        .collect()
+}
+
+#[test]
+fn an_idle_flood_and_tokenless_uploads_leave_the_page_and_uploads_open() {
+    if !isolated() {
+        return;
+    }
+    koth_process::raise_open_files();
+    let d = scratch("idle-flood");
+    let alice = hill(&d, &[]);
+    let (mut server, addr) = serve(&d, "", &[]);
+    // 1,100 connections from five addresses, each a partial request line.
+    let flood = idle_flood(&addr, 1..6, 220);
+    let holders = tokenless_holders(6, &addr);
+    std::thread::sleep(Duration::from_millis(300));
+    // A visitor from a sixth address reads the page at once.
+    assert_eq!(page_from(7, &addr), 200, "the page under the flood");
+    // An author's valid upload is received and entered.
+    let (code, body) = upload_from(8, &addr, &alice, "flooded", &example_bot());
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(page_from(9, &addr), 200, "the page after the upload");
+    // A flood connection that never finishes its headers is closed after
+    // the header deadline (10 s): it held its place no longer.
+    let mut idle = flood
+        .into_iter()
+        .next()
+        .expect("a flood connection was kept");
+    idle.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let started = Instant::now();
+    let mut rest = Vec::new();
+    let _ = idle.read_to_end(&mut rest);
+    let held = started.elapsed();
+    assert!(
+        held < Duration::from_secs(25),
+        "an idle connection was kept past the header deadline ({held:?})"
+    );
+    drop(holders);
+    server.kill().ok();
+    server.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn the_last_places_are_kept_for_authors() {
+    if !isolated() {
+        return;
+    }
+    koth_process::raise_open_files();
+    let d = scratch("reserve");
+    let alice = hill(&d, &[]);
+    // 64 places: 8 per address, the last 8 kept for authors.
+    let (mut server, addr) = serve_with(&d, "", &[], "--max-connections 64");
+    // Twelve addresses take every place, the authors' too.
+    let flood = idle_flood(&addr, 1..13, 8);
+    assert_eq!(
+        flood.len(),
+        96,
+        "connections are made (the server closes those over)"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    // Full: a visitor's connection is closed at once.
+    assert_eq!(page_from(20, &addr), 0, "a place was free beyond the 64");
+    // Idle connections in the authors' places are closed after 2 s; the
+    // others hold theirs (10 s).
+    std::thread::sleep(Duration::from_millis(3000));
+    // Now a visitor gets an authors' place, and is told the page is full.
+    let visitor = send_from(
+        Some(lo(21)),
+        &addr,
+        "GET",
+        "/",
+        &[],
+        b"",
+        Duration::from_secs(5),
+    );
+    let (code, why) = status_and_body(&visitor);
+    assert_eq!(code, 503, "{visitor}");
+    assert!(why.contains("kept for authors"), "{why}");
+    // An author with a token is answered, reading and uploading.
+    let (code, body) = status_and_body(&send_from(
+        Some(lo(22)),
+        &addr,
+        "GET",
+        "/api/board",
+        &[&format!("Authorization: Bearer {alice}")],
+        b"",
+        Duration::from_secs(5),
+    ));
+    assert_eq!(code, 200, "{body}");
+    let (code, body) = upload_from(23, &addr, &alice, "reserved", &example_bot());
+    assert_eq!(code, 200, "{body}");
+    // A wrong token is no author's.
+    let (code, _) = status_and_body(&send_from(
+        Some(lo(24)),
+        &addr,
+        "GET",
+        "/api/board",
+        &["Authorization: Bearer not-a-token"],
+        b"",
+        Duration::from_secs(5),
+    ));
+    assert_eq!(code, 503);
+    drop(flood);
+    server.kill().ok();
+    server.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn clients_behind_a_named_proxy_are_held_apart() {
+    if !isolated() {
+        return;
+    }
+    let d = scratch("proxy");
+    let _alice = hill(&d, &[]);
+    // 16 places, 4 per address: 127.0.0.30 is the proxy.
+    let (mut server, addr) = serve_with(
+        &d,
+        "",
+        &[],
+        "--max-connections 16 --trusted-proxy 127.0.0.30",
+    );
+    // Four requests in flight (uploads waiting for their token) from one
+    // client behind the proxy; the proxy's connections below are all taken,
+    // more than the per-address four, as it carries many clients.
+    let stalled: Vec<_> = (0..4)
+        .map(|_| {
+            let mut s = connect_from(lo(30), &addr).unwrap();
+            write!(
+                s,
+                "POST /api/submit HTTP/1.1\r\nHost: {addr}\r\nX-Forwarded-For: 203.0.113.9\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: 100000\r\n\r\n--B\r\n"
+            )
+            .unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let from_proxy = |xff: &str| {
+        status_and_body(&send_from(
+            Some(lo(30)),
+            &addr,
+            "GET",
+            "/api/contest",
+            &[&format!("X-Forwarded-For: {xff}")],
+            b"",
+            Duration::from_secs(5),
+        ))
+    };
+    // The same client's fifth request waits its turn; another client's, and
+    // a forged left-hand hop of the first client's, are answered.
+    let (code, why) = from_proxy("203.0.113.9");
+    assert_eq!(code, 503, "{why}");
+    assert!(why.contains("too many requests at once"), "{why}");
+    assert_eq!(from_proxy("203.0.113.10").0, 200);
+    let (code, _) = from_proxy("198.51.100.1, 203.0.113.9");
+    assert_eq!(
+        code, 503,
+        "the nearest hop is the client, not what it wrote"
+    );
+    // A peer that is not the proxy is itself the client, whatever it says.
+    let mut direct = Vec::new();
+    for _ in 0..4 {
+        let mut s = connect_from(lo(31), &addr).unwrap();
+        write!(s, "GET / HT").unwrap();
+        direct.push(s);
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let (code, _) = status_and_body(&send_from(
+        Some(lo(31)),
+        &addr,
+        "GET",
+        "/",
+        &["X-Forwarded-For: 203.0.113.77"],
+        b"",
+        Duration::from_secs(3),
+    ));
+    assert_eq!(code, 0, "a fifth connection from one address");
+    drop((stalled, direct));
+    server.kill().ok();
+    server.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// A hill of three built-ins, the SDK's example bot as "main" and two more
+/// programs by its author (`partner`: the feeder of tests/bots, or the example
+/// unchanged), names shown to the bots; played `games`, then checked with
+/// `hill status --pairs`: what it prints.
+fn main_and_two(label: &str, partner: &str, games: &str) -> String {
+    let d = scratch(label);
+    let h = d.to_str().unwrap();
+    ok(&[
+        "hill",
+        "init",
+        h,
+        "--game",
+        "coup",
+        "--table-size",
+        "4",
+        "--seed",
+        "7",
+        "--block",
+        "120",
+        "--candidate-games",
+        "40",
+    ]);
+    ok(&[
+        "hill",
+        "config",
+        h,
+        "--entrants-per-author",
+        "3",
+        "--show-names",
+        "true",
+    ]);
+    for b in ["honest", "bluffer", "economist"] {
+        ok(&["hill", "add", h, b, b]);
+    }
+    let sdk = common::repo().join("sdk/python");
+    let folder = d.with_extension("bots");
+    std::fs::create_dir_all(&folder).unwrap();
+    for f in ["example_bot.py", "koth_bot.py"] {
+        std::fs::copy(sdk.join(f), folder.join(f)).unwrap();
+    }
+    std::fs::copy(
+        common::repo().join("crates/cli/tests/bots/feeder.py"),
+        folder.join("feeder.py"),
+    )
+    .unwrap();
+    let main = format!("python3 {}", folder.join("example_bot.py").display());
+    let other = format!("python3 {}", folder.join(partner).display());
+    ok(&["hill", "add", h, "main", &main, "--sandbox", sandbox()]);
+    for name in ["feeder1", "feeder2"] {
+        ok(&["hill", "add", h, name, &other, "--sandbox", sandbox()]);
+    }
+    ok(&[
+        "hill",
+        "play",
+        h,
+        "--games",
+        games,
+        "-q",
+        "--sandbox",
+        sandbox(),
+    ]);
+    let out = ok(&["hill", "status", h, "--pairs"]);
+    std::fs::remove_dir_all(&d).ok();
+    std::fs::remove_dir_all(&folder).ok();
+    out
+}
+
+fn sandbox() -> &'static str {
+    common::sandbox()
+}
+
+/// The row of `hill status --pairs` for `actor` aiming at `target`, if shown.
+fn pair_row<'a>(out: &'a str, actor: &str, target: &str) -> Option<&'a str> {
+    out.lines().find(|l| {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        w.len() > 2 && w[0] == actor && w[1] == target
+    })
+}
+
+#[test]
+fn feeders_that_spare_their_partner_are_flagged_and_copies_are_not() {
+    if !isolated() {
+        return;
+    }
+    let fed = main_and_two("feeders", "feeder.py", "1200");
+    println!("{fed}");
+    for f in ["feeder1", "feeder2"] {
+        let row = pair_row(&fed, f, "main").unwrap_or_else(|| panic!("no row {f} main:\n{fed}"));
+        assert!(row.contains("FLAGGED: spares it"), "{row}\n{fed}");
+        // It aimed at main never.
+        assert_eq!(row.split_whitespace().nth(2), Some("0"), "{row}");
+    }
+    // The same author's copies of the example, which aim as it does: main is
+    // flagged for no one.
+    let copies = main_and_two("copies", "example_bot.py", "1200");
+    println!("{copies}");
+    assert!(
+        !copies
+            .lines()
+            .any(|l| l.contains("FLAGGED") && l.split_whitespace().nth(1) == Some("main")),
+        "{copies}"
+    );
 }

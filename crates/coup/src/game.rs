@@ -28,6 +28,15 @@ impl Game for State {
     fn to_move(&self) -> Option<Seat> {
         State::to_move(self)
     }
+    fn aimed_at(&self, choice: Choice) -> Option<Seat> {
+        use crate::action::Action;
+        match choice {
+            Choice::Act(Action::Coup(t) | Action::Assassinate(t) | Action::Steal(t)) => {
+                Some(t as Seat)
+            }
+            _ => None,
+        }
+    }
     #[inline]
     fn legal_choices(&self, out: &mut Vec<Choice>) {
         State::legal_choices(self, out)

@@ -181,16 +181,7 @@ impl<G: BotKinds> Hill<G> {
             return Ok(());
         }
         if rules.as_ref().is_none_or(|(id, _)| *id != g.block) {
-            let mut r = self.rules.clone();
-            if let (Some(ready), Some(b)) = (&self.ready, block_of(blocks, g.block)) {
-                let schedule: Schedule =
-                    serde_json::from_value(b.schedule.clone()).map_err(|e| {
-                        HillError::Invalid(format!("block {}: unreadable schedule: {e}", b.id))
-                    })?;
-                let names: Vec<String> = b.versions.iter().map(|v| format!("v{v}")).collect();
-                ready(&mut r, &names, &schedule, b.seed).map_err(HillError::Invalid)?;
-            }
-            *rules = Some((g.block, r));
+            *rules = Some((g.block, self.replay_rules(blocks, g.block)?));
         }
         let (_, rules) = rules.as_ref().expect("readied above");
         if let Err(e) = koth_arena::records::replay::<G>(rules, &rec, |_| {}) {
@@ -199,6 +190,20 @@ impl<G: BotKinds> Hill<G> {
                 .push(format!("block {} game {}: {e}", g.block, g.index));
         }
         Ok(())
+    }
+
+    /// The rules a game of block `block` replays under (readied for its
+    /// block, as when it was played).
+    pub(crate) fn replay_rules(&self, blocks: &[Block], block: i64) -> Result<G::Rules> {
+        let mut r = self.rules.clone();
+        if let (Some(ready), Some(b)) = (&self.ready, block_of(blocks, block)) {
+            let schedule: Schedule = serde_json::from_value(b.schedule.clone()).map_err(|e| {
+                HillError::Invalid(format!("block {}: unreadable schedule: {e}", b.id))
+            })?;
+            let names: Vec<String> = b.versions.iter().map(|v| format!("v{v}")).collect();
+            ready(&mut r, &names, &schedule, b.seed).map_err(HillError::Invalid)?;
+        }
+        Ok(r)
     }
 
     /// Plays `games` (of one block, stored as results only) again from their

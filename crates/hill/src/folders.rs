@@ -295,3 +295,119 @@ pub fn tar_folder(dir: &Path) -> Result<Vec<u8>, HillError> {
         .and_then(|()| b.into_inner())
         .map_err(|e| HillError::Io(format!("cannot pack {}: {e}", dir.display())))
 }
+
+/// Removes the stderr logs (`logs/vN`) of every version not in `keep`. Only
+/// folders koth made there are touched; one that cannot be removed is left for
+/// the next time.
+pub fn prune_logs(logs: &Path, keep: &[i64]) {
+    let Ok(entries) = std::fs::read_dir(logs) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(v) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix('v'))
+            .and_then(|n| n.parse::<i64>().ok())
+        else {
+            continue;
+        };
+        // A folder, not a link to one (remove_dir_all follows none either).
+        if !keep.contains(&v) && e.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// The server's own paths as a hill's folder is spelled (as given and as
+/// resolved), for [`scrub`].
+pub fn own_paths(hill: &Path) -> Vec<String> {
+    let mut paths = vec![koth_process::absolute(hill).display().to_string()];
+    if let Ok(real) = std::fs::canonicalize(hill) {
+        paths.push(real.display().to_string());
+    }
+    paths.retain(|p| p.len() > 1);
+    paths.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    paths.dedup();
+    paths
+}
+
+/// `text` (what a bot wrote to stderr, a check's report) with the machine's
+/// paths taken out before anyone else reads it: a path under the hill's folder
+/// (`paths`, a server's or a worker's cache) is put relative to it, the folder
+/// itself is "the hill", and koth's scratch folders under the temporary
+/// folder (where bots run) are `<folder>`.
+pub fn scrub<'t>(text: &'t str, paths: &[String]) -> std::borrow::Cow<'t, str> {
+    let tmp = std::env::temp_dir().join("koth-").display().to_string();
+    if !paths.iter().any(|p| text.contains(p.as_str())) && !text.contains(&tmp) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = text.to_string();
+    for p in paths {
+        out = out
+            .replace(&format!("{p}/"), "")
+            .replace(p.as_str(), "the hill");
+    }
+    // A scratch folder's name runs to the next separator.
+    let mut clean = String::with_capacity(out.len());
+    let mut rest = out.as_str();
+    while let Some(at) = rest.find(&tmp) {
+        clean.push_str(&rest[..at]);
+        clean.push_str("<folder>");
+        let after = &rest[at + tmp.len()..];
+        let end = after
+            .find(|c: char| c == '/' || c.is_whitespace() || c == '"' || c == '\'')
+            .unwrap_or(after.len());
+        rest = &after[end..];
+    }
+    clean.push_str(rest);
+    std::borrow::Cow::Owned(clean)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_logs_of_versions_no_entrant_holds_are_removed_and_nothing_else() {
+        let d = std::env::temp_dir().join(format!("koth-prune-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        let logs = d.join("logs");
+        let outside = d.join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("keep.txt"), b"x").unwrap();
+        for v in ["v1", "v2", "v3"] {
+            std::fs::create_dir_all(logs.join(v)).unwrap();
+            std::fs::write(logs.join(v).join("slot0.txt"), vec![b'e'; 1000]).unwrap();
+        }
+        std::fs::write(logs.join("v7"), b"a file").unwrap();
+        std::os::unix::fs::symlink(&outside, logs.join("v8")).unwrap();
+        std::fs::create_dir_all(logs.join("other")).unwrap();
+        prune_logs(&logs, &[2]);
+        assert!(!logs.join("v1").exists() && !logs.join("v3").exists());
+        assert!(logs.join("v2/slot0.txt").exists());
+        assert!(logs.join("v7").exists() && logs.join("other").exists());
+        assert!(outside.join("keep.txt").exists(), "a link was followed");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn the_machines_paths_are_taken_out_of_what_a_bot_wrote() {
+        let hill = vec!["/srv/koth/club".to_string()];
+        let tmp = std::env::temp_dir().display().to_string();
+        let text = format!(
+            "File \"{tmp}/koth-folders-77-3-00ff00ff00ff00ff/slot-0/bot/bot.py\", line 3\nopen /srv/koth/club/versions/v2/x: denied in /srv/koth/club"
+        );
+        let clean = scrub(&text, &hill);
+        assert_eq!(
+            clean,
+            "File \"<folder>/slot-0/bot/bot.py\", line 3\nopen versions/v2/x: denied in the hill"
+        );
+        assert!(matches!(
+            scrub("no path here", &hill),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        let paths = own_paths(Path::new("relative/hill"));
+        assert!(paths.iter().all(|p| p.starts_with('/')), "{paths:?}");
+    }
+}

@@ -678,6 +678,16 @@ impl<G: BotKinds> Hill<G> {
             .map(|e| e.version)
             .collect();
         self.pools.retain(&current);
+        // Stderr logs are kept for the versions entrants hold now (the page
+        // shows no other) and those in this block: a replaced or removed
+        // version's go, so an author's updates cannot fill the disk.
+        let held: Vec<i64> = entrants
+            .iter()
+            .filter(|e| e.status != Status::Removed)
+            .map(|e| e.version)
+            .chain(block.versions.iter().copied())
+            .collect();
+        crate::folders::prune_logs(&self.dir.join("logs"), &held);
         // Whom a bot plays, it is not told (unless the organiser shows names).
         let anonymous = !self.store.contest()?.show_names;
         let mut field = Vec::new();
@@ -765,6 +775,7 @@ impl<G: BotKinds> Hill<G> {
             metrics: self.metrics.as_deref(),
             decisions: 0,
             reasons: Vec::new(),
+            paths: crate::folders::own_paths(&self.dir),
             game: std::marker::PhantomData,
         };
         let (chunk, least) = batch_sizes(self.pace, range.end - range.start, self.threads);
@@ -855,6 +866,8 @@ struct Keeper<'a, G: Game> {
     metrics: Option<&'a crate::metrics::Metrics>,
     decisions: u64,
     reasons: Vec<String>,
+    /// The machine's paths, taken out of the bots' stderr before it is stored.
+    paths: Vec<String>,
     game: std::marker::PhantomData<G>,
 }
 
@@ -929,7 +942,15 @@ impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
         }
         if let Some(log) = rec.log.as_deref() {
             // The game's number in the block, as the store counts it.
-            self.batch.push_log(self.first + self.batch.count - 1, log);
+            let index = self.first + self.batch.count - 1;
+            let scrub = |t: &str| crate::folders::scrub(t, &self.paths).into_owned();
+            if log.lines.iter().any(|l| scrub(&l.text) != l.text) {
+                let mut clean = log.clone();
+                clean.lines.iter_mut().for_each(|l| l.text = scrub(&l.text));
+                self.batch.push_log(index, &clean);
+            } else {
+                self.batch.push_log(index, log);
+            }
         }
         self.batch.tally(
             &self.seats,

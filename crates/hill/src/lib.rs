@@ -52,6 +52,7 @@ pub mod export;
 pub mod folders;
 pub mod hill;
 pub mod metrics;
+pub mod pairs;
 pub mod plan;
 mod pool;
 pub mod program;

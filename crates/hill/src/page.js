@@ -206,7 +206,8 @@ async function showLog(name) {
 async function act(name, action) {
   const token = document.querySelector("#upload [name=token]").value;
   const r = await fetch(`/api/entrant/${encodeURIComponent(name)}/${action}`, {
-    method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded",
+      ...auth().headers },
     body: new URLSearchParams({ token }) });
   const out = document.getElementById("act-result");
   out.dataset.status = String(r.status);
@@ -218,7 +219,7 @@ document.getElementById("upload").addEventListener("submit", async (ev) => {
   out.hidden = false;
   out.dataset.status = "";
   out.textContent = "uploading, then checking (this takes up to a few minutes)...";
-  const r = await fetch("/api/submit", { method: "POST", body: new FormData(ev.target) });
+  const r = await fetch("/api/submit", { method: "POST", body: new FormData(ev.target), ...auth() });
   out.textContent = (r.ok ? "" : `refused (${r.status}):\n`) + await said(r);
   out.dataset.status = String(r.status);
 });

@@ -77,6 +77,9 @@ pub struct Site {
     pub limits: crate::upload::Limits,
     /// What the server holds at most at once (connections, streams, uploads).
     pub server: crate::conn::ServerLimits,
+    /// The proxies in front of the page whose `X-Forwarded-For` is believed
+    /// (and that are held to no per-address cap); none by default.
+    pub proxies: Vec<std::net::IpAddr>,
     /// What `/metrics` shows (the hill's player counts its games there too).
     pub metrics: Arc<crate::metrics::Metrics>,
 }
@@ -87,6 +90,16 @@ pub const MAX_UPLOAD: usize = 16 << 20;
 /// How long an upload may take to show its token (the form's first field),
 /// before it takes a receiving place: a visitor without one holds none.
 pub const TOKEN_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How long a connection may take to send a request's headers (the first one,
+/// and each after the last answer): a visitor who opens one and says nothing
+/// holds its place no longer.
+pub const HEADER_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// [`HEADER_WAIT`] on a connection in the places kept for authors: an author
+/// sends its request at once, and one who holds such a place idle frees it
+/// soon.
+pub const RESERVED_HEADER_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// How long an author's upload may take over each field once it holds a
 /// receiving place (16 MiB at 150 kB/s fits).
@@ -110,7 +123,7 @@ pub fn serve(listen: SocketAddr, site: Site) -> std::io::Result<SocketAddr> {
     let listener = rt.block_on(tokio::net::TcpListener::bind(listen))?;
     let addr = listener.local_addr()?;
     let server = site.server;
-    let listener = crate::conn::Bounded::new(listener, server);
+    let mut listener = crate::conn::Bounded::new(listener, server, site.proxies.clone());
     let connections = listener.open_count();
     let app = Router::new()
         .route("/", get(page))
@@ -135,24 +148,154 @@ pub fn serve(listen: SocketAddr, site: Site) -> std::io::Result<SocketAddr> {
         .route("/api/entrant/{name}/games", get(games_of))
         .layer(axum::extract::DefaultBodyLimit::max(
             MAX_UPLOAD + (64 << 10),
-        ))
-        .with_state(Arc::new(Shared {
-            site,
-            checks: Default::default(),
-            waiting: Default::default(),
-            streams: Arc::new(tokio::sync::Semaphore::new(server.streams)),
-            bodies: Arc::new(tokio::sync::Semaphore::new(server.uploads)),
-            recent: Default::default(),
-            connections,
-        }));
+        ));
+    let shared = Arc::new(Shared {
+        site,
+        checks: Default::default(),
+        waiting: Default::default(),
+        streams: Arc::new(tokio::sync::Semaphore::new(server.streams)),
+        bodies: Arc::new(tokio::sync::Semaphore::new(server.uploads)),
+        recent: Default::default(),
+        connections,
+        clients: Default::default(),
+    });
+    let app = app
+        .layer(axum::middleware::from_fn_with_state(shared.clone(), door))
+        .with_state(shared);
     std::thread::Builder::new()
         .name("hill-web".into())
         .spawn(move || {
             rt.block_on(async move {
-                let _ = axum::serve(listener, app).await;
+                loop {
+                    let (conn, from) = listener.accept().await;
+                    let peer = Peer {
+                        addr: from,
+                        reserved: conn.reserved(),
+                    };
+                    let app = app.clone();
+                    tokio::spawn(async move {
+                        let service = hyper::service::service_fn(
+                            move |mut req: axum::http::Request<hyper::body::Incoming>| {
+                                req.extensions_mut().insert(peer);
+                                tower::Service::call(&mut app.clone(), req)
+                            },
+                        );
+                        let _ = hyper::server::conn::http1::Builder::new()
+                            .timer(hyper_util::rt::TokioTimer::new())
+                            .header_read_timeout(if peer.reserved {
+                                RESERVED_HEADER_WAIT
+                            } else {
+                                HEADER_WAIT
+                            })
+                            .serve_connection(hyper_util::rt::TokioIo::new(conn), service)
+                            .await;
+                    });
+                }
             })
         })?;
     Ok(addr)
+}
+
+/// Where a request came from, as the page's accept loop saw it.
+#[derive(Clone, Copy, Debug)]
+struct Peer {
+    addr: SocketAddr,
+    /// Its connection holds one of the places kept for authors.
+    reserved: bool,
+}
+
+/// The client behind a request: the peer, or, when the peer is a proxy the
+/// organiser named, the nearest address in `X-Forwarded-For` that is not one
+/// of them (the ones farther left are the client's to write).
+fn client_of(
+    peer: std::net::IpAddr,
+    headers: &axum::http::HeaderMap,
+    proxies: &[std::net::IpAddr],
+) -> std::net::IpAddr {
+    if !proxies.contains(&peer) {
+        return peer;
+    }
+    let hops: Vec<&str> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .collect();
+    for hop in hops.iter().rev() {
+        match hop.trim().parse::<std::net::IpAddr>() {
+            Ok(ip) if proxies.contains(&ip) => continue,
+            Ok(ip) => return ip,
+            // A hop the proxies did not write: stop at the last known one.
+            Err(_) => break,
+        }
+    }
+    peer
+}
+
+/// Requests being answered, by client: one client (behind a proxy, where the
+/// connection cap cannot see it) has at most [`crate::conn::ServerLimits::per_address`].
+#[derive(Default)]
+struct Clients(std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>);
+
+/// A request's place among its client's, given back when it is answered.
+struct InFlight<'a>(&'a Clients, std::net::IpAddr);
+
+impl Clients {
+    fn take(&self, ip: std::net::IpAddr, most: usize) -> Option<InFlight<'_>> {
+        let mut m = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let n = m.entry(ip).or_default();
+        if *n >= most {
+            return None;
+        }
+        *n += 1;
+        Some(InFlight(self, ip))
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        let mut m = self.0 .0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = m.get_mut(&self.1) {
+            *n -= 1;
+            if *n == 0 {
+                m.remove(&self.1);
+            }
+        }
+    }
+}
+
+/// Every request passes here first: on a connection in the authors' places,
+/// only a request with a known token is answered (the rest get 503 and the
+/// connection is closed); a client past its share of requests gets 503.
+async fn door(
+    State(shared): State<Arc<Shared>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let Some(peer) = req.extensions().get::<Peer>().copied() else {
+        return next.run(req).await;
+    };
+    if peer.reserved {
+        let known = match bearer(req.headers()) {
+            Some(t) => authenticate(&shared, t).await.is_ok(),
+            None => false,
+        };
+        if !known {
+            let mut r = busy(
+                "the page is full: the last places are kept for authors (send your token in Authorization: Bearer), or try again in a moment",
+            );
+            r.headers_mut().insert(
+                header::CONNECTION,
+                header::HeaderValue::from_static("close"),
+            );
+            return r;
+        }
+    }
+    let client = client_of(peer.addr.ip(), req.headers(), &shared.site.proxies);
+    let Some(_in_flight) = shared.clients.take(client, shared.site.server.per_address) else {
+        return busy("too many requests at once from your address: try again in a moment");
+    };
+    next.run(req).await
 }
 
 /// What the page may load and run: its own script and style files and
@@ -272,18 +415,7 @@ fn refusal(e: &HillError) -> Response {
 /// `text` with the hill's folder (where its versions live) left out: no
 /// path of the server's on a public page.
 pub fn scrub(text: &str, dir: &std::path::Path) -> String {
-    let mut out = text.to_string();
-    let mut spellings = vec![koth_process::absolute(dir)];
-    if let Ok(real) = std::fs::canonicalize(dir) {
-        spellings.push(real);
-    }
-    for d in spellings {
-        let d = d.display().to_string();
-        if d.len() > 1 {
-            out = out.replace(&format!("{d}/"), "").replace(&d, "the hill");
-        }
-    }
-    out
+    crate::folders::scrub(text, &crate::folders::own_paths(dir)).into_owned()
 }
 
 /// `v` without what programs wrote to stderr (`stderr_tail`, `stderr`),
@@ -581,6 +713,8 @@ struct Shared {
     recent: std::sync::Mutex<std::collections::HashMap<String, Sent>>,
     /// How many connections are open.
     connections: crate::conn::OpenCount,
+    /// Requests being answered, by client.
+    clients: Clients,
 }
 
 /// When an author's recent checks and uploads were (in that order).
@@ -1307,3 +1441,63 @@ async fn round_report(State(shared): State<Arc<Shared>>, UrlPath(n): UrlPath<u32
 
 /// Where a hill keeps its rounds: one folder each, by number.
 pub const ROUNDS: &str = "rounds";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(xff: &[&str]) -> axum::http::HeaderMap {
+        let mut h = axum::http::HeaderMap::new();
+        for v in xff {
+            h.append("x-forwarded-for", v.parse().unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn the_client_is_the_nearest_hop_a_named_proxy_wrote() {
+        let proxy: std::net::IpAddr = "10.0.0.1".parse().unwrap();
+        let inner: std::net::IpAddr = "10.0.0.2".parse().unwrap();
+        let ip = |s: &str| s.parse::<std::net::IpAddr>().unwrap();
+        let proxies = [proxy, inner];
+        // A peer that is not a named proxy is the client, whatever it says.
+        let other = ip("192.0.2.5");
+        assert_eq!(
+            client_of(other, &headers(&["203.0.113.9"]), &proxies),
+            other
+        );
+        // Behind the proxy: the rightmost hop not a proxy; what the client
+        // wrote to its left is not believed.
+        assert_eq!(
+            client_of(proxy, &headers(&["1.2.3.4, 203.0.113.9"]), &proxies),
+            ip("203.0.113.9")
+        );
+        assert_eq!(
+            client_of(
+                proxy,
+                &headers(&["1.2.3.4", "203.0.113.9, 10.0.0.2"]),
+                &proxies
+            ),
+            ip("203.0.113.9")
+        );
+        // No header, or garbage nearest: the proxy itself.
+        assert_eq!(client_of(proxy, &headers(&[]), &proxies), proxy);
+        assert_eq!(
+            client_of(proxy, &headers(&["203.0.113.9, junk"]), &proxies),
+            proxy
+        );
+    }
+
+    #[test]
+    fn a_clients_requests_are_counted_and_given_back() {
+        let c = Clients::default();
+        let a: std::net::IpAddr = "192.0.2.1".parse().unwrap();
+        let b: std::net::IpAddr = "192.0.2.2".parse().unwrap();
+        let one = c.take(a, 2).unwrap();
+        let _two = c.take(a, 2).unwrap();
+        assert!(c.take(a, 2).is_none());
+        assert!(c.take(b, 2).is_some());
+        drop(one);
+        assert!(c.take(a, 2).is_some());
+    }
+}

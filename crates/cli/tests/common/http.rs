@@ -103,8 +103,47 @@ pub fn status_and_body(resp: &str) -> (u16, String) {
 /// Sends `method path` with `headers` (each `Name: value`) and `body`: the
 /// whole response, head and body.
 pub fn send(addr: &str, method: &str, path: &str, headers: &[&str], body: &[u8]) -> String {
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    send_from(
+        None,
+        addr,
+        method,
+        path,
+        headers,
+        body,
+        Duration::from_secs(120),
+    )
+}
+
+/// A connection to `addr` from the local address `from` (any of 127/8 on
+/// loopback), within a second.
+pub fn connect_from(from: std::net::IpAddr, addr: &str) -> std::io::Result<std::net::TcpStream> {
+    let to: std::net::SocketAddr = addr.parse().expect("an address");
+    let s = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+    s.bind(&std::net::SocketAddr::new(from, 0).into())?;
+    s.connect_timeout(&to.into(), Duration::from_secs(1))?;
+    Ok(s.into())
+}
+
+/// [`send`] from the local address `from` (if given), waiting at most `wait`
+/// for each read: the whole response, or what came before the wait ran out
+/// (empty if the connection was refused or closed).
+pub fn send_from(
+    from: Option<std::net::IpAddr>,
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[&str],
+    body: &[u8],
+    wait: Duration,
+) -> String {
+    let mut s = match from {
+        Some(ip) => match connect_from(ip, addr) {
+            Ok(s) => s,
+            Err(_) => return String::new(),
+        },
+        None => std::net::TcpStream::connect(addr).unwrap(),
+    };
+    s.set_read_timeout(Some(wait)).unwrap();
     let mut head = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
         body.len()
@@ -114,7 +153,8 @@ pub fn send(addr: &str, method: &str, path: &str, headers: &[&str], body: &[u8])
         head += "\r\n";
     }
     head += "\r\n";
-    s.write_all(head.as_bytes()).unwrap();
+    // A server that closes the connection at once answers nothing.
+    let _ = s.write_all(head.as_bytes());
     let _ = s.write_all(body);
     let mut resp = Vec::new();
     let _ = s.read_to_end(&mut resp);
