@@ -1212,12 +1212,12 @@ fn serve<F: Front>(a: ServeArgs) -> Result<()> {
 /// The collusion check, as `hill status --pairs` prints it.
 fn print_pairs(a: &koth_hill::pairs::Aims) {
     out!(
-        "\nwho aims at whom: {} attacks with a choice of target in {} games; a pair is flagged past |z| {:.2} (5% over {} pairs), residuals scaled by the field's overdispersion {:.2}",
+        "\nwho aims at whom: {} attacks with a choice of target in {} games; a pair is flagged past |z| {:.2} (5% over {} pairs); honest pairs' spread: ×{:.2}",
         a.attacks,
         a.games,
         a.threshold,
         a.pairs.len(),
-        a.dispersion
+        a.spread.exp()
     );
     if a.pairs.is_empty() {
         out!(

@@ -9,9 +9,11 @@
 //! `b` and `base[a][b]` what aiming at random would have done. Entrants differ
 //! in how much they attack and in how much they are attacked (a rich bot is a
 //! target to all); both are fitted (`aimed ≈ base · α_a · β_b`, by iterative
-//! proportional fitting), and what is left in a pair is its own: the Pearson
-//! residual, scaled by the field's overdispersion (attacks within a game hang
-//! together) and judged at a threshold that holds 5% over all pairs.
+//! proportional fitting), and what is left in a pair is its own. Honest pairs
+//! have some too (one bot's way of choosing a target meets another's way of
+//! playing), so a pair's log ratio of aimed to expected is judged against the
+//! spread of all pairs' (measured robustly) and its own chance variation, at a
+//! threshold that holds 5% over all pairs.
 
 use crate::hill::Hill;
 use crate::hill::Result;
@@ -33,7 +35,8 @@ pub struct Aim {
     pub aimed: u64,
     /// What the fitted field predicts.
     pub expected: f64,
-    /// The residual in standard errors (negative: `actor` spares `target`).
+    /// How far the pair's log ratio of aimed to expected lies from the
+    /// field's pairs, in standard errors (negative: `actor` spares `target`).
     pub z: f64,
     /// Past the threshold: to look at.
     pub flagged: bool,
@@ -50,8 +53,9 @@ pub struct Aims {
     pub games: u64,
     /// Attacks counted.
     pub attacks: u64,
-    /// The overdispersion the residuals were scaled by (at least 1).
-    pub dispersion: f64,
+    /// The spread of honest pairs' log ratios (aimed to expected), measured
+    /// robustly, beyond what chance gives.
+    pub spread: f64,
     /// |z| past which a pair is flagged: 5% over all pairs judged.
     pub threshold: f64,
 }
@@ -82,6 +86,11 @@ impl<G: BotKinds> Hill<G> {
         let n = entrants.len();
         let mut aimed = vec![vec![0u64; n]; n];
         let mut base = vec![vec![0f64; n]; n];
+        // Per pair, over games: Σ o², Σ o·e, Σ e² of each game's aimed (o)
+        // and random-aim (e) counts, for a variance that knows one game's
+        // attacks hang together (a bot that robs one seat robs it again).
+        let mut sums = vec![vec![[0f64; 3]; n]; n];
+        let mut this_game: HashMap<(usize, usize), (f64, f64)> = HashMap::new();
         let mut met: HashMap<(usize, usize), Vec<(i64, u64)>> = HashMap::new();
         let mut out = Aims::default();
         let mut rules: Option<(i64, G::Rules)> = None;
@@ -111,6 +120,7 @@ impl<G: BotKinds> Hill<G> {
                 g.seats.iter().map(|v| of_version.get(v).copied()).collect();
             out.games += 1;
             let mut any = false;
+            this_game.clear();
             // A game that does not replay is the audit's to report.
             let _ = koth_arena::records::replay_logged::<G>(
                 r,
@@ -134,16 +144,24 @@ impl<G: BotKinds> Hill<G> {
                         return;
                     }
                     aimed[*a][*b] += 1;
+                    this_game.entry((*a, *b)).or_default().0 += 1.0;
                     out.attacks += 1;
                     any = true;
                     let share = 1.0 / could.len() as f64;
                     for t in could {
                         if let Some(Some(x)) = who.get(t) {
                             base[*a][*x] += share;
+                            this_game.entry((*a, *x)).or_default().1 += share;
                         }
                     }
                 },
             );
+            for (&(a, b), &(o, e)) in &this_game {
+                let s = &mut sums[a][b];
+                s[0] += o * o;
+                s[1] += o * e;
+                s[2] += e * e;
+            }
             if any {
                 for (i, x) in who.iter().enumerate() {
                     for y in &who[i + 1..] {
@@ -162,25 +180,43 @@ impl<G: BotKinds> Hill<G> {
             return Err(e);
         }
         let fitted = fit(&aimed, &base);
+        // Each judged pair's log ratio of aimed to expected, and that ratio's
+        // variance from game to game were the pair like the fit: Σ over games
+        // of (o − k·e)², k the fit's factor for the pair (a cluster-robust
+        // variance, by the delta method on the log).
         let mut cells = Vec::new();
         for a in 0..n {
             for b in 0..n {
                 let e = fitted[a][b];
-                if a != b && e >= LEAST_EXPECTED {
-                    cells.push((a, b, (aimed[a][b] as f64 - e) / e.sqrt()));
+                if a != b && e >= LEAST_EXPECTED && base[a][b] > 0.0 {
+                    let k = e / base[a][b];
+                    let [oo, oe, ee] = sums[a][b];
+                    let v = (oo - 2.0 * k * oe + k * k * ee).max(e);
+                    let ratio = ((aimed[a][b] as f64 + 0.5) / (e + 0.5)).ln();
+                    cells.push((a, b, ratio, v / ((e + 0.5) * (e + 0.5))));
                 }
             }
         }
-        let mut squares: Vec<f64> = cells.iter().map(|c| c.2 * c.2).collect();
-        squares.sort_by(f64::total_cmp);
-        // The median of a χ² with one degree of freedom is 0.455: a median
-        // (not a mean) so that the pairs to find do not hide themselves.
-        out.dispersion = squares
-            .get(squares.len() / 2)
-            .map_or(1.0, |m| (m / 0.455).max(1.0));
+        // Honest pairs differ too (one bot's way of choosing a target meets
+        // another's way of playing): their spread is measured robustly (the
+        // median and the median absolute deviation, so that the pairs to find
+        // do not hide themselves), and a pair is judged against it.
+        let median = |mut v: Vec<f64>| -> f64 {
+            v.sort_by(f64::total_cmp);
+            match v.len() {
+                0 => 0.0,
+                k if k % 2 == 1 => v[k / 2],
+                k => (v[k / 2 - 1] + v[k / 2]) / 2.0,
+            }
+        };
+        let centre = median(cells.iter().map(|c| c.2).collect());
+        let mad = median(cells.iter().map(|c| (c.2 - centre).abs()).collect());
+        let sampling = median(cells.iter().map(|c| c.3).collect());
+        let spread = ((1.4826 * mad).powi(2) - sampling).max(0.0);
+        out.spread = spread.sqrt();
         out.threshold = bonferroni_z(cells.len().max(1), 0.05);
-        for (a, b, z) in cells {
-            let z = z / out.dispersion.sqrt();
+        for (a, b, ratio, var) in cells {
+            let z = (ratio - centre) / (spread + var).sqrt();
             out.pairs.push(Aim {
                 actor: entrants[a].name.clone(),
                 target: entrants[b].name.clone(),
