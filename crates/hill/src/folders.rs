@@ -12,6 +12,9 @@ pub const VERSIONS: &str = "versions";
 /// A result of the folders.
 pub type Result<T, E = HillError> = std::result::Result<T, E>;
 
+/// Where a hill keeps its rounds: one folder each, by number.
+pub const ROUNDS: &str = "rounds";
+
 /// Whether `folder` is one the hill makes: `versions/` and a hash.
 pub(crate) fn is_version_folder(folder: &str) -> bool {
     folder
@@ -152,7 +155,7 @@ pub fn backup(dir: &Path, to: &Path) -> Result<Copied> {
         files: 1,
         bytes: std::fs::metadata(to.join(crate::store::DATABASE)).map_or(0, |m| m.len()),
     };
-    for sub in [VERSIONS, crate::web::ROUNDS] {
+    for sub in [VERSIONS, ROUNDS] {
         let from = dir.join(sub);
         if from.is_dir() {
             copy_all(&from, &to.join(sub), &mut copied).map_err(|e| io(e, &from))?;

@@ -1439,8 +1439,7 @@ async fn round_report(State(shared): State<Arc<Shared>>, UrlPath(n): UrlPath<u32
     }
 }
 
-/// Where a hill keeps its rounds: one folder each, by number.
-pub const ROUNDS: &str = "rounds";
+pub use crate::folders::ROUNDS;
 
 #[cfg(test)]
 mod tests {
