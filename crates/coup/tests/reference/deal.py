@@ -1,6 +1,6 @@
 """An independent implementation of how koth deals a Coup game (docs/fair-play.md),
 written from the description, not the Rust code. It produced the numbers pinned in
-tests/deals.rs. Needs the `blake3` package: pip install blake3; python3 deal.py"""
+tests/it/deals.rs. Needs the `blake3` package: pip install blake3; python3 deal.py"""
 import struct
 from blake3 import blake3
 def rotl(v,c): return ((v<<c)&0xffffffff)|(v>>(32-c))

@@ -8,7 +8,7 @@
 // The report module itself, for the checks that need its data and for making
 // reports while the `report` subcommand is not wired into main.rs yet.
 #[allow(dead_code)]
-#[path = "../src/report.rs"]
+#[path = "../../src/report.rs"]
 mod report;
 
 use koth_arena::records::{self, RecordWriter, RunInfo};

@@ -4,7 +4,7 @@
 //! a check runs alone and to its end; names and copies of others' bots are
 //! refused; a seed-000 hill files no game on disk.
 
-mod common;
+use crate::common;
 
 use common::http::{
     connect_from, get_as, http_get, multipart, post_form, post_urlencoded, send_from,
@@ -743,7 +743,7 @@ fn a_bots_stderr_is_shown_to_its_author_only() {
     // said a secret on stderr at every game's start.
     let bot = tar(&[(
         "leaky.py",
-        b"import json, sys\nn = 0\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({'type': 'ready'}), flush=True)\n    elif m['type'] == 'start':\n        n += 1\n        print('SECRET-OF-ALICE game', n, file=sys.stderr, flush=True)\n        if n == 330:\n            sys.exit(5)\n    elif m['type'] == 'decide':\n        print(json.dumps({'index': 0}), flush=True)\n",
+        b"import json, os, sys\nn = 0\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({'type': 'ready'}), flush=True)\n    elif m['type'] == 'start':\n        n += 1\n        print('SECRET-OF-ALICE game', n, 'in', os.getcwd(), file=sys.stderr, flush=True)\n        if n == 330:\n            sys.exit(5)\n    elif m['type'] == 'decide':\n        print(json.dumps({'index': 0}), flush=True)\n",
         false,
     )]);
     let (code, body) = upload(&addr, &alice, "leaky", "python3 leaky.py", &bot);
@@ -829,6 +829,9 @@ fn a_bots_stderr_is_shown_to_its_author_only() {
         .filter(|l| l.starts_with("xleaky v1 stderr | SECRET-OF-ALICE game "))
         .collect();
     assert_eq!(said.len(), 1, "its one line, at its step: {own_lines:?}");
+    // Where it ran is the machine's: shown as <folder>, never the path.
+    assert!(said[0].contains(" in <folder>/"), "{said:?}");
+    assert!(!g.contains("koth-folders"), "{g}");
     // Said at the game's start, shown before its first decision.
     let first_decision = own_lines
         .iter()
@@ -861,7 +864,8 @@ fn a_bots_stderr_is_shown_to_its_author_only() {
         .any(|e| e == "leaky")));
     let (code, log) = with("/api/entrant/leaky/log", &alice);
     assert_eq!(code, 200, "{log}");
-    assert!(log.contains("SECRET-OF-ALICE game 1"), "{log}");
+    assert!(log.contains("SECRET-OF-ALICE game 1 in <folder>/"), "{log}");
+    assert!(!log.contains("koth-folders"), "{log}");
     assert_eq!(with("/api/entrant/leaky/log", &bob).0, 403);
     assert_eq!(get(&addr, "/api/entrant/leaky/log").0, 401);
 

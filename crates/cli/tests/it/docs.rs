@@ -16,7 +16,7 @@
 //!
 //! Each document is a test of its own, so that they run side by side (a
 //! document's blocks run in order: a later one may use what an earlier made).
-//! `KOTH_BLESS_DOCS=1 cargo test -p koth --test docs` writes the real outputs into
+//! `KOTH_BLESS_DOCS=1 cargo test -p koth --test it docs::` writes the real outputs into
 //! the documents instead of comparing.
 
 use std::path::{Path, PathBuf};
@@ -283,7 +283,7 @@ fn check_document(rel: &str) {
             }
             if let Err(what) = matches(&shown.output, &got) {
                 failures.push(format!(
-                    "{name}:{}: `{}` printed something else: {what}\n  (KOTH_BLESS_DOCS=1 cargo test -p koth --test docs writes the real output in)",
+                    "{name}:{}: `{}` printed something else: {what}\n  (KOTH_BLESS_DOCS=1 cargo test -p koth --test it docs:: writes the real output in)",
                     shown.line, shown.command
                 ));
             }

@@ -1,7 +1,7 @@
 //! Runs on disk: a real process killed mid-run and resumed, shards merged, games
 //! replayed, for Coup and Samurai, in-process and external bots.
 
-mod common;
+use crate::common;
 use common::koth;
 
 use std::path::{Path, PathBuf};

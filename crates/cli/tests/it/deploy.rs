@@ -7,7 +7,7 @@
 //! They need root, podman, debootstrap and caddy: without them they say so and
 //! pass, unless `KOTH_REQUIRE_DEPLOY` is set (CI sets it and installs them).
 
-mod common;
+use crate::common;
 
 use common::http::{http_get, status_and_body, tar_of};
 use common::koth_all;

@@ -1,7 +1,7 @@
 //! The seed's example lines, driven through the adapter with scripted programs:
 //! the history text, coins, cards and the exact argument vectors of every invocation.
 
-mod common;
+use crate::common;
 use common::*;
 use koth_arena::Game;
 use koth_coup::Card::*;

@@ -1,7 +1,7 @@
 //! Whole tournaments of real programs (Python, Node, shell) through the library API:
 //! leaderboards, forfeit reasons, and the archive.
 
-mod common;
+use crate::common;
 use common::*;
 use koth_arena::programs;
 use koth_arena::{Quiet, Standings};

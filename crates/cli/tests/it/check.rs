@@ -2,7 +2,7 @@
 //! decision kind, built on copies of the SDK as contestants' bots are) are each
 //! caught at their decision kind; the SDK examples pass.
 
-mod common;
+use crate::common;
 
 use common::findings;
 use common::koth_all as koth;

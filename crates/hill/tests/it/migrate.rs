@@ -9,7 +9,7 @@
 //! `koth hill play H --games 200`, `koth hill token add H alice`; its audit
 //! then read "11 blocks planned again, 460 games replayed: all as stored".
 
-mod common;
+use crate::common;
 
 use common::{open, play, scratch};
 use koth_hill::{BlockKind, Change, Hill, Status};

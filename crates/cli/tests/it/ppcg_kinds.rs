@@ -3,7 +3,7 @@
 //! JSON-lines bots in one tournament file; `--stop-on-forfeit` works for the
 //! challenge's own runner too.
 
-mod common;
+use crate::common;
 
 use common::koth_all as koth;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Damaged and tampered run folders: `koth report`, `koth merge`, `koth replay` and
 //! `--resume` never panic; they name the file and line, or go on with what is sound.
 
-mod common;
+use crate::common;
 
 use common::koth_code as koth;
 use proptest::prelude::*;

@@ -3,7 +3,7 @@
 //! is rare however often the hill looks, and whom an entrant happened to meet
 //! does not rank it.
 
-mod common;
+use crate::common;
 use common::*;
 
 use koth_arena::model::anytime_z;

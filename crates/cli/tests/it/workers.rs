@@ -6,7 +6,7 @@
 //! databases: postgres://koth:koth@127.0.0.1/postgres); without it these
 //! tests say so and pass, unless KOTH_REQUIRE_POSTGRES is set (CI sets both).
 
-mod common;
+use crate::common;
 
 use common::{contestant_folder, fails, koth_all, ok, sandbox, slow_bot, Reaped};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! The `koth` binary as a user runs it.
 
-mod common;
+use crate::common;
 use common::koth;
 
 #[test]

@@ -6,7 +6,7 @@ use koth_entrants::{parse_bot, GameKind, Setup};
 use koth_hill::{entrants_at, Change, Hill, Settings, Status};
 use std::sync::atomic::AtomicBool;
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

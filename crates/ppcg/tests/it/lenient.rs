@@ -4,7 +4,7 @@
 //! characters. Each expected figure below follows from seed 000's `play_game` and
 //! `determine_turn_effects`, worked by hand in the comments.
 
-mod common;
+use crate::common;
 use common::*;
 use koth_arena::Game;
 use koth_coup::Card::*;

@@ -1,7 +1,7 @@
 //! Tournaments of built-in bots: determinism across thread counts, zero-sum
 //! totals, and a field in which ranking is not trivial.
 
-mod common;
+use crate::common;
 
 use common::tournament;
 use koth_arena::{RecordLevel, Schedule, Scoring, Standings, Tournament};

@@ -2,7 +2,7 @@
 //! folders (seed 004) from outside any coup-cli checkout, and JSON-lines bots that
 //! keep state files in their folders.
 
-mod common;
+use crate::common;
 use common::koth;
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! going, games played and audited, a crash in the middle, and the live page
 //! watched in a real browser.
 
-mod common;
+use crate::common;
 
 use common::http::{http_get, post_form, post_urlencoded, status_and_body, tar_of};
 use common::{contestant_folder, fails, koth_all, ok, sandbox, slow_bot};

@@ -3,7 +3,7 @@
 //! (stderr in place, a person at the keyboard); `check` catching one bug per
 //! decision kind; `--stop-on-forfeit`.
 
-mod common;
+use crate::common;
 
 use common::findings;
 use common::koth_all as koth;
