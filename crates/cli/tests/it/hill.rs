@@ -1228,6 +1228,26 @@ fn a_programs_processes_serve_block_after_block() {
         (1..=4).contains(&started),
         "{started} processes for {blocks} blocks"
     );
+    // An update replaces the version: once the next block starts, only the
+    // stderr logs of versions entrants hold are kept.
+    let logs = |d: &std::path::Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d.join("logs"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let before = logs(&d);
+    assert_eq!(before.len(), 1, "{before:?}");
+    let mut text = std::fs::read_to_string(bot.join("kept.py")).unwrap();
+    text.push_str("# version 2\n");
+    std::fs::write(bot.join("kept.py"), text).unwrap();
+    ok(&["hill", "update", h, "kept", &cmd, "--sandbox", sandbox()]);
+    ok(&["hill", "play", h, "--games", "60", "-q", "--sandbox", sandbox()]);
+    let after = logs(&d);
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert_ne!(after, before, "the replaced version's logs are gone");
     std::fs::remove_dir_all(&d).ok();
     std::fs::remove_dir_all(&bot).ok();
 }
