@@ -1244,7 +1244,16 @@ fn a_programs_processes_serve_block_after_block() {
     text.push_str("# version 2\n");
     std::fs::write(bot.join("kept.py"), text).unwrap();
     ok(&["hill", "update", h, "kept", &cmd, "--sandbox", sandbox()]);
-    ok(&["hill", "play", h, "--games", "60", "-q", "--sandbox", sandbox()]);
+    ok(&[
+        "hill",
+        "play",
+        h,
+        "--games",
+        "60",
+        "-q",
+        "--sandbox",
+        sandbox(),
+    ]);
     let after = logs(&d);
     assert_eq!(after.len(), 1, "{after:?}");
     assert_ne!(after, before, "the replaced version's logs are gone");

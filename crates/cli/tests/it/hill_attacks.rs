@@ -1410,7 +1410,7 @@ fn feeders_that_spare_their_partner_are_flagged_and_copies_are_not() {
     if !isolated() {
         return;
     }
-    let fed = main_and_two("feeders", "feeder.py", "1200");
+    let fed = main_and_two("feeders", "feeder.py", "600");
     println!("{fed}");
     for f in ["feeder1", "feeder2"] {
         let row = pair_row(&fed, f, "main").unwrap_or_else(|| panic!("no row {f} main:\n{fed}"));
@@ -1420,7 +1420,7 @@ fn feeders_that_spare_their_partner_are_flagged_and_copies_are_not() {
     }
     // The same author's copies of the example, which aim as it does: main is
     // flagged for no one.
-    let copies = main_and_two("copies", "example_bot.py", "1200");
+    let copies = main_and_two("copies", "example_bot.py", "600");
     println!("{copies}");
     assert!(
         !copies

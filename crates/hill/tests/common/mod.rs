@@ -14,10 +14,7 @@ pub fn scratch(label: &str) -> PathBuf {
     // Tests run side by side in one process: a number of its own each call.
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let d = std::env::temp_dir().join(format!(
-        "koth-hill-{label}-{}-{n}",
-        std::process::id()
-    ));
+    let d = std::env::temp_dir().join(format!("koth-hill-{label}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
 }
