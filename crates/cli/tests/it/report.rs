@@ -9,7 +9,7 @@
 // reports while the `report` subcommand is not wired into main.rs yet.
 #[allow(dead_code)]
 #[path = "../../src/report.rs"]
-mod report;
+mod page;
 
 use koth_arena::records::{self, RecordWriter, RunInfo};
 use koth_arena::{
@@ -53,7 +53,7 @@ fn make_report(dir: &Path) -> PathBuf {
     assert!(out.status.success(), "koth report failed: {stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("report.html"), "{stdout}");
-    let path = dir.join(report::REPORT_FILE);
+    let path = dir.join(page::REPORT_FILE);
     assert!(path.exists());
     path
 }
