@@ -1034,21 +1034,9 @@ fn tokenless_slow_uploads_do_not_shut_the_door() {
     let d = scratch("door");
     let alice = hill(&d, &[]);
     let (mut server, addr) = serve(&d, "", &[]);
-    let mut holders = Vec::new();
-    for _ in 0..2 {
-        let mut s = std::net::TcpStream::connect(&addr).unwrap();
-        write!(
-            s,
-            "POST /api/submit HTTP/1.1\r\nHost: {addr}\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: 100000\r\n\r\n--B\r\nContent-Disposition: form-data; name=\"token\"\r\n\r\nab"
-        )
-        .unwrap();
-        holders.push(s);
-    }
+    let holders = tokenless_holders(1, &addr);
     std::thread::sleep(Duration::from_millis(300));
-    let sdk = common::repo().join("sdk/python");
-    let ex = std::fs::read(sdk.join("example_bot.py")).unwrap();
-    let lib = std::fs::read(sdk.join("koth_bot.py")).unwrap();
-    let bot = tar(&[("example_bot.py", &ex, false), ("koth_bot.py", &lib, false)]);
+    let bot = example_bot();
     for name in ["door1", "door2"] {
         let (code, body) = upload(&addr, &alice, name, "python3 example_bot.py", &bot);
         assert_eq!(code, 200, "{name}: {body}");
