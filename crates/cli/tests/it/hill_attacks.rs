@@ -1190,12 +1190,15 @@ fn the_last_places_are_kept_for_authors() {
         96,
         "connections are made (the server closes those over)"
     );
-    std::thread::sleep(Duration::from_millis(300));
-    // Full: a visitor's connection is closed at once.
-    assert_eq!(page_from(20, &addr), 0, "a place was free beyond the 64");
+    // Given a second to take them all (a loaded machine accepts slowly).
+    std::thread::sleep(Duration::from_millis(1000));
+    // Full: a visitor gets no page (its connection is closed at once, or, if
+    // an authors' place was free, it is told the page is full).
+    let full = page_from(20, &addr);
+    assert!(full == 0 || full == 503, "a visitor was served: {full}");
     // Idle connections in the authors' places are closed after 2 s; the
     // others hold theirs (10 s).
-    std::thread::sleep(Duration::from_millis(3000));
+    std::thread::sleep(Duration::from_millis(2500));
     // Now a visitor gets an authors' place, and is told the page is full.
     let visitor = send_from(
         Some(lo(21)),
