@@ -1136,8 +1136,11 @@ fn export<F: Front>(dir: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-fn serve<F: Front>(a: ServeArgs) -> Result<()> {
+fn serve<F: Front>(mut a: ServeArgs) -> Result<()> {
     start_log(&a.log_format);
+    // Checks of uploads run from other folders than this one: the hill's
+    // folder as an absolute path, whatever the organiser typed.
+    a.dir = koth_process::absolute(&a.dir);
     let mut hill = open::<F>(&a.dir)?;
     hill.claim_play()?;
     // What a serve killed mid-check left behind.
@@ -1367,7 +1370,10 @@ fn submitter<F: Front>(
         report += &r.stdout_lossy();
         // The bot's folder as its author knows it, and no path of the server's.
         let folder = spec["folder"].as_str().unwrap_or_default();
-        let report = report.replace(&dir.join(folder).display().to_string(), "its folder");
+        let path = dir.join(folder).display().to_string();
+        let report = report
+            .replace(&format!("its folder {path}"), "its folder")
+            .replace(&path, "its folder");
         let report = koth_hill::web::scrub(&report, &dir);
         let passed = r.exit == koth_process::Exit::Code(0);
         if !passed {

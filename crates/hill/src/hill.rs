@@ -113,7 +113,9 @@ impl<G: BotKinds> Hill<G> {
             )));
         }
         Ok(Hill {
-            dir: dir.to_path_buf(),
+            // Absolute: programs run (and uploads are checked) from folders
+            // of their own.
+            dir: koth_process::absolute(dir),
             store,
             settings,
             rules,

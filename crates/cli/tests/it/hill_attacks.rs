@@ -1420,3 +1420,29 @@ fn feeders_that_spare_their_partner_are_flagged_and_copies_are_not() {
         "{copies}"
     );
 }
+
+/// A hill served by a relative path (`koth hill serve club`, from its parent
+/// folder) takes uploads (before: every upload was refused, "its folder does
+/// not exist", the check looking for it from elsewhere).
+#[test]
+fn a_hill_served_by_a_relative_path_takes_uploads() {
+    if !isolated() {
+        return;
+    }
+    let d = scratch("relative");
+    let alice = hill(&d, &[]);
+    let parent = d.parent().unwrap().display().to_string();
+    let name = Path::new(d.file_name().unwrap());
+    let (mut server, addr) = serve(name, &format!("cd '{parent}' &&"), &[]);
+    let (code, body) = upload(
+        &addr,
+        &alice,
+        "relative",
+        "python3 example_bot.py",
+        &example_bot(),
+    );
+    assert_eq!(code, 200, "{body}");
+    server.kill().ok();
+    server.wait().ok();
+    std::fs::remove_dir_all(&d).ok();
+}
