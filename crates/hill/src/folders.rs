@@ -341,8 +341,10 @@ pub fn own_paths(hill: &Path) -> Vec<String> {
 /// itself is "the hill", and koth's scratch folders under the temporary
 /// folder (where bots run) are `<folder>`.
 pub fn scrub<'t>(text: &'t str, paths: &[String]) -> std::borrow::Cow<'t, str> {
-    let tmp = std::env::temp_dir().join("koth-").display().to_string();
-    if !paths.iter().any(|p| text.contains(p.as_str())) && !text.contains(&tmp) {
+    // Where koth's scratch folders begin, worked out once.
+    static TMP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let tmp = TMP.get_or_init(|| std::env::temp_dir().join("koth-").display().to_string());
+    if !paths.iter().any(|p| text.contains(p.as_str())) && !text.contains(tmp.as_str()) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = text.to_string();
@@ -354,7 +356,7 @@ pub fn scrub<'t>(text: &'t str, paths: &[String]) -> std::borrow::Cow<'t, str> {
     // A scratch folder's name runs to the next separator.
     let mut clean = String::with_capacity(out.len());
     let mut rest = out.as_str();
-    while let Some(at) = rest.find(&tmp) {
+    while let Some(at) = rest.find(tmp.as_str()) {
         clean.push_str(&rest[..at]);
         clean.push_str("<folder>");
         let after = &rest[at + tmp.len()..];

@@ -945,10 +945,18 @@ impl<G: Game> Observer<G::Choice> for Keeper<'_, G> {
         if let Some(log) = rec.log.as_deref() {
             // The game's number in the block, as the store counts it.
             let index = self.first + self.batch.count - 1;
-            let scrub = |t: &str| crate::folders::scrub(t, &self.paths).into_owned();
-            if log.lines.iter().any(|l| scrub(&l.text) != l.text) {
+            // Most games' lines hold no path: checked without a copy.
+            let dirty = |t: &str| {
+                matches!(
+                    crate::folders::scrub(t, &self.paths),
+                    std::borrow::Cow::Owned(_)
+                )
+            };
+            if log.lines.iter().any(|l| dirty(&l.text)) {
                 let mut clean = log.clone();
-                clean.lines.iter_mut().for_each(|l| l.text = scrub(&l.text));
+                for l in &mut clean.lines {
+                    l.text = crate::folders::scrub(&l.text, &self.paths).into_owned();
+                }
                 self.batch.push_log(index, &clean);
             } else {
                 self.batch.push_log(index, log);
