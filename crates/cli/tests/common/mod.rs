@@ -141,3 +141,9 @@ pub fn slow_bot(tag: &str, ms: u32) -> std::path::PathBuf {
     .unwrap();
     d
 }
+
+/// `KOTH_SOAK` is set (CI sets it): tests run at the sizes that settle their
+/// statistics; without it, at smaller twins that reach the same code.
+pub fn soak() -> bool {
+    std::env::var_os("KOTH_SOAK").is_some_and(|v| !v.is_empty() && v != "0")
+}

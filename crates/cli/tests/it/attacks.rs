@@ -579,8 +579,10 @@ os.kill(-1, signal.SIGKILL)
         "samurai",
         "run",
         list.to_str().unwrap(),
+        // bower ends a duel in 25 turns (copycat drew 500 against this
+        // attacker, 1,000 launches that reached nothing more).
         "--builtin",
-        "bower,copycat",
+        "bower",
         "--matches",
         "2",
         "--seed",
@@ -606,7 +608,7 @@ os.kill(-1, signal.SIGKILL)
         .filter(|l| l.trim_start().starts_with("Attacker"))
         .map(|l| l.split_whitespace().nth(1).unwrap_or(""))
         .collect();
-    assert_eq!(histories.len(), 4, "{matches}");
+    assert_eq!(histories.len(), 2, "{matches}");
     for h in histories {
         assert!(!h.is_empty() && h.chars().all(|c| c == 'B'), "{matches}");
     }

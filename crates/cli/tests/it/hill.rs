@@ -2004,7 +2004,8 @@ fn a_hills_bots_are_not_told_whom_they_play() {
     .unwrap();
     let d = scratch("names");
     let h = d.to_str().unwrap();
-    init_coup(h, 5, Some(60), Some(60), Some(3));
+    // Three entrants at tables of three: economist sits at every game.
+    init_coup(h, 5, Some(20), Some(20), Some(3));
     ok(&["hill", "add", h, "honest", "honest"]);
     ok(&["hill", "add", h, "economist", "economist"]);
     let cmd = format!("python3 {}/names.py", bot.display());
@@ -2025,7 +2026,7 @@ fn a_hills_bots_are_not_told_whom_they_play() {
             "play",
             h,
             "--games",
-            "60",
+            "20",
             "-q",
             "--sandbox",
             sandbox(),

@@ -374,7 +374,7 @@ fn a_hill_on_postgres_plays_the_games_of_the_same_hill_on_sqlite() {
 fn a_worker_killed_mid_lease_loses_only_its_lease() {
     let Some(admin) = server() else { return };
     let db = Db::new(&admin, "kill");
-    let bot = slow_bot("wbot-kill", 8);
+    let bot = slow_bot("wbot-kill", 3);
     let options = ["--leases", "4", "--lease-seconds", "2"];
     let dir = hill("kill", Some(&db), &options, &bot, "slow.py");
     let lite = hill("kill-lite", None, &[], &bot, "slow.py");
@@ -453,7 +453,7 @@ fn a_worker_killed_mid_lease_loses_only_its_lease() {
 fn a_revoked_worker_is_refused_and_its_lease_goes_back() {
     let Some(admin) = server() else { return };
     let db = Db::new(&admin, "revoke");
-    let bot = slow_bot("wbot-revoke", 8);
+    let bot = slow_bot("wbot-revoke", 3);
     let dir = hill("revoke", Some(&db), &["--leases", "4"], &bot, "slow.py");
     let d = dir.to_str().unwrap();
     // A revoked token is refused at once.

@@ -27,3 +27,10 @@ pub fn tournament(
         duplicate: false,
     }
 }
+
+/// `KOTH_SOAK` is set (CI sets it): tests run at the sizes that settle their
+/// statistics; without it, at smaller twins that reach the same code.
+#[allow(dead_code)] // the allocation counter's binary does not soak
+pub fn soak() -> bool {
+    std::env::var_os("KOTH_SOAK").is_some_and(|v| !v.is_empty() && v != "0")
+}

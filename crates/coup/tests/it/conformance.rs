@@ -1,13 +1,16 @@
-//! The arena's conformance battery on Coup: 200,000+ random games across table
-//! sizes 2–6 and both rule sets.
+//! The arena's conformance battery on Coup: random games across table sizes
+//! 2–6 and every rule set (the standard rules 200,000 of them under
+//! `KOTH_SOAK`, as CI runs it; 40,000 without).
 
+use crate::common::soak;
 use koth_arena::conformance::{run, Battery};
 use koth_coup::{Rules, State};
 
 #[test]
 fn standard_rules_pass_the_battery() {
+    let games = if soak() { 200_000 } else { 40_000 };
     let battery = Battery {
-        games: 200_000,
+        games,
         seed: 2026,
         seats: vec![2, 3, 4, 5, 6],
         leak_check_every: 16,
@@ -15,11 +18,11 @@ fn standard_rules_pass_the_battery() {
         max_decisions: 50_000,
     };
     let r = run::<State>(&Rules::standard(), &battery).unwrap();
-    assert_eq!(r.games, 200_000);
-    assert!(r.leak_checks > 100_000, "{r:?}");
-    assert!(r.forfeits > 1_000, "{r:?}");
+    assert_eq!(r.games, games);
+    assert!(r.leak_checks > games / 2, "{r:?}");
+    assert!(r.forfeits > games / 200, "{r:?}");
     assert!(
-        r.decided > 190_000,
+        r.decided > games / 20 * 19,
         "most random games end with one winner: {r:?}"
     );
 }

@@ -116,3 +116,15 @@ pub fn balanced_order(field: &[(&str, &str)], games: u64) -> Vec<String> {
         .map(|&e| full.entrants[e].name.clone())
         .collect()
 }
+
+/// `KOTH_SOAK` is set (CI sets it): tests run at the sizes that settle their
+/// statistics; without it, at smaller twins that reach the same code.
+pub fn soak() -> bool {
+    std::env::var_os("KOTH_SOAK").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// `KOTH_SOAK=full`: the measurements behind the docs' figures (tens of
+/// minutes), on top of [`soak`].
+pub fn full_soak() -> bool {
+    std::env::var_os("KOTH_SOAK").is_some_and(|v| v == "full")
+}

@@ -289,7 +289,6 @@ fn results_do_not_depend_on_threads() {
     let list = field(
         "t-threads",
         &[
-            ("Truthful", "python3 truthful.py"),
             ("Waiter", "node waiter.js"),
             // Its moves follow a state file it keeps in its folder.
             ("Memory", "python3 memory.py"),

@@ -32,7 +32,7 @@ fn zoo(mode: &str) -> JsonBotConfig {
     py(mode, root().join("tests/bots/zoo.py"), &[mode])
 }
 
-mod common;
+use crate::common;
 use common::Collect;
 
 /// Plays `games` games at tables of `table` among the built-ins and `extra`.

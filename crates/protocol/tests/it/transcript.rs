@@ -1,7 +1,7 @@
 //! The transcripts in docs/protocol.md come from real runs: this test replays them
 //! (fixed seeds; the Python SDK example bot against the built-in honest bot at Coup,
 //! the SDK samurai against the built-in bower) and compares.
-//! `KOTH_BLESS=1 cargo test -p koth-protocol --test transcript` rewrites them.
+//! `KOTH_BLESS=1 cargo test -p koth-protocol --test it transcript::` rewrites them.
 
 use koth_arena::{play_game, Agent, GameSeeds, RecordLevel, Scoring};
 use koth_coup::{bots, BotAgent, Rules, State};
